@@ -1,0 +1,44 @@
+/** Public surface of `protocol/`: domain types, harness types, seeded randomness. */
+export type {
+  Locale,
+  Intent,
+  Split,
+  ToolCall,
+  ChatMessage,
+  JsonSchema,
+  ToolSchema,
+  ToolErrorCode,
+  ToolError,
+  ToolOutcome,
+  CanonicalCall,
+  WorldState,
+  Fact,
+  CallRequirement,
+  Expectation,
+  AnswerKey,
+  HistoryLine,
+  Task,
+  Outcome,
+  TraceCall,
+  HookViolation,
+  TraceTurn,
+  Trace,
+  RewardDetail,
+  RewardResult,
+} from './domain.js';
+export { LOCALES, INTENTS, TOOL_ERROR_CODES, emptyWorldState } from './domain.js';
+export type {
+  Skill,
+  PromptBlockId,
+  PromptBlock,
+  HeaderStyle,
+  PromptSpec,
+  HookStage,
+  HookSpec,
+  FeedbackStyle,
+  RetryPolicy,
+  HarnessLimits,
+  Harness,
+} from './harness.js';
+export { LIMIT_RANGES } from './harness.js';
+export { Rng, deriveSeed } from './rng.js';
