@@ -42,3 +42,8 @@ export type {
 } from './harness.js';
 export { LIMIT_RANGES } from './harness.js';
 export { Rng, deriveSeed } from './rng.js';
+export { extractNumbers, normalizeForMatch, toHalfWidth, charLength } from './text.js';
+export type { SurfaceMap, SurfaceToolError } from './surface.js';
+export { IdentityMap } from './surface.js';
+export type { ErrorCode, ErrorInfo, Result } from './errors.js';
+export { ERROR_CODES, err, EnvError } from './errors.js';

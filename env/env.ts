@@ -1,0 +1,219 @@
+/**
+ * The in-process environment: resolves a reset request (task, variant, parser, limits, reward profile) into
+ * an `Episode`, and `HarnessGymEnv`, a Gymnasium-style single-episode API for TypeScript callers.
+ * The server builds on `createEpisode` with the same resolution rules, so in-process and remote runs agree.
+ */
+import type { Locale, Split, Task } from '../protocol/domain.js';
+import { INTENTS } from '../protocol/domain.js';
+import type { Harness } from '../protocol/harness.js';
+import type { SurfaceMap } from '../protocol/surface.js';
+import { IdentityMap } from '../protocol/surface.js';
+import type { ErrorInfo } from '../protocol/errors.js';
+import { EnvError } from '../protocol/errors.js';
+import { loadBaseHarness } from '../harness/index.js';
+import { DEFAULT_PROFILE, defaultRegistry } from '../rewards/index.js';
+import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
+import { Episode } from './episode.js';
+import type { Observation, StepOutput } from './episode.js';
+import { PARSERS } from './parsers.js';
+import { GeneratorTaskSource } from './tasks/index.js';
+import type { TaskSource } from './tasks/index.js';
+
+/** Server-wide limits that bound every episode (PROTOCOL.md `welcome.limits`). */
+export interface EpisodeLimits {
+  /** Hard cap on assistant turns; an episode's cap is the least of this, the variant's and the option. */
+  max_turns: number;
+  /** Tool errors after which an episode is truncated with `error_cap`. */
+  max_errors: number;
+}
+
+/** Defaults applied when a reset item leaves an option out (PROTOCOL.md `welcome.defaults`). */
+export interface EnvDefaults {
+  variant: string;
+  parser: string;
+  observation: 'delta' | 'full';
+  locale: Locale;
+  rewards: string;
+}
+
+/** Everything episode resolution needs. Built once, then shared (frozen) by every episode. */
+export interface EnvConfig {
+  taskSource: TaskSource;
+  registry: RewardRegistry;
+  profiles: ReadonlyMap<string, RewardProfile>;
+  limits: EpisodeLimits;
+  defaults: EnvDefaults;
+}
+
+export const DEFAULT_LIMITS: EpisodeLimits = { max_turns: 12, max_errors: 6 };
+export const DEFAULT_DEFAULTS: EnvDefaults = {
+  variant: 'identity',
+  parser: 'auto',
+  observation: 'delta',
+  locale: 'zh-CN',
+  rewards: 'default',
+};
+
+/** A config with the embedded defaults: generated tasks, the built-in reward modules and profile. */
+export function defaultEnvConfig(overrides: Partial<EnvConfig> = {}): EnvConfig {
+  const registry = overrides.registry ?? defaultRegistry();
+  return {
+    taskSource: overrides.taskSource ?? new GeneratorTaskSource(),
+    registry,
+    profiles: overrides.profiles ?? new Map([[DEFAULT_PROFILE.name, DEFAULT_PROFILE]]),
+    limits: overrides.limits ?? DEFAULT_LIMITS,
+    defaults: overrides.defaults ?? DEFAULT_DEFAULTS,
+  };
+}
+
+/** Reset options (PROTOCOL.md `ResetItem.options`). */
+export interface ResetOptions {
+  parser?: string;
+  max_turns?: number;
+  locale?: Locale;
+  rewards?: string;
+  faults?: number;
+  observation?: 'delta' | 'full';
+}
+
+/** A resolved reset request: the seed is always known here (the server draws missing ones). */
+export interface EpisodeRequest {
+  episode_id: string;
+  seed: number;
+  task?: { id?: string; intent?: string; split?: Split };
+  variant?: unknown;
+  options?: ResetOptions;
+}
+
+/** A harness as the policy sees it, with its map back to canonical form. */
+export interface ResolvedVariant {
+  variant_id: string;
+  harness: Harness;
+  map: SurfaceMap;
+}
+
+const identityMaps = new Map<Locale, IdentityMap>();
+
+/** The identity variant: the base harness itself (the fixed-harness baseline). */
+export function identityVariant(locale: Locale): ResolvedVariant {
+  const harness = loadBaseHarness(locale);
+  let map = identityMaps.get(locale);
+  if (!map) {
+    map = new IdentityMap(
+      harness.tools.map((t) => t.function.name),
+      harness.skills.map((s) => s.name),
+    );
+    identityMaps.set(locale, map);
+  }
+  return { variant_id: 'identity', harness, map };
+}
+
+/** Variant presets this build knows. Augmented presets arrive with harness-variants/. */
+export const VARIANT_PRESETS: readonly string[] = ['identity'];
+
+/** Resolve a reset item's `variant` field. */
+export function resolveVariant(variant: unknown, locale: Locale): { ok: true; variant: ResolvedVariant } | { ok: false; error: ErrorInfo } {
+  if (variant === undefined || variant === 'identity') return { ok: true, variant: identityVariant(locale) };
+  return { ok: false, error: { code: 'INVALID_VARIANT', message: `unknown variant preset or spec: ${JSON.stringify(variant)}` } };
+}
+
+/** Resolve the task for a reset item. */
+export function resolveTask(config: EnvConfig, req: EpisodeRequest, locale: Locale): { ok: true; task: Task } | { ok: false; error: ErrorInfo } {
+  const sel = req.task ?? {};
+  if (sel.intent !== undefined && !(INTENTS as readonly string[]).includes(sel.intent)) {
+    return { ok: false, error: { code: 'INVALID_MESSAGE', message: `unknown intent "${sel.intent}"`, details: { intents: INTENTS } } };
+  }
+  const picked = config.taskSource.pick(req.seed, { id: sel.id, intent: sel.intent as Task['intent'] | undefined, split: sel.split }, locale);
+  if (!picked.ok) return { ok: false, error: { code: picked.code, message: picked.message } };
+  return { ok: true, task: picked.task };
+}
+
+/** Build an episode (not yet reset) from a request, or the item's typed error. */
+export function createEpisode(config: EnvConfig, req: EpisodeRequest): { ok: true; episode: Episode } | { ok: false; error: ErrorInfo } {
+  const opts = req.options ?? {};
+  const locale = opts.locale ?? config.defaults.locale;
+  const parserName = opts.parser ?? config.defaults.parser;
+  const parser = PARSERS.get(parserName);
+  if (!parser) {
+    return { ok: false, error: { code: 'INVALID_MESSAGE', message: `unknown parser "${parserName}"`, details: { parsers: [...PARSERS.keys()] } } };
+  }
+  const profileName = opts.rewards ?? config.defaults.rewards;
+  const profile = config.profiles.get(profileName);
+  if (!profile) {
+    return {
+      ok: false,
+      error: { code: 'INVALID_MESSAGE', message: `unknown reward profile "${profileName}"`, details: { profiles: [...config.profiles.keys()] } },
+    };
+  }
+  const faults = opts.faults ?? 0;
+  if (!(faults >= 0 && faults <= 1)) return { ok: false, error: { code: 'INVALID_MESSAGE', message: 'options.faults must be in [0, 1]' } };
+  if (opts.max_turns !== undefined && !(Number.isInteger(opts.max_turns) && opts.max_turns >= 1)) {
+    return { ok: false, error: { code: 'INVALID_MESSAGE', message: 'options.max_turns must be a positive integer' } };
+  }
+  const variant = resolveVariant(req.variant ?? config.defaults.variant, locale);
+  if (!variant.ok) return variant;
+  const task = resolveTask(config, req, locale);
+  if (!task.ok) return task;
+  const { harness, map, variant_id } = variant.variant;
+  // The cap is the least of the option, the variant's own limit and the server's (a larger option is clamped).
+  const maxTurns = Math.min(opts.max_turns ?? Infinity, harness.limits.max_turns, config.limits.max_turns);
+  const episode = new Episode({
+    episode_id: req.episode_id,
+    seed: req.seed,
+    task: task.task,
+    harness,
+    canonical: loadBaseHarness(task.task.locale),
+    map,
+    variant_id,
+    parser,
+    max_turns: maxTurns,
+    max_errors: config.limits.max_errors,
+    faults,
+    observation: opts.observation ?? config.defaults.observation,
+    profile,
+    registry: config.registry,
+  });
+  return { ok: true, episode };
+}
+
+/** Arguments of `HarnessGymEnv.reset`, as Gymnasium names them. */
+export interface EnvResetArgs {
+  seed: number;
+  options?: ResetOptions & { task?: EpisodeRequest['task']; variant?: unknown };
+}
+
+/**
+ * A Gymnasium-style single environment for TypeScript callers:
+ * `reset({seed, options}) -> {observation, info}`, `step(action) -> {observation, reward, terminated,
+ * truncated, info}`. Errors throw `EnvError` with the wire code (`RESET_NEEDED` before reset or after the
+ * end, as Gymnasium's `OrderEnforcing` raises `ResetNeeded`).
+ */
+export class HarnessGymEnv {
+  readonly config: EnvConfig;
+  #episode: Episode | null = null;
+
+  constructor(config: Partial<EnvConfig> = {}) {
+    this.config = defaultEnvConfig(config);
+  }
+
+  /** The live episode (for privileged policies and tests). */
+  get episode(): Episode | null {
+    return this.#episode;
+  }
+
+  reset(args: EnvResetArgs): { observation: Observation; info: Record<string, unknown> } {
+    const { task, variant, ...options } = args.options ?? {};
+    const created = createEpisode(this.config, { episode_id: 'local', seed: args.seed, task, variant, options });
+    if (!created.ok) throw new EnvError(created.error);
+    this.#episode = created.episode;
+    return created.episode.reset();
+  }
+
+  step(action: unknown): StepOutput {
+    if (!this.#episode) throw new EnvError({ code: 'RESET_NEEDED', message: 'call reset before step' });
+    const result = this.#episode.step(action);
+    if (!result.ok) throw new EnvError(result.error);
+    const { ok: _ok, ...out } = result;
+    return out;
+  }
+}

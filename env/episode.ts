@@ -1,0 +1,427 @@
+/**
+ * One episode: the production request pipeline as a Gymnasium-style state machine (DESIGN.md, "One
+ * episode"). `reset` assembles the prompt in the variant's surface forms; each `step` parses the policy's
+ * assistant turn, runs the hooks, maps tool calls back to canonical form for the services and renders the
+ * results in surface form; the final step scores the canonical trace.
+ *
+ * Everything that varies between harness variants comes in through `Harness` (surface data) and
+ * `SurfaceMap` (the bijection); nothing here names a tool, a skill or a hook's wording.
+ */
+import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
+import AjvModule from 'ajv';
+import type {
+  ChatMessage,
+  HookViolation,
+  Outcome,
+  Task,
+  ToolError,
+  ToolErrorCode,
+  ToolSchema,
+  Trace,
+  TraceCall,
+  TraceTurn,
+  WorldState,
+  RewardResult,
+} from '../protocol/domain.js';
+import { emptyWorldState } from '../protocol/domain.js';
+import type { Harness } from '../protocol/harness.js';
+import type { SurfaceMap } from '../protocol/surface.js';
+import type { ErrorInfo } from '../protocol/errors.js';
+import { Rng } from '../protocol/rng.js';
+import { extractNumbers } from '../protocol/text.js';
+import { callService, generateWorld } from '../mock-services/index.js';
+import type { World } from '../mock-services/index.js';
+import { scoreEpisode } from '../rewards/index.js';
+import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
+import { autoCorrect, feedbackMessage, runInputHooks, runReplyHooks } from './hooks.js';
+import { coerceArguments } from './parsers.js';
+import type { ActionParser, ParsedAction, ParsedCall } from './parsers.js';
+import { promptFacts, renderSystemPrompt } from './prompt.js';
+
+// ajv ships CommonJS with a default export; under NodeNext the class sits on `.default`.
+const Ajv = (AjvModule as unknown as { default: typeof AjvType }).default ?? (AjvModule as unknown as typeof AjvType);
+
+/** The canonical name of the progressive-disclosure tool, answered by the episode itself. */
+export const LOAD_SKILL_TOOL = 'load_skill';
+
+/** The observation: new (or all) chat messages, and the tool list when it changed. */
+export interface Observation {
+  messages: ChatMessage[];
+  tools?: ToolSchema[];
+}
+
+/** Everything an episode needs, resolved by the caller (env or server) from the reset item. */
+export interface EpisodeParams {
+  /** Client-visible id (the server's episode id, or a local one). */
+  episode_id: string;
+  seed: number;
+  task: Task;
+  /** The harness in surface form (the variant the policy sees). */
+  harness: Harness;
+  /** The base harness in canonical form, used to validate mapped-back arguments. */
+  canonical: Harness;
+  map: SurfaceMap;
+  variant_id: string;
+  parser: ActionParser;
+  /** The episode's turn cap, already the least of the option, the variant's and the server's. */
+  max_turns: number;
+  /** Tool errors that truncate the episode (`error_cap`). */
+  max_errors: number;
+  /** Probability of an injected tool fault, in [0, 1]. */
+  faults: number;
+  observation: 'delta' | 'full';
+  profile: RewardProfile;
+  registry: RewardRegistry;
+  /** World override (a task source that carries its own room); otherwise generated from the task. */
+  world?: World;
+}
+
+/** What reset returns. */
+export interface ResetOutput {
+  observation: Observation;
+  info: Record<string, unknown>;
+}
+
+/** What a successful step returns. */
+export interface StepOutput {
+  observation: Observation;
+  reward: number;
+  terminated: boolean;
+  truncated: boolean;
+  info: Record<string, unknown>;
+}
+
+export type StepResult = ({ ok: true } & StepOutput) | { ok: false; error: ErrorInfo };
+
+// Validators compiled once per canonical schema object (the base harness is cached per locale), never per
+// episode: reset stays cheap and variants reuse them after mapping arguments back.
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validators = new WeakMap<object, ValidateFunction>();
+
+function validatorFor(schema: ToolSchema): ValidateFunction {
+  let v = validators.get(schema.function.parameters);
+  if (!v) {
+    v = ajv.compile(schema.function.parameters);
+    validators.set(schema.function.parameters, v);
+  }
+  return v;
+}
+
+/** The canonical path an ajv error is about ("link_no", or "" for the whole object). */
+function errorPath(e: ErrorObject): string {
+  const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const params = e.params as { missingProperty?: string; additionalProperty?: string };
+  const leaf = params.missingProperty ?? params.additionalProperty;
+  if (leaf) return base ? `${base}.${leaf}` : leaf;
+  return base;
+}
+
+function numbersOf(text: string, into: Set<number>): void {
+  for (const n of extractNumbers(text)) into.add(n);
+}
+
+function toolErrorContent(error: ToolError): string {
+  return JSON.stringify(error.field === undefined ? { error: { code: error.code, message: error.message } } : { error });
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * One live episode. Small and serialisable in spirit: the world is regenerated from the task's seed, and
+ * the mutable part is the overlay, the transcript and a few counters.
+ */
+export class Episode {
+  readonly params: EpisodeParams;
+  readonly world: World;
+  readonly #state: WorldState = emptyWorldState();
+  readonly #faultRng: Rng;
+  readonly #messages: ChatMessage[] = [];
+  readonly #turns: TraceTurn[] = [];
+  readonly #loaded: string[] = [];
+  readonly #evidence = new Set<number>();
+  readonly #itemsInScope = new Set<string>();
+  #turn = 0;
+  #errors = 0;
+  #retries = 0;
+  #ended = false;
+  #outcome: Outcome | null = null;
+  #finalReply: string | null = null;
+  #reward: RewardResult | null = null;
+
+  constructor(params: EpisodeParams) {
+    this.params = params;
+    this.world = params.world ?? generateWorld(params.task.world_seed, params.task.locale);
+    this.#faultRng = new Rng(params.seed, 'faults');
+  }
+
+  /** True once the episode terminated or was truncated. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Assistant turns taken so far. */
+  get turn(): number {
+    return this.#turn;
+  }
+
+  /** The final reward breakdown, once ended. */
+  get reward(): RewardResult | null {
+    return this.#reward;
+  }
+
+  /** The current world overlay (read-only view for tests and the oracle). */
+  get state(): Readonly<WorldState> {
+    return this.#state;
+  }
+
+  /** The whole conversation so far. */
+  get messages(): readonly ChatMessage[] {
+    return this.#messages;
+  }
+
+  /** Build the first observation. */
+  reset(): ResetOutput {
+    const { task, harness } = this.params;
+    const system = renderSystemPrompt(harness, this.world, task);
+    this.#messages.push({ role: 'system', content: system });
+    for (const line of task.history) this.#messages.push({ role: line.role, content: line.content });
+    const userText = task.messages.join('\n');
+    this.#messages.push({ role: 'user', content: userText });
+
+    // Evidence comes from canonical facts, never from the variant's wording, so that every variant
+    // allows exactly the same numbers (task preservation).
+    const facts = promptFacts(this.params.canonical, this.world, task);
+    for (const text of [facts.current_product, facts.lineup, facts.faq, facts.room, facts.viewer]) numbersOf(text, this.#evidence);
+    for (const line of task.history) numbersOf(line.content, this.#evidence);
+    numbersOf(userText, this.#evidence);
+    const current = this.world.products.find((p) => p.link_no === this.world.room.current_link);
+    if (current) this.#itemsInScope.add(current.item_id);
+
+    const inputViolations = runInputHooks(harness.hooks, userText);
+    const info = this.#baseInfo();
+    if (inputViolations.length > 0) info.hook_violations = inputViolations.map((v) => ({ hook: v.hook, code: v.code }));
+    return { observation: { messages: this.#messages.slice(), tools: harness.tools.slice() }, info };
+  }
+
+  /** Apply one assistant turn. Errors are data; an INVALID_ACTION leaves the episode unchanged. */
+  step(action: unknown): StepResult {
+    if (this.#ended) return { ok: false, error: { code: 'RESET_NEEDED', message: 'the episode has ended; reset it' } };
+    const parsed = this.params.parser.parse(action, this.#turn + 1);
+    if (!parsed.ok) return { ok: false, error: { code: 'INVALID_ACTION', message: parsed.message } };
+    this.#turn++;
+    const firstNew = this.#messages.length;
+    this.#messages.push(this.#assistantMessage(parsed.action));
+    const info = this.#baseInfo();
+    if (parsed.action.thinking !== null) info.thinking = parsed.action.thinking;
+
+    let terminated = false;
+    let truncated = false;
+    const violations: HookViolation[] = [];
+    const turn: TraceTurn = {
+      index: this.#turn,
+      thinking: parsed.action.thinking,
+      content: parsed.action.content,
+      calls: [],
+      hook_violations: violations,
+      kind: parsed.action.calls.length > 0 ? 'tool' : parsed.action.content === null ? 'empty' : 'reply',
+    };
+    this.#turns.push(turn);
+
+    if (parsed.action.calls.length > 0) {
+      const toolErrors: { tool_call_id: string; code: ToolErrorCode }[] = [];
+      for (const call of parsed.action.calls) {
+        const traced = this.#runCall(call, violations);
+        turn.calls.push(traced);
+        if (!traced.ok) toolErrors.push({ tool_call_id: call.id, code: traced.error as ToolErrorCode });
+      }
+      this.#errors += toolErrors.length;
+      if (toolErrors.length > 0) info.tool_errors = toolErrors;
+      if (this.#errors >= this.params.max_errors) truncated = this.#end('error_cap');
+      else if (this.#turn >= this.params.max_turns) truncated = this.#end('max_turns');
+    } else {
+      const reply = parsed.action.content ?? '';
+      const found = runReplyHooks(this.params.harness.hooks, this.#replyContext(reply));
+      violations.push(...found);
+      if (found.length === 0) {
+        terminated = this.#accept(reply);
+      } else {
+        const retry = this.params.harness.retry;
+        const corrected = retry.mode === 'auto_correct' ? autoCorrect(reply, found, this.#replyContext(reply)) : null;
+        if (corrected !== null) {
+          terminated = this.#accept(corrected);
+        } else if (this.#retries < retry.max_retries && this.#turn < this.params.max_turns) {
+          this.#retries++;
+          this.#messages.push({ role: 'user', content: feedbackMessage(retry, found) });
+        } else if (this.#turn >= this.params.max_turns && this.#retries < retry.max_retries) {
+          truncated = this.#end('max_turns');
+        } else {
+          terminated = this.#end('hook_blocked');
+        }
+      }
+    }
+    if (violations.length > 0) info.hook_violations = violations.map((v) => ({ hook: v.hook, code: v.code }));
+
+    let reward = 0;
+    if (this.#ended) {
+      const result = this.#score();
+      reward = result.reward;
+      info.outcome = this.#outcome;
+      info.reward_components = result.components;
+      info.reward_details = result.details;
+      info.segments = result.segments;
+    }
+    const messages = this.params.observation === 'full' ? this.#messages.slice() : this.#messages.slice(firstNew + 1);
+    return { ok: true, observation: { messages }, reward, terminated, truncated, info };
+  }
+
+  /** The finished canonical trace (what rewards see). */
+  trace(): Trace {
+    const { task, canonical } = this.params;
+    return {
+      task_id: task.id,
+      intent: task.intent,
+      locale: task.locale,
+      turns: this.#turns,
+      loaded_skills: this.#loaded.slice(),
+      reply_skill_names: canonical.skills.filter((s) => s.kind === 'reply').map((s) => s.name),
+      final_reply: this.#finalReply,
+      outcome: this.#outcome ?? 'max_turns',
+      final_state: this.#state,
+      evidence_numbers: [...this.#evidence].sort((a, b) => a - b),
+      limits: { reply_max_chars: this.params.harness.limits.reply_max_chars, max_turns: this.params.max_turns },
+    };
+  }
+
+  #baseInfo(): Record<string, unknown> {
+    const { task, variant_id } = this.params;
+    return { task_id: task.id, intent: task.intent, variant_id, turn: this.#turn };
+  }
+
+  #assistantMessage(action: ParsedAction): ChatMessage {
+    const msg: ChatMessage = { role: 'assistant', content: action.content };
+    if (action.calls.length > 0) {
+      msg.tool_calls = action.calls.map((c) => ({
+        id: c.id,
+        type: 'function' as const,
+        function: { name: c.name, arguments: c.arguments === null ? c.raw_arguments : JSON.stringify(c.arguments) },
+      }));
+    }
+    return msg;
+  }
+
+  #replyContext(reply: string) {
+    const replySkills = new Set(this.params.canonical.skills.filter((s) => s.kind === 'reply').map((s) => s.name));
+    let special = false;
+    for (const id of this.#itemsInScope) {
+      if (this.world.products.find((p) => p.item_id === id)?.regulatory_kind === 'special_cosmetic') special = true;
+    }
+    return {
+      reply,
+      locale: this.params.task.locale,
+      limits: this.params.harness.limits,
+      evidence_numbers: this.#evidence as ReadonlySet<number>,
+      reply_skill_loaded: this.#loaded.some((s) => replySkills.has(s)),
+      special_cosmetic_in_scope: special,
+    };
+  }
+
+  #accept(reply: string): boolean {
+    this.#finalReply = reply;
+    this.#end(this.#state.refusals.length > 0 ? 'refused' : 'accepted');
+    return true;
+  }
+
+  #end(outcome: Outcome): boolean {
+    this.#ended = true;
+    this.#outcome = outcome;
+    return true;
+  }
+
+  #score(): RewardResult {
+    if (!this.#reward) this.#reward = scoreEpisode(this.trace(), this.params.task, this.params.profile, this.params.registry);
+    return this.#reward;
+  }
+
+  /** Handle one call: resolve, validate, dispatch, render. Pushes the `tool` message. */
+  #runCall(call: ParsedCall, violations: HookViolation[]): TraceCall {
+    const { map, harness } = this.params;
+    const traced: TraceCall = { id: call.id, name: call.name, surface_name: call.name, arguments: null, ok: false };
+    const fail = (error: ToolError, content?: string): TraceCall => {
+      traced.error = error.code;
+      this.#messages.push({ role: 'tool', tool_call_id: call.id, content: content ?? toolErrorContent(error) });
+      return traced;
+    };
+    if (call.error || call.arguments === null) {
+      return fail({ code: 'PARSE_ERROR', message: call.error?.message ?? 'the arguments could not be parsed' });
+    }
+    const canonicalName = map.toolToCanonical(call.name);
+    const surfaceSchema = harness.tools.find((t) => t.function.name === call.name);
+    if (canonicalName === undefined || surfaceSchema === undefined) {
+      return fail({ code: 'UNKNOWN_TOOL', message: `no tool named "${call.name}"` });
+    }
+    traced.name = canonicalName;
+    const surfaceArgs = call.untyped ? coerceArguments(call.arguments, surfaceSchema.function.parameters) : call.arguments;
+    const args = map.argsToCanonical(canonicalName, surfaceArgs);
+    traced.arguments = args;
+
+    const canonicalSchema = this.params.canonical.tools.find((t) => t.function.name === canonicalName);
+    const argsHook = harness.hooks.find((h) => h.id === 'tool_args');
+    if (canonicalSchema && (argsHook === undefined || argsHook.enabled)) {
+      const validate = validatorFor(canonicalSchema);
+      if (!validate(args)) {
+        const first = (validate.errors ?? [])[0];
+        const field = first ? map.paramToSurface(canonicalName, errorPath(first)) : '';
+        const message = first ? `${field || 'arguments'} ${first.message ?? 'is invalid'}` : 'invalid arguments';
+        violations.push({ hook: 'tool_args', code: 'INVALID_ARGUMENTS', message, evidence: call.name });
+        return fail(field ? { code: 'INVALID_ARGUMENTS', message, field } : { code: 'INVALID_ARGUMENTS', message });
+      }
+    }
+
+    if (canonicalName === LOAD_SKILL_TOOL) return this.#loadSkill(call, args, traced, fail);
+
+    const outcome = callService(
+      canonicalName,
+      args,
+      { world: this.world, state: this.#state, viewer_id: this.params.task.viewer_id },
+      this.params.faults > 0 ? { rate: this.params.faults, rng: this.#faultRng } : undefined,
+    );
+    if (!outcome.ok) {
+      const error = outcome.error.field === undefined ? outcome.error : { ...outcome.error, field: map.paramToSurface(canonicalName, outcome.error.field) };
+      return fail(error, outcome.raw);
+    }
+    traced.ok = true;
+    traced.result = outcome.data;
+    const text = JSON.stringify(outcome.data);
+    numbersOf(text, this.#evidence);
+    this.#noteItems(args, outcome.data);
+    this.#messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(map.resultToSurface(canonicalName, outcome.data)) });
+    return traced;
+  }
+
+  #loadSkill(
+    call: ParsedCall,
+    args: Record<string, unknown>,
+    traced: TraceCall,
+    fail: (e: ToolError) => TraceCall,
+  ): TraceCall {
+    // `args` are canonical: the parameter is `name`; its value is the skill's surface name.
+    const requested = typeof args.name === 'string' ? args.name : undefined;
+    const canonicalSkill = requested === undefined ? undefined : this.params.map.skillToCanonical(requested);
+    const skill = this.params.harness.skills.find((s) => s.name === requested);
+    if (canonicalSkill === undefined || skill === undefined) {
+      return fail({ code: 'NOT_FOUND', message: `no skill named "${requested ?? ''}"` });
+    }
+    this.#loaded.push(canonicalSkill);
+    traced.ok = true;
+    traced.result = { name: canonicalSkill };
+    this.#messages.push({ role: 'tool', tool_call_id: call.id, content: skill.body });
+    return traced;
+  }
+
+  #noteItems(args: Record<string, unknown>, data: unknown): void {
+    if (typeof args.item_id === 'string') this.#itemsInScope.add(args.item_id);
+    if (isRecord(data) && typeof data.item_id === 'string') this.#itemsInScope.add(data.item_id);
+  }
+}

@@ -1,0 +1,21 @@
+/** Public surface of `env/`: episodes, the in-process Gym API, prompt rendering, parsers, hooks, tasks. */
+export { Episode, LOAD_SKILL_TOOL } from './episode.js';
+export type { EpisodeParams, Observation, ResetOutput, StepOutput, StepResult } from './episode.js';
+export {
+  HarnessGymEnv,
+  createEpisode,
+  defaultEnvConfig,
+  identityVariant,
+  resolveVariant,
+  resolveTask,
+  DEFAULT_LIMITS,
+  DEFAULT_DEFAULTS,
+  VARIANT_PRESETS,
+} from './env.js';
+export type { EnvConfig, EnvDefaults, EpisodeLimits, EpisodeRequest, EnvResetArgs, ResetOptions, ResolvedVariant } from './env.js';
+export { renderSystemPrompt, promptFacts, renderToolsDoc, renderSkillsIndex, linkName } from './prompt.js';
+export { PARSERS, coerceArguments } from './parsers.js';
+export type { ActionParser, ParsedAction, ParsedCall, ParseResult } from './parsers.js';
+export { runReplyHooks, runInputHooks, feedbackMessage, autoCorrect } from './hooks.js';
+export { GeneratorTaskSource, JsonlTaskSource, generateTask, INTENT_WEIGHTS } from './tasks/index.js';
+export type { TaskSource, TaskSelector, TaskPick } from './tasks/index.js';

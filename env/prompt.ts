@@ -1,0 +1,263 @@
+/**
+ * The system-prompt pipeline: assembles the prompt per request from the harness's declarative
+ * `PromptSpec` (block order, titles, templates, header and item styles) and the room's facts, the way the
+ * production pipeline does (DESIGN.md, "One episode", step 1). Nothing here names a skill or a tool: both
+ * come from the harness, so a variant's renames show up in the prompt without code changes.
+ */
+import type { Harness, PromptBlock, PromptSpec, Skill } from '../protocol/harness.js';
+import type { Locale, Task, ToolSchema } from '../protocol/domain.js';
+import type { Product, Viewer, World } from '../mock-services/world.js';
+
+interface Labels {
+  link: string;
+  itemId: string;
+  livePrice: string;
+  listPrice: string;
+  brand: string;
+  specs: string;
+  shipping: string;
+  afterSales: string;
+  status: Record<Product['status'], string>;
+  shipsWithin: (h: number) => string;
+  freeShipping: string;
+  sevenDay: (yes: boolean) => string;
+  insurance: (yes: boolean) => string;
+  priceProtection: (days: number) => string;
+  exclusions: string;
+  viewers: string;
+  currentLink: string;
+  now: string;
+  viewer: string;
+  membership: Record<Viewer['membership'], string>;
+  q: string;
+  a: string;
+  sep: string;
+}
+
+const LABELS: Record<Locale, Labels> = {
+  'zh-CN': {
+    link: '号链接',
+    itemId: '商品ID',
+    livePrice: '直播价',
+    listPrice: '原价',
+    brand: '品牌',
+    specs: '可选规格',
+    shipping: '发货',
+    afterSales: '售后',
+    status: { on_sale: '在售', sold_out: '已售罄', presale: '预售' },
+    shipsWithin: (h) => `付款后${h}小时内发货`,
+    freeShipping: '包邮',
+    sevenDay: (yes) => (yes ? '支持七天无理由退货' : '不支持七天无理由退货'),
+    insurance: (yes) => (yes ? '有运费险' : '无运费险'),
+    priceProtection: (d) => (d > 0 ? `价保${d}天` : '无价保'),
+    exclusions: '不退情形',
+    viewers: '在线人数',
+    currentLink: '当前讲解',
+    now: '当前时间',
+    viewer: '当前提问观众',
+    membership: { none: '非会员', member: '会员', vip: 'VIP会员' },
+    q: '问',
+    a: '答',
+    sep: '；',
+  },
+  en: {
+    link: '',
+    itemId: 'item id',
+    livePrice: 'live price',
+    listPrice: 'list price',
+    brand: 'brand',
+    specs: 'options',
+    shipping: 'shipping',
+    afterSales: 'after-sales',
+    status: { on_sale: 'on sale', sold_out: 'sold out', presale: 'presale' },
+    shipsWithin: (h) => `ships within ${h} hours of payment`,
+    freeShipping: 'free shipping',
+    sevenDay: (yes) => (yes ? 'seven-day no-reason returns' : 'no seven-day no-reason returns'),
+    insurance: (yes) => (yes ? 'return-shipping insurance included' : 'no return-shipping insurance'),
+    priceProtection: (d) => (d > 0 ? `price protection ${d} days` : 'no price protection'),
+    exclusions: 'not returnable',
+    viewers: 'viewers online',
+    currentLink: 'now presenting',
+    now: 'current time',
+    viewer: 'viewer asking',
+    membership: { none: 'not a member', member: 'member', vip: 'VIP member' },
+    q: 'Q',
+    a: 'A',
+    sep: '; ',
+  },
+};
+
+/** "3号链接" or "link 3", as the room says it. */
+export function linkName(n: number, locale: Locale): string {
+  return locale === 'en' ? `link ${n}` : `${n}号链接`;
+}
+
+function renderProduct(p: Product, locale: Locale): string {
+  const L = LABELS[locale];
+  const attrs = Object.entries(p.attributes)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(L.sep);
+  const s = p.shipping;
+  const a = p.after_sales;
+  const shipping = [L.shipsWithin(s.ship_within_hours), s.ships_from, s.carrier, s.free_shipping ? L.freeShipping : '']
+    .filter(Boolean)
+    .join(L.sep);
+  const after = [L.sevenDay(a.seven_day_return), L.insurance(a.return_shipping_insurance), L.priceProtection(a.price_protection_days)];
+  if (a.return_exclusions.length > 0) after.push(`${L.exclusions}: ${a.return_exclusions.join('、')}`);
+  return [
+    `${linkName(p.link_no, locale)} ${p.title} (${L.itemId}: ${p.item_id}, ${L.status[p.status]})`,
+    `${L.brand}: ${p.brand}${L.sep}${L.livePrice}: ${p.live_price}${L.sep}${L.listPrice}: ${p.list_price}`,
+    attrs,
+    `${L.specs}: ${p.skus.map((k) => k.spec_text).join(' / ')}`,
+    `${L.shipping}: ${shipping}`,
+    `${L.afterSales}: ${after.join(L.sep)}`,
+  ].join('\n');
+}
+
+/** Placeholder values for one request. */
+export interface PromptFacts {
+  persona_name: string;
+  persona_style: string;
+  current_product: string;
+  lineup: string;
+  faq: string;
+  room: string;
+  viewer: string;
+  skills: string;
+  tools: string;
+  reply_max_chars: string;
+  max_turns: string;
+}
+
+/** Render the skills index: one line per skill, description only (or the body inline when a variant says so). */
+export function renderSkillsIndex(skills: readonly Skill[], inlineBodies: boolean): string {
+  return skills
+    .map((s) => (inlineBodies ? `${s.name}: ${s.description}\n${s.body.trim()}` : `${s.name}: ${s.description}`))
+    .join('\n');
+}
+
+function jsonTypeName(schema: unknown): string {
+  const t = (schema as { type?: unknown } | undefined)?.type;
+  return typeof t === 'string' ? t : 'any';
+}
+
+/** Tool documentation inside the prompt, in the spec's style (the API's `tools` list is always sent too). */
+export function renderToolsDoc(tools: readonly ToolSchema[], style: PromptSpec['tools_doc_style']): string {
+  switch (style) {
+    case 'none':
+      return '';
+    case 'json':
+      return tools.map((t) => JSON.stringify(t.function)).join('\n');
+    case 'xml':
+      return tools
+        .map((t) => {
+          const props = (t.function.parameters.properties ?? {}) as Record<string, unknown>;
+          const params = Object.keys(props)
+            .map((k) => `<param name="${k}" type="${jsonTypeName(props[k])}"/>`)
+            .join('');
+          const desc = t.function.description ? `<description>${t.function.description}</description>` : '';
+          return `<tool name="${t.function.name}">${desc}${params}</tool>`;
+        })
+        .join('\n');
+    case 'signatures':
+      return tools
+        .map((t) => {
+          const props = (t.function.parameters.properties ?? {}) as Record<string, unknown>;
+          const required = new Set((t.function.parameters.required ?? []) as string[]);
+          const params = Object.keys(props)
+            .map((k) => `${k}${required.has(k) ? '' : '?'}: ${jsonTypeName(props[k])}`)
+            .join(', ');
+          const desc = t.function.description ? `  # ${t.function.description}` : '';
+          return `${t.function.name}(${params})${desc}`;
+        })
+        .join('\n');
+  }
+}
+
+/** Gather the facts a prompt can show for this task's room and viewer. */
+export function promptFacts(harness: Harness, world: World, task: Task, inlineSkillBodies = false): PromptFacts {
+  const locale = task.locale;
+  const L = LABELS[locale];
+  const current = world.products.find((p) => p.link_no === world.room.current_link) ?? world.products[0];
+  const viewer = world.viewers.find((v) => v.viewer_id === task.viewer_id);
+  const lineup = world.products.map((p) => `${linkName(p.link_no, locale)} ${p.title} (${L.itemId}: ${p.item_id})`).join('\n');
+  const faq = current.faq.map((f) => `${L.q}: ${f.question} ${L.a}: ${f.answer}`).join('\n');
+  const room = `${L.viewers}: ${world.room.viewer_count}${L.sep}${L.currentLink}: ${linkName(world.room.current_link, locale)}${L.sep}${L.now}: ${world.now}`;
+  const viewerLine = viewer
+    ? `${L.viewer}: ${viewer.nickname} (viewer_id: ${viewer.viewer_id}, ${L.membership[viewer.membership]})`
+    : `${L.viewer}: viewer_id ${task.viewer_id}`;
+  return {
+    persona_name: world.room.persona.name,
+    persona_style: world.room.persona.style,
+    current_product: renderProduct(current, locale),
+    lineup,
+    faq,
+    room,
+    viewer: viewerLine,
+    skills: renderSkillsIndex(harness.skills, inlineSkillBodies),
+    tools: renderToolsDoc(harness.tools, harness.prompt.tools_doc_style),
+    reply_max_chars: String(harness.limits.reply_max_chars),
+    max_turns: String(harness.limits.max_turns),
+  };
+}
+
+const PLACEHOLDER_RE = /\{\{(\w+)\}\}/g;
+
+function fill(template: string, facts: PromptFacts): string {
+  return template.replace(PLACEHOLDER_RE, (whole, key: string) =>
+    Object.hasOwn(facts, key) ? facts[key as keyof PromptFacts] : whole,
+  );
+}
+
+function renderItems(items: readonly string[], style: PromptSpec['item_style'], facts: PromptFacts, locale: Locale): string {
+  const filled = items.map((i) => fill(i, facts));
+  switch (style) {
+    case 'dash':
+      return filled.map((i) => `- ${i}`).join('\n');
+    case 'bullet':
+      return filled.map((i) => `• ${i}`).join('\n');
+    case 'numbered':
+      return filled.map((i, n) => `${n + 1}. ${i}`).join('\n');
+    case 'prose': {
+      // Join rules into running sentences, the way a hand-written prompt reads.
+      const end = locale === 'en' ? '.' : '。';
+      return filled.map((i) => (/[。.!！?？]$/.test(i) ? i : i + end)).join(locale === 'en' ? ' ' : '');
+    }
+  }
+}
+
+function renderHeader(title: string, style: PromptSpec['header_style']): [string, string] {
+  switch (style) {
+    case 'markdown':
+      return [`## ${title}`, ''];
+    case 'xml':
+      return [`<${title}>`, `</${title}>`];
+    case 'brackets':
+      return [`【${title}】`, ''];
+    case 'plain':
+      return [`${title}:`, ''];
+  }
+}
+
+function renderBlock(block: PromptBlock, spec: PromptSpec, facts: PromptFacts, locale: Locale): string | null {
+  const parts: string[] = [];
+  const body = fill(block.template, facts).trim();
+  if (body) parts.push(body);
+  if (block.items.length > 0) parts.push(renderItems(block.items, spec.item_style, facts, locale));
+  if (parts.length === 0) return null;
+  const [open, close] = renderHeader(block.title, spec.header_style);
+  return close ? `${open}\n${parts.join('\n')}\n${close}` : `${open}\n${parts.join('\n')}`;
+}
+
+/** Assemble the system prompt: blocks in the spec's order, then any extra (irrelevant) context. */
+export function renderSystemPrompt(harness: Harness, world: World, task: Task, inlineSkillBodies = false): string {
+  const facts = promptFacts(harness, world, task, inlineSkillBodies);
+  const spec = harness.prompt;
+  const out: string[] = [];
+  for (const block of spec.blocks) {
+    const text = renderBlock(block, spec, facts, task.locale);
+    if (text !== null) out.push(text);
+  }
+  for (const extra of spec.extra_context) out.push(extra);
+  return out.join(spec.separator);
+}

@@ -1,0 +1,39 @@
+/**
+ * Simulated time helpers. The world lives in China Standard Time (UTC+08:00, no daylight saving), so an
+ * instant is formatted with a fixed `+08:00` offset and never depends on the host's time zone or clock.
+ */
+
+/** Milliseconds in a minute, an hour and a day. */
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+
+// China Standard Time: a fixed offset, so formatting is pure arithmetic on the epoch.
+const OFFSET_MS = 8 * HOUR;
+
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
+
+/** Format an epoch instant as ISO-8601 local time with the `+08:00` offset, e.g. `2026-12-03T20:00:00+08:00`. */
+export function toIso(ms: number): string {
+  // Shift by the offset and read UTC fields: the result is the wall-clock time in UTC+8.
+  const d = new Date(ms + OFFSET_MS);
+  return (
+    `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}` +
+    `T${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}+08:00`
+  );
+}
+
+/** Parse an ISO-8601 instant with an explicit offset into epoch milliseconds (NaN when malformed). */
+export function parseIso(iso: string): number {
+  return Date.parse(iso);
+}
+
+/** Epoch milliseconds of a local (UTC+8) wall-clock time. `month` is 1-12. */
+export function localMs(year: number, month: number, day: number, hour = 0, minute = 0): number {
+  return Date.UTC(year, month - 1, day, hour, minute) - OFFSET_MS;
+}
+
+/** Epoch milliseconds of local midnight (UTC+8) of the day containing `ms`. */
+export function localMidnight(ms: number): number {
+  return Math.floor((ms + OFFSET_MS) / DAY) * DAY - OFFSET_MS;
+}

@@ -1,0 +1,141 @@
+/**
+ * Run a reference policy over many episodes in-process and summarise: the figures `harness-gym eval`
+ * prints. Episode i uses seed `seed + i` (Gymnasium's batched-seed convention).
+ */
+import type { Locale } from '../protocol/domain.js';
+import { HarnessGymEnv } from '../env/index.js';
+import type { EnvConfig, ResetOptions } from '../env/index.js';
+import type { Policy } from './policy.js';
+
+/** What to evaluate. */
+export interface EvalOptions {
+  policy: Policy;
+  episodes: number;
+  seed: number;
+  variant: string;
+  locale?: Locale;
+  parser?: string;
+  faults?: number;
+  intent?: string;
+  rewards?: string;
+  config?: Partial<EnvConfig>;
+}
+
+/** The eval summary line (issue 2's contract; the remote eval prints the same). */
+export interface EvalSummary {
+  policy: string;
+  variant: string;
+  episodes: number;
+  reward: { mean: number; p10: number; p50: number };
+  components: Record<string, number>;
+  intents: Record<string, number>;
+  outcomes: Record<string, number>;
+  /** Item-level errors (an action the environment refused); 0 for a well-behaved policy. */
+  errors: number;
+}
+
+/** One finished episode, as the aggregation needs it. */
+export interface EpisodeRecord {
+  reward: number;
+  components: Record<string, number>;
+  intent: string;
+  outcome: string;
+  errors: number;
+}
+
+const round = (x: number): number => Math.round(x * 1e4) / 1e4;
+
+/** Nearest-rank quantile of sorted values. */
+function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return 0;
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[idx];
+}
+
+function sortedCounts(counts: Map<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of [...counts.keys()].sort()) out[k] = counts.get(k) as number;
+  return out;
+}
+
+/** Aggregate finished episodes into the summary (shared with the remote eval). */
+export function summarize(policy: string, variant: string, records: readonly EpisodeRecord[]): EvalSummary {
+  const rewards = records.map((r) => r.reward).sort((a, b) => a - b);
+  const compSums = new Map<string, number>();
+  const intents = new Map<string, number>();
+  const outcomes = new Map<string, number>();
+  let errors = 0;
+  for (const r of records) {
+    for (const [k, v] of Object.entries(r.components)) compSums.set(k, (compSums.get(k) ?? 0) + v);
+    intents.set(r.intent, (intents.get(r.intent) ?? 0) + 1);
+    outcomes.set(r.outcome, (outcomes.get(r.outcome) ?? 0) + 1);
+    errors += r.errors;
+  }
+  const n = records.length || 1;
+  const components: Record<string, number> = {};
+  for (const [k, v] of compSums) components[k] = round(v / n);
+  return {
+    policy,
+    variant,
+    episodes: records.length,
+    reward: { mean: round(rewards.reduce((a, b) => a + b, 0) / n), p10: round(quantile(rewards, 0.1)), p50: round(quantile(rewards, 0.5)) },
+    components,
+    intents: sortedCounts(intents),
+    outcomes: sortedCounts(outcomes),
+    errors,
+  };
+}
+
+/** Hard stop for a policy that never ends an episode (the env's turn cap ends it long before). */
+const MAX_STEPS_GUARD = 64;
+
+/** Play one episode in-process; returns its record. */
+export function playEpisode(env: HarnessGymEnv, opts: EvalOptions, seed: number): EpisodeRecord {
+  const options: ResetOptions & { variant?: unknown; task?: { intent?: string } } = { variant: opts.variant };
+  if (opts.locale) options.locale = opts.locale;
+  if (opts.parser) options.parser = opts.parser;
+  if (opts.faults !== undefined) options.faults = opts.faults;
+  if (opts.rewards) options.rewards = opts.rewards;
+  if (opts.intent) options.task = { intent: opts.intent };
+  const { observation, info } = env.reset({ seed, options });
+  const episode = env.episode;
+  if (!episode) throw new Error('reset produced no episode');
+  const instance = opts.policy.start({
+    seed,
+    parser: episode.params.parser.name === 'auto' ? 'openai' : episode.params.parser.name,
+    observation,
+    info,
+    privileged: opts.policy.privileged ? { task: episode.params.task, map: episode.params.map, harness: episode.params.harness } : undefined,
+  });
+  let obs = observation;
+  let lastInfo = info;
+  let errors = 0;
+  for (let i = 0; i < MAX_STEPS_GUARD; i++) {
+    const action = instance.act(obs, lastInfo);
+    const result = episode.step(action);
+    if (!result.ok) {
+      errors++;
+      continue;
+    }
+    obs = result.observation;
+    lastInfo = result.info;
+    if (result.terminated || result.truncated) {
+      return {
+        reward: result.reward,
+        components: (result.info.reward_components ?? {}) as Record<string, number>,
+        intent: String(result.info.intent),
+        outcome: String(result.info.outcome),
+        errors,
+      };
+    }
+  }
+  return { reward: 0, components: {}, intent: String(info.intent), outcome: 'max_turns', errors: errors + 1 };
+}
+
+/** Evaluate a policy in-process. */
+export function evaluate(opts: EvalOptions): EvalSummary {
+  const env = new HarnessGymEnv(opts.config);
+  const records: EpisodeRecord[] = [];
+  for (let i = 0; i < opts.episodes; i++) records.push(playEpisode(env, opts, (opts.seed + i) >>> 0));
+  return summarize(opts.policy.name, opts.variant, records);
+}

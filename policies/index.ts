@@ -1,0 +1,7 @@
+/** Public surface of `policies/`: the reference policies and the evaluation loop. */
+export type { Policy, PolicyInstance, PolicyObservation, PrivilegedContext, EpisodeStart, SurfaceCall } from './policy.js';
+export { writeCalls, writeReply, toSurface } from './policy.js';
+export { oraclePolicy } from './oracle.js';
+export { randomPolicy } from './random.js';
+export { evaluate, playEpisode, summarize } from './evaluate.js';
+export type { EvalOptions, EvalSummary, EpisodeRecord } from './evaluate.js';

@@ -1,0 +1,59 @@
+/**
+ * The oracle: privileged, it knows the task's answer key and the variant's surface names, and solves the
+ * task the canonical way, written in the episode's surface forms. Its reward must not move across variants
+ * (task preservation); that is what proves the mapping machinery.
+ *
+ * Plan: one turn loading the reply skills and making every required call; calls that hit an injected fault
+ * are retried on the next turn; then the reference reply.
+ */
+import type { CanonicalCall } from '../protocol/domain.js';
+import type { EpisodeStart, Policy, PolicyInstance, PolicyObservation, SurfaceCall } from './policy.js';
+import { toSurface, writeCalls, writeReply } from './policy.js';
+
+const LOAD_SKILL = 'load_skill';
+
+class OracleInstance implements PolicyInstance {
+  readonly #parser: string;
+  readonly #reply: string;
+  #pending: SurfaceCall[];
+  #sent = new Map<string, SurfaceCall>();
+  #turn = 0;
+
+  constructor(start: EpisodeStart) {
+    const ctx = start.privileged;
+    if (!ctx) throw new Error('the oracle needs privileged context');
+    this.#parser = start.parser;
+    const key = ctx.task.answer_key;
+    const canonical: CanonicalCall[] = [
+      ...key.reply_skills.map((s) => ({ name: LOAD_SKILL, arguments: { name: ctx.map.skillToSurface(s) ?? s } })),
+      ...key.required_calls.map((r) => r.any_of[0]),
+    ];
+    this.#pending = [];
+    canonical.forEach((c, i) => {
+      const surface = toSurface(ctx.map, c, `call_o${i}`);
+      if (surface) this.#pending.push(surface);
+    });
+    this.#reply = key.reference_reply;
+  }
+
+  act(_obs: PolicyObservation, info: Record<string, unknown>): unknown {
+    this.#turn++;
+    if (this.#turn > 1) {
+      // Retry what failed (an injected timeout, a malformed answer, a denied permission).
+      const failed = (info.tool_errors ?? []) as { tool_call_id: string }[];
+      this.#pending = failed.map((f) => this.#sent.get(f.tool_call_id)).filter((c): c is SurfaceCall => c !== undefined);
+    }
+    if (this.#pending.length === 0) return writeReply(this.#parser, this.#reply);
+    const calls = this.#pending.map((c, i) => ({ ...c, id: `call_${this.#turn}_${i}` }));
+    this.#sent = new Map(calls.map((c) => [c.id, c]));
+    this.#pending = [];
+    return writeCalls(this.#parser, calls);
+  }
+}
+
+/** The privileged oracle policy. */
+export const oraclePolicy: Policy = {
+  name: 'oracle',
+  privileged: true,
+  start: (episode) => new OracleInstance(episode),
+};

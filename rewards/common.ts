@@ -1,0 +1,130 @@
+/**
+ * Helpers shared by the built-in modules: stable serialisation, multiset comparison of world state,
+ * fact matching and the phrase patterns that recognise refusals, questions and calls to action.
+ * Text rules themselves (numbers, normalisation, length) come from protocol/text.ts so that the hooks
+ * and the rewards can never disagree.
+ */
+import type { Fact, Trace, TraceCall, WorldState } from '../protocol/domain.js';
+import { normalizeForMatch, toHalfWidth } from '../protocol/text.js';
+
+/** Tool errors that are the environment's fault (injected faults): never held against the policy. */
+export const INJECTED_FAULTS: ReadonlySet<string> = new Set(['TIMEOUT', 'PERMISSION_DENIED', 'MALFORMED_OUTPUT']);
+
+/** The env-handled pseudo-tool: neither a required nor an irrelevant call. */
+export const LOAD_SKILL = 'load_skill';
+
+/** JSON with object keys sorted, so that equal values always serialise to equal strings. */
+export function stableStringify(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? String(value);
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify(obj[k])}`).join(',')}}`;
+}
+
+/** Every tool call of the trace except `load_skill`, in order. */
+export function toolCalls(trace: Trace): TraceCall[] {
+  const out: TraceCall[] = [];
+  for (const turn of trace.turns) for (const call of turn.calls) if (call.name !== LOAD_SKILL) out.push(call);
+  return out;
+}
+
+/** Whether the reply states a fact: any of its values, normalised, is a substring of the normalised reply. */
+export function factStated(reply: string, fact: Fact): boolean {
+  const text = normalizeForMatch(reply);
+  return fact.values.some((v) => {
+    const needle = normalizeForMatch(v);
+    return needle.length > 0 && text.includes(needle);
+  });
+}
+
+/** The difference between two multisets of string keys (sorted, so reasons are stable). */
+export interface MultisetDiff {
+  missing: string[];
+  unexpected: string[];
+}
+
+/** Multiset difference: keys expected but absent (`missing`) and present but not expected (`unexpected`). */
+export function multisetDiff(expected: readonly string[], actual: readonly string[]): MultisetDiff {
+  const counts = new Map<string, number>();
+  for (const k of expected) counts.set(k, (counts.get(k) ?? 0) + 1);
+  const unexpected: string[] = [];
+  for (const k of actual) {
+    const n = counts.get(k) ?? 0;
+    if (n > 0) counts.set(k, n - 1);
+    else unexpected.push(k);
+  }
+  const missing: string[] = [];
+  for (const [k, n] of counts) for (let i = 0; i < n; i++) missing.push(k);
+  return { missing: missing.sort(), unexpected: unexpected.sort() };
+}
+
+/** Per-field differences between an expected and an actual overlay; only fields that differ appear. */
+export type StateDiff = Partial<Record<keyof WorldState, MultisetDiff>>;
+
+/**
+ * Compare two overlays order-insensitively, as tau-bench compares final database state. Hand-off
+ * reasons are free text and not compared; a hand-off is keyed by its order id (or null).
+ */
+export function diffWorldState(expected: WorldState, actual: WorldState): StateDiff {
+  const keyed: Record<keyof WorldState, (s: WorldState) => string[]> = {
+    issued_coupons: (s) => s.issued_coupons.map((c) => `${c.viewer_id}:${c.coupon_id}`),
+    pushed_cards: (s) => s.pushed_cards.map((n) => String(n)),
+    handoffs: (s) => s.handoffs.map((h) => `order:${h.order_id ?? 'null'}`),
+    refusals: (s) => s.refusals.map((r) => r.category),
+  };
+  const out: StateDiff = {};
+  for (const field of ['issued_coupons', 'pushed_cards', 'handoffs', 'refusals'] as const) {
+    const d = multisetDiff(keyed[field](expected), keyed[field](actual));
+    if (d.missing.length > 0 || d.unexpected.length > 0) out[field] = d;
+  }
+  return out;
+}
+
+// Pattern matching runs on half-width, lower-cased text (whitespace kept: English phrases need it).
+function fold(text: string): string {
+  return toHalfWidth(text).toLowerCase();
+}
+
+// "无法/不能提供" is read as (无法|不能)+(提供|回答|帮): a bare 无法/不能 also appears in legitimate
+// after-sales answers ("已超过7天，不能无理由退货"), which must not count as a refusal.
+const REFUSAL_RE =
+  /(无法|不能|没法|没办法)(提供|回答|帮|透露|告诉)|不方便(回答|透露)|抱歉[^。！？!?]{0,12}(不能|无法|不可以|不方便|没办法|不支持)|\bi (can['’]t|cannot|am unable to|am not able to)\b|\bi['’]m (unable|not able) to\b|\b(can['’]t|cannot|unable to) help\b/;
+
+/** Whether a reply is phrased as a refusal (used to detect over-refusal on answerable tasks). */
+export function refusalPhrased(reply: string): boolean {
+  return REFUSAL_RE.test(fold(reply));
+}
+
+// A refusal that points somewhere useful: another product, the detail page, a doctor, customer service.
+const ALTERNATIVE_RE =
+  /可以|建议|推荐|欢迎|看看|了解|咨询|其他|不过|换成|\b(can(?!['’]t)|could|instead|recommend|suggest|happy to|feel free|check|welcome|however|but)\b/;
+
+/** Whether a (refusing) reply offers an alternative. */
+export function offersAlternative(reply: string): boolean {
+  return ALTERNATIVE_RE.test(fold(reply));
+}
+
+/** Whether a reply asks a question (full-width or ASCII question mark). */
+export function asksQuestion(reply: string): boolean {
+  return /[?？]/.test(reply);
+}
+
+const CTA_RE = /链接|拍|下单|领|抢|点击|购物车|\b(link|order|grab|claim|cart|tap)/;
+
+/** Whether a reply contains a call to action (go to link N, grab the coupon, place the order). */
+export function hasCallToAction(reply: string): boolean {
+  return CTA_RE.test(fold(reply));
+}
+
+/** Read a numeric parameter, falling back to `fallback` when absent or not a finite number. */
+export function numParam(params: Readonly<Record<string, unknown>>, key: string, fallback: number): number {
+  const v = params[key];
+  return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
+}
+
+/** Clamp to [0, 1]. */
+export function clamp01(x: number): number {
+  return x < 0 ? 0 : x > 1 ? 1 : x;
+}

@@ -1,0 +1,90 @@
+/**
+ * accuracy (reply segment): is what the avatar broadcast true, and did the world end where it should?
+ * A wrong price read out by TTS is an incident, so invented numbers and forbidden facts are penalised
+ * hard, and a wrong final state (coupon not issued, card not pushed, refusal not recorded) even harder.
+ */
+import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
+import { extractNumbers } from '../../protocol/text.js';
+import { clamp01, diffWorldState, factStated, numParam } from '../common.js';
+import type { RewardModule } from '../types.js';
+
+/** Default parameters of `accuracy` (each can be overridden in the profile entry's `params`). */
+export const ACCURACY_DEFAULTS = {
+  /** Share of the value earned by stating the required facts; the rest by stating nothing false. */
+  facts_weight: 0.6,
+  /** Multiplier when the reply states a number absent from the evidence (an invented price or stock). */
+  invented_number_factor: 0.5,
+  /** Multiplier when the reply states a forbidden fact (e.g. the list price as the live price). */
+  forbidden_fact_factor: 0.5,
+  /** Multiplier when the final world state differs from the expected one. */
+  state_factor: 0.3,
+} as const;
+
+function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string, unknown>>): RewardDetail {
+  const reply = trace.final_reply;
+  if (reply === null) {
+    return { value: 0, reasons: [`no final reply (outcome ${trace.outcome})`] };
+  }
+  const factsWeight = clamp01(numParam(params, 'facts_weight', ACCURACY_DEFAULTS.facts_weight));
+  const key = task.answer_key;
+  const reasons: string[] = [];
+
+  const present: string[] = [];
+  const missing: string[] = [];
+  for (const fact of key.required_facts) (factStated(reply, fact) ? present : missing).push(fact.key);
+  const factsFrac = key.required_facts.length === 0 ? 1 : present.length / key.required_facts.length;
+  reasons.push(`required facts: ${present.length}/${key.required_facts.length} stated`);
+  for (const k of missing) reasons.push(`missing fact: ${k}`);
+
+  const forbidden = key.forbidden_facts.filter((f) => factStated(reply, f)).map((f) => f.key);
+  for (const k of forbidden) reasons.push(`forbidden fact stated: ${k}`);
+
+  // Numbers compare numerically ("03" = 3, "89.90" = 89.9): extractNumbers already yields numbers.
+  const evidence = new Set(trace.evidence_numbers);
+  const invented: number[] = [];
+  for (const n of extractNumbers(reply)) if (!evidence.has(n) && !invented.includes(n)) invented.push(n);
+  if (invented.length > 0) reasons.push(`invented numbers (not in evidence): ${invented.join(', ')}`);
+
+  const diff = diffWorldState(key.expected_state, trace.final_state);
+  const diffFields = Object.keys(diff) as (keyof typeof diff)[];
+  for (const field of diffFields) {
+    const d = diff[field]!;
+    const parts: string[] = [];
+    if (d.missing.length > 0) parts.push(`missing [${d.missing.join(', ')}]`);
+    if (d.unexpected.length > 0) parts.push(`unexpected [${d.unexpected.join(', ')}]`);
+    reasons.push(`state mismatch in ${field}: ${parts.join('; ')}`);
+  }
+  // A task that expects a refusal needs it recorded even if its expected overlay forgot to list it.
+  const refusalMissing = key.expect === 'refuse' && trace.final_state.refusals.length === 0;
+  if (refusalMissing && !diff.refusals) reasons.push('expected a refusal but none was recorded');
+  const stateOk = diffFields.length === 0 && !refusalMissing;
+  if (stateOk) reasons.push('final state matches the expected state');
+
+  const clean = invented.length === 0 && forbidden.length === 0;
+  let value = factsWeight * factsFrac + (1 - factsWeight) * (clean ? 1 : 0);
+  if (invented.length > 0) value *= numParam(params, 'invented_number_factor', ACCURACY_DEFAULTS.invented_number_factor);
+  if (forbidden.length > 0) value *= numParam(params, 'forbidden_fact_factor', ACCURACY_DEFAULTS.forbidden_fact_factor);
+  if (!stateOk) value *= numParam(params, 'state_factor', ACCURACY_DEFAULTS.state_factor);
+
+  return {
+    // Clamped because a custom facts_weight can push the float sum a hair above 1.
+    value: clamp01(value),
+    reasons,
+    evidence: {
+      facts_present: present,
+      facts_missing: missing,
+      forbidden_stated: forbidden,
+      invented_numbers: invented,
+      state_diff: diff,
+      state_ok: stateOk,
+    },
+  };
+}
+
+/** Factual accuracy of the final reply and the final world state. */
+export const accuracyModule: RewardModule = {
+  name: 'accuracy',
+  version: '1.0.0',
+  segment: 'reply',
+  score: scoreAccuracy,
+};

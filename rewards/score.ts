@@ -1,0 +1,108 @@
+/**
+ * Scoring one episode with a profile: run each module, contain its failures, combine the weighted
+ * mean, apply the gates, split per segment, and round every number so results are byte-identical
+ * across platforms.
+ */
+import type { RewardDetail, RewardResult, Task, Trace } from '../protocol/domain.js';
+import { clamp01, toolCalls } from './common.js';
+import type { RewardRegistry } from './registry.js';
+import type { RewardProfile, RewardSegment } from './types.js';
+
+/** Round to 6 decimals; -0 becomes 0. Values too large to scale exactly are left as they are. */
+export function round6(x: number): number {
+  if (!Number.isFinite(x) || Math.abs(x) >= 1e9) return x;
+  const r = Math.round(x * 1e6) / 1e6;
+  return r === 0 ? 0 : r;
+}
+
+// Round every number inside a detail's evidence too: modules may put ratios there.
+function roundDeep(value: unknown): unknown {
+  if (typeof value === 'number') return round6(value);
+  if (Array.isArray(value)) return value.map(roundDeep);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = roundDeep(v);
+    return out;
+  }
+  return value;
+}
+
+function failedDetail(why: string): RewardDetail {
+  return { value: 0, failed: true, reasons: [`module failed: ${why}`] };
+}
+
+function describeError(err: unknown): string {
+  if (err instanceof Error) return `threw ${err.name}: ${err.message}`;
+  return `threw ${String(err)}`;
+}
+
+/** Run one module, turning every failure (throw, bad shape, non-finite or out-of-range value) into data. */
+function runModule(
+  registry: RewardRegistry,
+  name: string,
+  trace: Trace,
+  task: Task,
+  params: Readonly<Record<string, unknown>>,
+): { detail: RewardDetail; segment: RewardSegment | null } {
+  const m = registry.get(name);
+  if (m === undefined) return { detail: failedDetail(`unknown module "${name}"`), segment: null };
+  let d: RewardDetail;
+  try {
+    d = m.score(trace, task, params);
+  } catch (err) {
+    return { detail: failedDetail(describeError(err)), segment: m.segment };
+  }
+  if (d === null || typeof d !== 'object' || typeof d.value !== 'number') {
+    return { detail: failedDetail('returned no numeric value'), segment: m.segment };
+  }
+  if (!Number.isFinite(d.value)) return { detail: failedDetail(`returned non-finite value ${d.value}`), segment: m.segment };
+  if (d.value < 0 || d.value > 1) return { detail: failedDetail(`returned ${d.value} (outside [0, 1])`), segment: m.segment };
+  const reasons = Array.isArray(d.reasons) ? d.reasons.map(String) : [];
+  const detail: RewardDetail = { value: round6(d.value), reasons };
+  if (d.evidence !== undefined) detail.evidence = roundDeep(d.evidence);
+  return { detail, segment: m.segment };
+}
+
+/**
+ * Score a finished episode. composite = Σ weight·value / Σ weight, then every gate whose module is below
+ * its threshold caps it; the result is clamped to [0, 1] and rounded to 6 decimals. Segment scores are
+ * the weighted means of the modules of each segment; `tool` is null when the task needs no tool calls
+ * and the trace made none (load_skill aside), `reply` is null when there is no final reply. Never throws:
+ * a failing module scores 0 with `failed: true`.
+ */
+export function scoreEpisode(trace: Trace, task: Task, profile: RewardProfile, registry: RewardRegistry): RewardResult {
+  const components: Record<string, number> = {};
+  const details: Record<string, RewardDetail> = {};
+  const seg = { tool: { w: 0, s: 0 }, reply: { w: 0, s: 0 } };
+  let wSum = 0;
+  let sum = 0;
+  for (const entry of profile.modules) {
+    const { detail, segment } = runModule(registry, entry.name, trace, task, entry.params ?? {});
+    components[entry.name] = detail.value;
+    details[entry.name] = detail;
+    const w = Number.isFinite(entry.weight) && entry.weight > 0 ? entry.weight : 0;
+    wSum += w;
+    sum += w * detail.value;
+    if (segment !== null) {
+      seg[segment].w += w;
+      seg[segment].s += w * detail.value;
+    }
+  }
+  let reward = wSum > 0 ? sum / wSum : 0;
+  for (const gate of profile.gates) {
+    const v = components[gate.module];
+    if (v !== undefined && v < gate.below) reward = Math.min(reward, gate.cap);
+  }
+
+  const noToolWork = task.answer_key.required_calls.length === 0 && toolCalls(trace).length === 0;
+  const mean = (k: RewardSegment): number | null => (seg[k].w > 0 ? round6(clamp01(seg[k].s / seg[k].w)) : null);
+  return {
+    reward: round6(clamp01(reward)),
+    components,
+    details,
+    segments: {
+      tool: noToolWork ? null : mean('tool'),
+      reply: trace.final_reply === null ? null : mean('reply'),
+    },
+  };
+}
