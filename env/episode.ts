@@ -248,7 +248,7 @@ export class Episode {
         terminated = this.#accept(reply);
       } else {
         const retry = this.params.harness.retry;
-        const corrected = retry.mode === 'auto_correct' ? autoCorrect(reply, found, this.#replyContext(reply)) : null;
+        const corrected = retry.mode === 'auto_correct' ? autoCorrect(reply, found, this.#replyContext(reply), this.params.harness.hooks) : null;
         if (corrected !== null) {
           terminated = this.#accept(corrected);
         } else if (this.#retries < retry.max_retries && this.#turn < this.params.max_turns) {
@@ -420,8 +420,21 @@ export class Episode {
     return traced;
   }
 
+  /** Items the conversation has touched (arguments and any `item_id` in the result, e.g. a viewer's orders). */
   #noteItems(args: Record<string, unknown>, data: unknown): void {
     if (typeof args.item_id === 'string') this.#itemsInScope.add(args.item_id);
-    if (isRecord(data) && typeof data.item_id === 'string') this.#itemsInScope.add(data.item_id);
+    this.#collectItemIds(data, 0);
+  }
+
+  #collectItemIds(data: unknown, depth: number): void {
+    if (depth > 4) return;
+    if (Array.isArray(data)) {
+      for (const v of data) this.#collectItemIds(v, depth + 1);
+    } else if (isRecord(data)) {
+      for (const [k, v] of Object.entries(data)) {
+        if (k === 'item_id' && typeof v === 'string') this.#itemsInScope.add(v);
+        else if (typeof v === 'object' && v !== null) this.#collectItemIds(v, depth + 1);
+      }
+    }
   }
 }

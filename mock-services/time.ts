@@ -3,9 +3,11 @@
  * instant is formatted with a fixed `+08:00` offset and never depends on the host's time zone or clock.
  */
 
-/** Milliseconds in a minute, an hour and a day. */
+/** Milliseconds in a minute. */
 export const MINUTE = 60_000;
+/** Milliseconds in an hour. */
 export const HOUR = 60 * MINUTE;
+/** Milliseconds in a day. */
 export const DAY = 24 * HOUR;
 
 // China Standard Time: a fixed offset, so formatting is pure arithmetic on the epoch.

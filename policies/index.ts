@@ -5,3 +5,4 @@ export { oraclePolicy } from './oracle.js';
 export { randomPolicy } from './random.js';
 export { evaluate, playEpisode, summarize } from './evaluate.js';
 export type { EvalOptions, EvalSummary, EpisodeRecord } from './evaluate.js';
+export { POLICIES } from './registry.js';

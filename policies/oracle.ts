@@ -26,7 +26,7 @@ class OracleInstance implements PolicyInstance {
     const key = ctx.task.answer_key;
     const canonical: CanonicalCall[] = [
       ...key.reply_skills.map((s) => ({ name: LOAD_SKILL, arguments: { name: ctx.map.skillToSurface(s) ?? s } })),
-      ...key.required_calls.map((r) => r.any_of[0]),
+      ...key.solution,
     ];
     this.#pending = [];
     canonical.forEach((c, i) => {

@@ -161,8 +161,13 @@ export interface AnswerKey {
   reply_skills: string[];
   /** Canonical strategy skills that help (never required, never penalised). */
   strategy_skills: string[];
-  /** Calls the task needs, each a set of acceptable alternatives. */
+  /** Calls the task needs, each a set of acceptable alternatives (matched on the listed arguments only). */
   required_calls: CallRequirement[];
+  /**
+   * One complete, valid canonical solution: every call with all of its required arguments, in order
+   * (free-text arguments such as a search question or a hand-off reason filled in). The oracle makes these.
+   */
+  solution: CanonicalCall[];
   /** Canonical tool names that are reasonable extras for this task (not penalised as irrelevant). */
   optional_tools: string[];
   /** Facts the final reply must state. */

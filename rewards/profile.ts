@@ -72,10 +72,7 @@ export function validateProfile(raw: unknown, registry: RewardRegistry): Profile
   if (!parsed.success) {
     return {
       ok: false,
-      errors: parsed.error.issues.map((iss) => {
-        const keys = iss.code === 'unrecognized_keys' ? ` (${iss.keys.join(', ')})` : '';
-        return `${formatPath(iss.path)}: ${iss.message}${keys}`;
-      }),
+      errors: parsed.error.issues.map((iss) => `${formatPath(iss.path)}: ${iss.message}`),
     };
   }
   const p = parsed.data;

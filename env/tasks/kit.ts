@@ -30,6 +30,8 @@ export interface BuildContext {
    * Ask the mock services (on a fresh state overlay) what a call returns, so that facts derived from
    * service logic (return eligibility, FAQ search) are exactly what the policy will see.
    */
+  /** Multi-intent parts: prefer the shortest reference wording, so that two answers fit one reply. */
+  compact?: boolean;
   call: (name: string, args: { [key: string]: unknown }, viewerId: string) => ToolOutcome;
 }
 
@@ -70,6 +72,20 @@ export function fill(template: string, vars: { [key: string]: string | number })
 /** Pick one paraphrase template and fill it. */
 export function say(rng: Rng, templates: readonly string[], vars: { [key: string]: string | number } = {}): string {
   return fill(rng.pick(templates), vars);
+}
+
+/**
+ * Fill a reference-reply template: a random paraphrase, or the shortest one when the context is compact
+ * (multi-intent parts share the 120-character budget).
+ */
+export function sayRef(ctx: BuildContext, templates: readonly string[], vars: { [key: string]: string | number } = {}): string {
+  if (!ctx.compact) return say(ctx.rng, templates, vars);
+  let best = fill(templates[0], vars);
+  for (const t of templates.slice(1)) {
+    const s = fill(t, vars);
+    if (charLength(s) < charLength(best)) best = s;
+  }
+  return best;
 }
 
 /** A price as the tool results and the prompt print it: `89.90` -> "89.9" (String(Number(x))). */
@@ -143,6 +159,8 @@ export interface KeyParts {
   reply_skills: string[];
   strategy_skills?: string[];
   required_calls?: CallRequirement[];
+  /** Complete calls when a requirement leaves a required argument free; defaults to each requirement's first form. */
+  solution?: CanonicalCall[];
   optional_tools?: string[];
   required_facts?: Fact[];
   forbidden_facts?: Fact[];
@@ -159,6 +177,7 @@ export function answerKey(p: KeyParts): AnswerKey {
     reply_skills: p.reply_skills,
     strategy_skills: p.strategy_skills ?? [],
     required_calls: p.required_calls ?? [],
+    solution: p.solution ?? (p.required_calls ?? []).map((r) => r.any_of[0]),
     optional_tools: p.optional_tools ?? [],
     required_facts: p.required_facts ?? [],
     forbidden_facts: p.forbidden_facts ?? [],
@@ -175,8 +194,10 @@ export function answerKey(p: KeyParts): AnswerKey {
 
 /** A draft, or null when the reference reply breaks the base length limit (the builder then yields). */
 export function draft(sub_kind: string, viewer_id: string, messages: string[], history: HistoryLine[], key: KeyParts): Draft | null {
-  if (charLength(key.reference_reply) > REFERENCE_MAX_CHARS) return null;
-  return { sub_kind, viewer_id, messages, history, answer_key: answerKey(key) };
+  // English replies start with a capital even when the template opens with a name like "link 3".
+  const reference_reply = key.reference_reply.replace(/^[a-z]/, (c) => c.toUpperCase());
+  if (charLength(reference_reply) > REFERENCE_MAX_CHARS) return null;
+  return { sub_kind, viewer_id, messages, history, answer_key: answerKey({ ...key, reference_reply }) };
 }
 
 /** The asking viewer: the fixed one when the context has it, else a random viewer of the world. */
@@ -205,6 +226,19 @@ export function answerFactValues(answer: string): string[] {
     .filter((s) => charLength(s) >= 4);
   const out = [...new Set(clauses)];
   return out.length > 0 ? out : [answer.trim()];
+}
+
+/**
+ * The first message (in random order) for which `search_faq {question: message, item_id}` surfaces the
+ * FAQ: a task whose own wording cannot find its answer would be unanswerable. Null when none does.
+ */
+export function surfacingMessage(ctx: BuildContext, viewerId: string, itemId: string, faqId: string, candidates: readonly string[]): string | null {
+  for (const m of ctx.rng.shuffle(candidates)) {
+    const out = ctx.call('search_faq', { question: m, item_id: itemId }, viewerId);
+    const results = out.ok ? ((out.data as { results?: { faq_id: string }[] }).results ?? []) : [];
+    if (results.some((r) => r.faq_id === faqId)) return m;
+  }
+  return null;
 }
 
 /** Pick the sub-kind order by weight without replacement (the first that fits the world wins). */

@@ -1,6 +1,8 @@
 /**
  * tool_rationality (tool segment): were the calls the task needs made, and nothing wasteful? Each
- * call is counted once, in its worst category (failed > irrelevant > redundant). Injected faults
+ * call is counted once, in its worst category (failed > irrelevant > redundant). A tool is relevant
+ * when a requirement names it, `optional_tools` lists it, or the expected state needs its effect
+ * (refuse_request, handoff_to_human, issue_coupon, push_link_card). Injected faults
  * (timeout, permission denied, malformed output) are the environment's fault: neither the failed
  * call nor the retry after it is penalised.
  */
@@ -57,6 +59,13 @@ function scoreToolRationality(trace: Trace, task: Task, params: Readonly<Record<
 
   const relevant = new Set<string>([LOAD_SKILL, ...key.optional_tools]);
   for (const req of key.required_calls) for (const want of req.any_of) relevant.add(want.name);
+  // The state-changing tools are relevant whenever the expected state needs their effect, even when a
+  // task lists them only in expected_state (a refusal is checked as state, not as a required call).
+  const exp = key.expected_state;
+  if (key.expect === 'refuse' || exp.refusals.length > 0) relevant.add('refuse_request');
+  if (key.expect === 'handoff' || exp.handoffs.length > 0) relevant.add('handoff_to_human');
+  if (exp.issued_coupons.length > 0) relevant.add('issue_coupon');
+  if (exp.pushed_cards.length > 0) relevant.add('push_link_card');
 
   let failed = 0;
   let irrelevant = 0;

@@ -24,6 +24,7 @@ export function answerKey(over: Partial<AnswerKey>): AnswerKey {
     reply_skills: [],
     strategy_skills: [],
     required_calls: [],
+    solution: [],
     optional_tools: [],
     required_facts: [],
     forbidden_facts: [],

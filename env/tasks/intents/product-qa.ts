@@ -18,7 +18,9 @@ import {
   req,
   reqProduct,
   say,
+  sayRef,
   specWords,
+  surfacingMessage,
 } from '../kit.js';
 
 const SKILLS = ['product-qa'];
@@ -40,6 +42,8 @@ export function followupHistory(ctx: BuildContext, p: Product): HistoryLine[] {
 
 /** Choose an other product and how the message refers to it (a named link or a follow-up). */
 function refOther(ctx: BuildContext, p: Product): Ref {
+  // Compact (multi-intent) parts keep the window self-contained: no history.
+  if (ctx.compact) return { kind: 'link' };
   return ctx.rng.chance(0.3) ? { kind: 'followup', history: followupHistory(ctx, p) } : { kind: 'link' };
 }
 
@@ -76,9 +80,9 @@ function priceDraft(ctx: BuildContext, p: Product, ref: Ref, sub: string): Draft
   const msgs = PRICE_MSG[ref.kind];
   const message = say(ctx.rng, L(ctx.locale, msgs.zh, msgs.en), { n: p.link_no });
   const vars = { s: subject(ctx, p, ref), price: price(p.live_price) };
-  const reference = say(
-    ctx.rng,
-    L(ctx.locale, ['亲，{s}现在直播价{price}元哦，喜欢的宝宝可以去拍', '宝宝，{s}直播间价格是{price}元，感兴趣可以看看哦'], ['{s} is {price} yuan at the live price right now, grab it if you like it!', '{s} is {price} yuan in the live room now.']),
+  const reference = sayRef(
+    ctx,
+    L(ctx.locale, ['亲，{s}现在直播价{price}元哦，喜欢的宝宝可以去拍', '宝宝，{s}直播间价格是{price}元，感兴趣可以看看哦', '{s}直播价{price}元哦'], ['{s} is {price} yuan at the live price right now, grab it if you like it!', '{s} is {price} yuan in the live room now.', '{s} is {price} yuan live.']),
     vars,
   );
   const f = priceFacts(p);
@@ -114,28 +118,36 @@ const STOCK_MSG_SINGLE = {
   followup: { zh: ['那它还有货吗', '它还有吗', '那个卖完了没'], en: ['is it still in stock?', 'any of it left?', 'is it sold out?'] },
 };
 
-/** The stock wording and facts, by the service's thresholds (0 sold out, 1-10 low). */
-function stockAnswer(ctx: BuildContext, s: string, sku: Sku, spec: string): { reference: string; req: Fact[]; forbid: Fact[] } {
-  const vars = { s, spec, stock: sku.stock };
+/** The stock wording and facts, by the service's thresholds (0 sold out, 1-10 low). `s` names the SKU. */
+function stockAnswer(ctx: BuildContext, s: string, sku: Sku): { reference: string; req: Fact[]; forbid: Fact[] } {
+  const vars = { s, stock: sku.stock };
   if (sku.stock <= 0) {
     return {
-      reference: fill(L(ctx.locale, '亲，{s}{spec}已经售罄啦，可以看看其他规格哦', 'Sorry, {s} {spec} is sold out now, maybe check the other options?'), vars),
+      reference: sayRef(ctx, L(ctx.locale, ['亲，{s}已经售罄啦，可以看看其他规格哦', '{s}已经售罄啦'], ['Sorry, {s} is sold out now, maybe check the other options?', 'Sorry, {s} is sold out.']), vars),
       req: [{ key: 'stock_status', values: L(ctx.locale, ['售罄', '卖完了', '没货', '没有货'], ['sold out', 'out of stock']) }],
       forbid: [{ key: 'in_stock_claim', values: L(ctx.locale, ['还有货', '有现货'], ['still in stock', 'still available']) }],
     };
   }
   if (sku.stock <= 10) {
     return {
-      reference: fill(L(ctx.locale, '亲，{s}{spec}只剩{stock}件了，喜欢的抓紧拍哦', 'Only {stock} left of {s} {spec}, grab it soon!'), vars),
+      reference: sayRef(ctx, L(ctx.locale, ['亲，{s}只剩{stock}件了，喜欢的抓紧拍哦', '{s}只剩{stock}件了'], ['Only {stock} left of {s}, grab it soon!', 'Only {stock} left of {s}.']), vars),
       req: [{ key: 'stock', values: [String(sku.stock)] }],
       forbid: [{ key: 'sold_out_claim', values: L(ctx.locale, ['售罄', '卖完了'], ['sold out']) }],
     };
   }
   return {
-    reference: fill(L(ctx.locale, '亲，{s}{spec}有货的，喜欢可以直接拍哦', 'Yes, {s} {spec} is in stock, go ahead and order!'), vars),
+    reference: sayRef(ctx, L(ctx.locale, ['亲，{s}有货的，喜欢可以直接拍哦', '{s}有货的'], ['Yes, {s} is in stock, go ahead and order!', '{s} is in stock.']), vars),
     req: [{ key: 'stock_status', values: L(ctx.locale, ['有货', '现货'], ['in stock', 'available']) }],
     forbid: [{ key: 'sold_out_claim', values: L(ctx.locale, ['售罄', '卖完了'], ['sold out']) }],
   };
+}
+
+/** How a stock reply names the SKU: "这款蓝色M" / "3号链接蓝色M" / "the blue M" / "link 3 in blue M". */
+function skuPhrase(ctx: BuildContext, p: Product, ref: Ref, spec: string): string {
+  const current = ref.kind === 'current';
+  if (ctx.locale !== 'en') return (current ? '这款' : linkName(p.link_no, ctx.locale)) + spec;
+  if (current) return spec ? `the ${spec}` : 'this one';
+  return spec ? `link ${p.link_no} in ${spec}` : `link ${p.link_no}`;
 }
 
 const stock = (ctx: BuildContext): Draft | null => {
@@ -149,17 +161,14 @@ const stock = (ctx: BuildContext): Draft | null => {
   const spec = single ? '' : specWords(sku, ctx.locale);
   const table = single ? STOCK_MSG_SINGLE[ref.kind] : STOCK_MSG[ref.kind];
   const message = say(ctx.rng, L(ctx.locale, table.zh, table.en), { n: p.link_no, spec });
-  // The reply names the spec after the subject: "3号链接蓝色M" / "Link 3 blue M".
-  const s = subject(ctx, p, ref);
-  const a = stockAnswer(ctx, ctx.locale === 'en' && ref.kind === 'current' ? 'this one in' : ctx.locale === 'en' ? `${s} in` : s, sku, spec);
-  const fixed = ctx.locale === 'en' && single ? a.reference.replace(' in ', ' ').replace(/\s+,/g, ',').replace(/\s{2,}/g, ' ') : a.reference;
+  const a = stockAnswer(ctx, skuPhrase(ctx, p, ref, spec), sku);
   return draft('stock', anyViewer(ctx).viewer_id, [message], historyOf(ref), {
     reply_skills: SKILLS,
     required_calls: [req('check_stock', { item_id: p.item_id })],
     optional_tools: ['get_product', 'search_products'],
     required_facts: a.req,
     forbidden_facts: a.forbid,
-    reference_reply: fixed,
+    reference_reply: a.reference,
   });
 };
 
@@ -168,13 +177,15 @@ const stock = (ctx: BuildContext): Draft | null => {
 const attributeCurrent = (ctx: BuildContext): Draft | null => {
   const entries = Object.entries(ctx.current.attributes).filter(([k, v]) => k.length > 0 && v.length > 0 && v.length <= 40);
   if (entries.length === 0) return null;
-  const [attr, value] = ctx.rng.pick(entries);
+  const [name, value] = ctx.rng.pick(entries);
+  // English attribute names are title-cased labels ("Net content"); mid-sentence they read lower-case.
+  const attr = ctx.locale === 'en' ? name.toLowerCase() : name;
   const message = say(ctx.rng, L(ctx.locale, ['{attr}是啥呀', '问一下这个的{attr}', '主播 {attr}说一下', '这款{attr}呢'], ["what's the {attr}?", '{attr} of this one?', 'hey, {attr}?', 'can you tell me the {attr}']), { attr });
   const reference = say(ctx.rng, L(ctx.locale, ['亲，这款的{attr}是{value}哦', '宝宝，{attr}：{value}，详情页也写着哦'], ['The {attr} is {value}.', 'This one: {attr} is {value}.']), { attr, value });
   return draft('attribute_current', anyViewer(ctx).viewer_id, [message], [], {
     reply_skills: SKILLS,
     optional_tools: ['get_product'],
-    required_facts: [{ key: `attribute:${attr}`, values: [value] }],
+    required_facts: [{ key: `attribute:${name}`, values: [value] }],
     reference_reply: reference,
   });
 };
@@ -201,16 +212,15 @@ const faqOther = (ctx: BuildContext): Draft | null => {
   const p = ctx.rng.pick(candidates);
   const f = ctx.rng.pick(p.faq);
   const v = anyViewer(ctx);
-  // The service's search must surface this FAQ for the item, or the task is unanswerable.
-  const out = ctx.call('search_faq', { question: f.question, item_id: p.item_id }, v.viewer_id);
-  if (!out.ok) return null;
-  const results = (out.data as { results?: { faq_id: string }[] }).results ?? [];
-  if (!results.some((r) => r.faq_id === f.faq_id)) return null;
-  const message = say(ctx.rng, L(ctx.locale, ['{n}号链接 {q}', '{n}号的{q}', '主播 {n}号{q}'], ['link {n}: {q}', 'about link {n} - {q}', 'for link {n}, {q}']), { n: p.link_no, q: f.question });
+  const templates = L(ctx.locale, ['{n}号链接 {q}', '{n}号的{q}', '主播 {n}号{q}'], ['link {n}: {q}', 'about link {n} - {q}', 'for link {n}, {q}']);
+  // The service's search must surface this FAQ for the viewer's own words, or the task is unanswerable.
+  const message = surfacingMessage(ctx, v.viewer_id, p.item_id, f.faq_id, templates.map((t) => fill(t, { n: p.link_no, q: f.question })));
+  if (message === null) return null;
   const reference = fill(L(ctx.locale, '亲，{n}号链接：{a}', 'For link {n}: {a}'), { n: p.link_no, a: f.answer });
   return draft('faq_other', v.viewer_id, [message], [], {
     reply_skills: SKILLS,
     required_calls: [req('search_faq', { item_id: p.item_id })],
+    solution: [{ name: 'search_faq', arguments: { question: message, item_id: p.item_id } }],
     optional_tools: ['get_product', 'search_products'],
     required_facts: [{ key: `faq:${f.faq_id}`, values: answerFactValues(f.answer) }],
     reference_reply: reference,
@@ -266,10 +276,11 @@ const returnPolicy = (ctx: BuildContext): Draft | null => {
   let forbid: Fact[];
   if (a.seven_day_return) {
     reference = excl
-      ? fill(L(ctx.locale, '亲，{s}支持七天无理由退货，{x}除外哦', '{s} supports seven-day no-reason returns, except {x}.'), { s, x: excl })
+      ? fill(L(ctx.locale, '亲，{s}支持七天无理由退货，不过{x}哦', '{s} supports seven-day no-reason returns. Note: {x}.'), { s, x: excl.replace(/[。.]$/, '') })
       : fill(L(ctx.locale, '亲，{s}支持七天无理由退货，放心拍哦', '{s} supports seven-day no-reason returns.'), { s });
     facts = [{ key: 'seven_day_return', values: L(ctx.locale, ['支持七天无理由', '可以七天无理由', '支持无理由'], ['supports seven-day', 'seven-day no-reason returns are supported', 'can be returned']) }];
-    forbid = [{ key: 'no_seven_day_claim', values: L(ctx.locale, ['不支持七天', '不能七天无理由'], ['not support', "doesn't support"]) }];
+    // The exclusions themselves say "不支持七天无理由", so the opposite claim is only checkable without them.
+    forbid = excl ? [] : [{ key: 'no_seven_day_claim', values: L(ctx.locale, ['不支持七天', '不能七天无理由'], ['not support', "doesn't support"]) }];
   } else {
     reference = fill(L(ctx.locale, '亲，{s}不支持七天无理由退货哦，下单前可以看清详情', '{s} does not support seven-day no-reason returns, please check the details first.'), { s });
     facts = [{ key: 'seven_day_return', values: L(ctx.locale, ['不支持', '不能七天无理由'], ['does not support', "doesn't support", 'not support', 'not returnable']) }];

@@ -1,0 +1,546 @@
+/**
+ * The hook engine: pure functions over a harness's declarative `HookSpec[]` (DESIGN.md, "One episode",
+ * step 2). Input hooks check the viewer's message, reply hooks check a final reply candidate; a
+ * violation becomes hook feedback (in the harness's feedback style and locale) or, in `auto_correct`
+ * mode, a repaired reply when the problem is only one of form.
+ *
+ * Hooks are identified by canonical id, so a variant may reorder, disable or re-parameterise them
+ * without code changes. Params are parsed (zod) and regexes compiled once per HookSpec object and cached
+ * in a WeakMap: the hot path only runs compiled regexes.
+ */
+import type { HookViolation, Locale } from '../protocol/domain.js';
+import type { Harness, HarnessLimits, HookSpec, RetryPolicy } from '../protocol/harness.js';
+import { charLength, extractNumbers, normalizeForMatch, toHalfWidth } from '../protocol/text.js';
+import {
+  FactualRiskParamsSchema,
+  InputGuardParamsSchema,
+  OutputConstraintsParamsSchema,
+  ProhibitedPhrasesParamsSchema,
+  ReplyFormatParamsSchema,
+} from '../harness/schema.js';
+import type { OutputConstraintsParams, ReplyFormatParams } from '../harness/schema.js';
+
+/** What the reply hooks need to judge one reply candidate. */
+export interface ReplyHookContext {
+  reply: string;
+  locale: Locale;
+  limits: HarnessLimits;
+  /** Every number the agent could legitimately state (prompt facts, history, messages, tool results). */
+  evidence_numbers: ReadonlySet<number>;
+  /** Whether some reply skill was loaded before this reply. */
+  reply_skill_loaded: boolean;
+  /** Whether a special cosmetic is among the items the episode touched (allows its registered efficacy). */
+  special_cosmetic_in_scope: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Violation messages. A message is a pure function of (code, evidence, locale), so feedback can be
+// re-rendered in a feedback locale other than the episode's. Evidence formats: TOO_LONG and
+// INPUT_TOO_LONG "length/limit"; UNGROUNDED_NUMBER "n1, n2"; WRONG_LANGUAGE the required locale; all
+// other codes the offending text. Messages carry no final punctuation: the templates add it.
+// ---------------------------------------------------------------------------------------------------
+
+type Describe = (evidence: string) => string;
+
+function lengthParts(evidence: string): [string, string] {
+  const [n = '', max = ''] = evidence.split('/');
+  return [n, max];
+}
+
+const MESSAGES: Record<Locale, Record<string, Describe>> = {
+  'zh-CN': {
+    EMPTY_INPUT: () => '观众消息为空',
+    INPUT_TOO_LONG: (e) => {
+      const [n, max] = lengthParts(e);
+      return `观众消息共${n}字，超过上限${max}字`;
+    },
+    INVALID_ARGUMENTS: (e) => `工具参数不符合定义：${e}`,
+    SKILL_NOT_LOADED: () => '回复前还没有加载任何回复类技能',
+    EMPTY_REPLY: () => '回复是空的',
+    TOO_LONG: (e) => {
+      const [n, max] = lengthParts(e);
+      return `回复共${n}字，超过上限${max}字`;
+    },
+    MARKDOWN: (e) => `回复里有Markdown格式「${e}」`,
+    EMOJI: (e) => `回复里有表情符号「${e}」`,
+    THINK_LEAK: (e) => `回复里带出了思考过程标签「${e}」`,
+    ABSOLUTE_TERM: (e) => `回复使用了绝对化用语「${e}」`,
+    MEDICAL_CLAIM: (e) => `回复涉及医疗功效宣称「${e}」`,
+    SPECIAL_COSMETIC_CLAIM: (e) => `回复宣称了特殊化妆品功效「${e}」`,
+    UNAUTHORIZED_PROMISE: (e) => `回复做出了未经授权的承诺「${e}」`,
+    OFF_PLATFORM: (e) => `回复引导到平台外联系「${e}」`,
+    PERSONAL_EXPERIENCE: (e) => `回复声称了个人使用体验「${e}」`,
+    UNGROUNDED_NUMBER: (e) => `回复里的数字${e.replace(/, /g, '、')}在工具结果和系统提示中找不到依据`,
+    FORBIDDEN_WORD: (e) => `回复包含禁用词「${e}」`,
+    MISSING_ENDING: (e) => `回复没有以「${e}」结尾`,
+    WRONG_LANGUAGE: (e) => `回复的语言不对，应当使用${e === 'en' ? '英文' : '中文'}`,
+  },
+  en: {
+    EMPTY_INPUT: () => "The viewer's message is empty",
+    INPUT_TOO_LONG: (e) => {
+      const [n, max] = lengthParts(e);
+      return `The viewer's message has ${n} characters, over the limit of ${max}`;
+    },
+    INVALID_ARGUMENTS: (e) => `The tool arguments do not match the tool's definition: ${e}`,
+    SKILL_NOT_LOADED: () => 'No reply skill was loaded before the reply',
+    EMPTY_REPLY: () => 'The reply is empty',
+    TOO_LONG: (e) => {
+      const [n, max] = lengthParts(e);
+      return `The reply has ${n} characters, over the limit of ${max}`;
+    },
+    MARKDOWN: (e) => `The reply contains Markdown formatting "${e}"`,
+    EMOJI: (e) => `The reply contains an emoji "${e}"`,
+    THINK_LEAK: (e) => `The reply leaks a reasoning tag "${e}"`,
+    ABSOLUTE_TERM: (e) => `The reply uses an absolute term "${e}"`,
+    MEDICAL_CLAIM: (e) => `The reply makes a medical claim "${e}"`,
+    SPECIAL_COSMETIC_CLAIM: (e) => `The reply claims special-cosmetic efficacy "${e}"`,
+    UNAUTHORIZED_PROMISE: (e) => `The reply makes an unauthorised promise "${e}"`,
+    OFF_PLATFORM: (e) => `The reply points off the platform "${e}"`,
+    PERSONAL_EXPERIENCE: (e) => `The reply claims personal experience "${e}"`,
+    UNGROUNDED_NUMBER: (e) => `The numbers ${e} in the reply are not in any tool result or the system prompt`,
+    FORBIDDEN_WORD: (e) => `The reply contains the forbidden word "${e}"`,
+    MISSING_ENDING: (e) => `The reply does not end with "${e}"`,
+    WRONG_LANGUAGE: (e) => `The reply is in the wrong language; it must be in ${e === 'en' ? 'English' : 'Chinese'}`,
+  },
+};
+
+/** The human-readable description of a violation in `locale` (codes this engine does not know: the code). */
+export function describeViolation(code: string, evidence: string | undefined, locale: Locale): string {
+  const describe = MESSAGES[locale][code];
+  return describe ? describe(evidence ?? '') : code;
+}
+
+function violation(hook: string, code: string, locale: Locale, evidence?: string): HookViolation {
+  const message = describeViolation(code, evidence, locale);
+  return evidence === undefined ? { hook, code, message } : { hook, code, message, evidence };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Compiled hooks, cached per HookSpec object
+// ---------------------------------------------------------------------------------------------------
+
+interface CompiledFormat {
+  checks: ReadonlySet<ReplyFormatParams['checks'][number]>;
+  markdown: RegExp[];
+  emoji: RegExp;
+  think: RegExp;
+}
+
+interface CompiledRule {
+  code: string;
+  negatable: boolean;
+  unless: 'special_cosmetic_in_scope' | undefined;
+  /** One alternation per locale, global so every match can be tested against the negation rule. */
+  patterns: { locale: Locale; re: RegExp }[];
+}
+
+interface CompiledPhrases {
+  rules: CompiledRule[];
+  negation: Record<Locale, { re: RegExp; window: number }>;
+}
+
+const compiled = new WeakMap<HookSpec, unknown>();
+
+/** Parse and compile a spec's params once; a bad spec is a programmer error in a variant (throws). */
+function compileOnce<T>(spec: HookSpec, build: (spec: HookSpec) => T): T {
+  let hit = compiled.get(spec) as T | undefined;
+  if (hit === undefined) {
+    hit = build(spec);
+    compiled.set(spec, hit);
+  }
+  return hit;
+}
+
+function parseParams<T>(spec: HookSpec, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: Error } }): T {
+  const r = schema.safeParse(spec.params);
+  if (!r.success) throw new Error(`hook ${spec.id}: invalid params: ${r.error.message}`);
+  return r.data;
+}
+
+function compileFormat(spec: HookSpec): CompiledFormat {
+  const p = parseParams(spec, ReplyFormatParamsSchema);
+  return {
+    checks: new Set(p.checks),
+    markdown: p.markdown_patterns.map((s) => new RegExp(s, 'mu')),
+    emoji: new RegExp(p.emoji_pattern, 'u'),
+    think: new RegExp(p.think_pattern, 'iu'),
+  };
+}
+
+// Checking the harness's own locale first makes the reported evidence the one in the reply's language.
+function localeOrder(first: Locale): Locale[] {
+  return first === 'en' ? ['en', 'zh-CN'] : ['zh-CN', 'en'];
+}
+
+function compilePhrases(spec: HookSpec): Map<Locale, CompiledPhrases> {
+  const p = parseParams(spec, ProhibitedPhrasesParamsSchema);
+  const negation = {
+    'zh-CN': { re: new RegExp(p.negation['zh-CN'].pattern, p.flags['zh-CN']), window: p.negation['zh-CN'].window },
+    en: { re: new RegExp(p.negation.en.pattern, p.flags.en), window: p.negation.en.window },
+  };
+  const byLocale = new Map<Locale, CompiledPhrases>();
+  for (const first of ['zh-CN', 'en'] as const) {
+    const rules = p.rules.map((r): CompiledRule => ({
+      code: r.code,
+      negatable: r.negatable,
+      unless: r.unless,
+      patterns: localeOrder(first)
+        .filter((l) => r.patterns[l].length > 0)
+        .map((l) => ({ locale: l, re: new RegExp(r.patterns[l].map((s) => `(?:${s})`).join('|'), `g${p.flags[l]}`) })),
+    }));
+    byLocale.set(first, { rules, negation });
+  }
+  return byLocale;
+}
+
+// A negation counts only inside the same clause: "没问题，保证明天到" is still a promise.
+const CLAUSE_BREAK_RE = /[,.;!?，。；！？、\n]/g;
+
+function isNegated(text: string, index: number, negation: { re: RegExp; window: number }): boolean {
+  let before = text.slice(Math.max(0, index - negation.window), index);
+  let last = -1;
+  for (const m of before.matchAll(CLAUSE_BREAK_RE)) last = m.index;
+  if (last >= 0) before = before.slice(last + 1);
+  return negation.re.test(before);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reply hooks
+// ---------------------------------------------------------------------------------------------------
+
+function firstMatch(re: RegExp, text: string): string | null {
+  const m = re.exec(text);
+  return m ? m[0].trim() || m[0] : null;
+}
+
+function checkFormat(spec: HookSpec, ctx: ReplyHookContext, out: HookViolation[]): void {
+  const c = compileOnce(spec, compileFormat);
+  const id = spec.id;
+  if (ctx.reply.trim() === '') {
+    if (c.checks.has('EMPTY_REPLY')) out.push(violation(id, 'EMPTY_REPLY', ctx.locale));
+    return;
+  }
+  const len = charLength(ctx.reply);
+  if (c.checks.has('TOO_LONG') && len > ctx.limits.reply_max_chars) {
+    out.push(violation(id, 'TOO_LONG', ctx.locale, `${len}/${ctx.limits.reply_max_chars}`));
+  }
+  if (c.checks.has('MARKDOWN')) {
+    for (const re of c.markdown) {
+      const hit = firstMatch(re, ctx.reply);
+      if (hit !== null) {
+        out.push(violation(id, 'MARKDOWN', ctx.locale, hit));
+        break;
+      }
+    }
+  }
+  if (c.checks.has('EMOJI')) {
+    const hit = firstMatch(c.emoji, ctx.reply);
+    if (hit !== null) out.push(violation(id, 'EMOJI', ctx.locale, hit));
+  }
+  if (c.checks.has('THINK_LEAK')) {
+    const hit = firstMatch(c.think, ctx.reply);
+    if (hit !== null) out.push(violation(id, 'THINK_LEAK', ctx.locale, hit));
+  }
+}
+
+function checkPhrases(spec: HookSpec, ctx: ReplyHookContext, out: HookViolation[]): void {
+  const c = compileOnce(spec, compilePhrases).get(ctx.locale) as CompiledPhrases;
+  // Full-width "ＱＱ" or "ＷｅＣｈａｔ" must not slip through: match on the half-width fold.
+  const text = toHalfWidth(ctx.reply);
+  for (const rule of c.rules) {
+    if (rule.unless === 'special_cosmetic_in_scope' && ctx.special_cosmetic_in_scope) continue;
+    const hit = findPhrase(rule, text, c.negation);
+    if (hit !== null) out.push(violation(spec.id, rule.code, ctx.locale, hit));
+  }
+}
+
+function findPhrase(rule: CompiledRule, text: string, negation: CompiledPhrases['negation']): string | null {
+  for (const { locale, re } of rule.patterns) {
+    for (const m of text.matchAll(re)) {
+      if (rule.negatable && isNegated(text, m.index, negation[locale])) continue;
+      return m[0];
+    }
+  }
+  return null;
+}
+
+function checkNumbers(spec: HookSpec, ctx: ReplyHookContext, out: HookViolation[]): void {
+  const allowed = compileOnce(spec, (s) => new Set(parseParams(s, FactualRiskParamsSchema).allowed_numbers));
+  const bad: number[] = [];
+  for (const n of extractNumbers(ctx.reply)) {
+    if (!ctx.evidence_numbers.has(n) && !allowed.has(n) && !bad.includes(n)) bad.push(n);
+  }
+  if (bad.length > 0) out.push(violation(spec.id, 'UNGROUNDED_NUMBER', ctx.locale, bad.map(String).join(', ')));
+}
+
+// Han characters vs Latin letters decide the language; digits and punctuation are neutral.
+const HAN_RE = /\p{Script=Han}/gu;
+const LATIN_RE = /[A-Za-z]/g;
+const TRAILING_PUNCT_RE = /[\s。！？!?.…~～，,]+$/u;
+
+function wrongLanguage(reply: string, language: Locale): boolean {
+  const han = reply.match(HAN_RE)?.length ?? 0;
+  const latin = reply.match(LATIN_RE)?.length ?? 0;
+  if (han === 0 && latin === 0) return false;
+  // A Chinese reply may name Latin brands ("AirPods"); an English one may quote a Chinese brand.
+  return language === 'zh-CN' ? han === 0 || latin > han * 3 : han * 2 > latin;
+}
+
+function checkConstraints(spec: HookSpec, ctx: ReplyHookContext, out: HookViolation[]): void {
+  const p: OutputConstraintsParams = compileOnce(spec, (s) => parseParams(s, OutputConstraintsParamsSchema));
+  if (p.forbidden_words) {
+    const norm = normalizeForMatch(ctx.reply);
+    const word = p.forbidden_words.find((w) => norm.includes(normalizeForMatch(w)));
+    if (word !== undefined) out.push(violation(spec.id, 'FORBIDDEN_WORD', ctx.locale, word));
+  }
+  if (p.required_ending !== undefined) {
+    // Lenient about closing punctuation: "欢迎下单！" ends with "欢迎下单".
+    const strip = (s: string) => s.replace(TRAILING_PUNCT_RE, '');
+    if (!strip(ctx.reply).endsWith(strip(p.required_ending))) {
+      out.push(violation(spec.id, 'MISSING_ENDING', ctx.locale, p.required_ending));
+    }
+  }
+  if (p.language !== undefined && wrongLanguage(ctx.reply, p.language)) {
+    out.push(violation(spec.id, 'WRONG_LANGUAGE', ctx.locale, p.language));
+  }
+}
+
+type ReplyCheck = (spec: HookSpec, ctx: ReplyHookContext, out: HookViolation[]) => void;
+
+const REPLY_CHECKS = new Map<string, ReplyCheck>([
+  [
+    'skill_required',
+    (spec, ctx, out) => {
+      if (!ctx.reply_skill_loaded) out.push(violation(spec.id, 'SKILL_NOT_LOADED', ctx.locale));
+    },
+  ],
+  ['reply_format', checkFormat],
+  ['prohibited_phrases', checkPhrases],
+  ['factual_risk', checkNumbers],
+  ['output_constraints', checkConstraints],
+]);
+
+/**
+ * Run the enabled reply-stage hooks on a reply candidate, in the hooks' order. Returns every violation
+ * (empty when the reply passes). Hooks with an id this engine does not know are skipped.
+ */
+export function runReplyHooks(hooks: readonly HookSpec[], ctx: ReplyHookContext): HookViolation[] {
+  const out: HookViolation[] = [];
+  for (const spec of hooks) {
+    if (!spec.enabled || spec.stage !== 'reply') continue;
+    REPLY_CHECKS.get(spec.id)?.(spec, ctx, out);
+  }
+  return out;
+}
+
+/**
+ * Run the enabled input-stage hooks on the viewer's message (the merged danmaku window). Messages are in
+ * `locale` (the episode's; Chinese by default).
+ */
+export function runInputHooks(hooks: readonly HookSpec[], message: string, locale: Locale = 'zh-CN'): HookViolation[] {
+  const out: HookViolation[] = [];
+  for (const spec of hooks) {
+    if (!spec.enabled || spec.stage !== 'input' || spec.id !== 'input_guard') continue;
+    const max = compileOnce(spec, (s) => parseParams(s, InputGuardParamsSchema).max_input_chars);
+    if (message.trim() === '') {
+      out.push(violation(spec.id, 'EMPTY_INPUT', locale));
+      continue;
+    }
+    const len = charLength(message);
+    if (len > max) out.push(violation(spec.id, 'INPUT_TOO_LONG', locale, `${len}/${max}`));
+  }
+  return out;
+}
+
+/** Whether a hook with this canonical id is present and enabled. */
+export function isHookEnabled(hooks: readonly HookSpec[], id: string): boolean {
+  return hooks.some((h) => h.id === id && h.enabled);
+}
+
+/** Whether `name` is a reply skill of `harness` (in the harness's own, possibly renamed, names). */
+export function isReplySkill(harness: Harness, name: string): boolean {
+  return harness.skills.some((s) => s.name === name && s.kind === 'reply');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Feedback
+// ---------------------------------------------------------------------------------------------------
+
+const FRAMES: Record<Locale, { head: string; joiner: string; tail: string }> = {
+  'zh-CN': { head: '你的回复没有通过发布前检查：', joiner: '', tail: '请修改后重新回复。' },
+  en: { head: 'Your reply did not pass the pre-broadcast checks. ', joiner: ' ', tail: ' Please revise it and reply again.' },
+};
+
+const TEMPLATE_SLOT_RE = /\{(message|evidence)\}/g;
+
+function feedbackLine(retry: RetryPolicy, v: HookViolation): string {
+  const message = describeViolation(v.code, v.evidence, retry.feedback_locale);
+  const template = retry.templates[v.code];
+  if (template === undefined) return message + (retry.feedback_locale === 'en' ? '.' : '。');
+  return template.replace(TEMPLATE_SLOT_RE, (_, slot: string) => (slot === 'message' ? message : (v.evidence ?? '')));
+}
+
+/**
+ * The feedback a blocked reply gets, in `retry.feedback_style` and `retry.feedback_locale`:
+ * - natural: one paragraph of sentences;
+ * - json: `{"decision":"block","violations":[{"code":...,"message":...}]}`;
+ * - tagged: `<hook_feedback>` with one `[CODE] text` line per violation.
+ * Messages are re-rendered in the feedback locale from (code, evidence). Empty string when no violations.
+ */
+export function feedbackMessage(retry: RetryPolicy, violations: readonly HookViolation[]): string {
+  if (violations.length === 0) return '';
+  const lines = violations.map((v) => feedbackLine(retry, v));
+  switch (retry.feedback_style) {
+    case 'natural': {
+      const f = FRAMES[retry.feedback_locale];
+      return f.head + lines.join(f.joiner) + f.tail;
+    }
+    case 'json':
+      return JSON.stringify({
+        decision: 'block',
+        violations: violations.map((v, i) => ({ code: v.code, message: lines[i] })),
+      });
+    case 'tagged':
+      return `<hook_feedback>\n${violations.map((v, i) => `[${v.code}] ${lines[i]}`).join('\n')}\n</hook_feedback>`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Auto-correction
+// ---------------------------------------------------------------------------------------------------
+
+/** Codes that are about form only, so the environment may repair them in `auto_correct` mode. */
+export const CORRECTABLE_CODES: ReadonlySet<string> = new Set(['TOO_LONG', 'MARKDOWN', 'EMOJI', 'THINK_LEAK']);
+
+const THINK_BLOCK_RE = /<\s*(think|thinking|reasoning)\s*>[\s\S]*?<\s*\/\s*\1\s*>/giu;
+const THINK_UNTIL_CLOSE_RE = /^[\s\S]*?<\s*\/\s*(?:think|thinking|reasoning)\s*>/iu;
+const THINK_OPEN_TO_END_RE = /<\s*(?:think|thinking|reasoning)\s*>[\s\S]*$/iu;
+const EMOJI_RE = /(?![\u00A9\u00AE\u2122\u203C\u2049])\p{Extended_Pictographic}|[\u{1F1E6}-\u{1F1FF}]|\uFE0F|\u200D/gu;
+const SENTENCE_END = new Set(['。', '！', '？', '!', '?', '；', ';', '.']);
+const SOFT_BREAK = new Set(['，', '、', ',', ' ', '：', ':']);
+const JOIN_PUNCT_RE = /[。！？，；：、,.!?;:]$/u;
+
+// Removing text between two parts of a number would fuse them ("8😀9" -> "89"): leave a space there.
+const NUMBERISH_RE = /[\d.,]/u;
+
+function removeKeepingNumbersApart(text: string, re: RegExp): string {
+  return text.replace(re, (m: string, ...rest: unknown[]) => {
+    const offset = rest.find((x) => typeof x === 'number') as number;
+    const before = text[offset - 1];
+    const after = text[offset + m.length];
+    return before !== undefined && after !== undefined && NUMBERISH_RE.test(before) && NUMBERISH_RE.test(after) ? ' ' : '';
+  });
+}
+
+function stripThink(text: string): string {
+  let t = removeKeepingNumbersApart(text, THINK_BLOCK_RE);
+  t = t.replace(THINK_UNTIL_CLOSE_RE, ''); // a close tag without its opener (template already opened it)
+  return t.replace(THINK_OPEN_TO_END_RE, ''); // an opener never closed: everything after is reasoning
+}
+
+function stripMarkdownLine(line: string): string | null {
+  if (/^\s*(?:-{3,}|\*{3,}|_{3,})\s*$/u.test(line)) return null; // horizontal rule
+  if (/^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$/u.test(line)) return null; // table separator
+  // Markers nest ("> - 1. text"): strip until nothing changes.
+  let l = line;
+  for (let prev = ''; prev !== l; ) {
+    prev = l;
+    l = l
+      .replace(/^\s{0,3}#{1,6}\s+/u, '')
+      .replace(/^\s*>\s?/u, '')
+      .replace(/^\s*[-*+•]\s+/u, '')
+      .replace(/^\s*\d{1,2}(?:[.)]\s+|、)/u, '');
+  }
+  if (/^\s*\|.*\|\s*$/u.test(l)) {
+    l = l
+      .trim()
+      .slice(1, -1)
+      .split('|')
+      .map((c) => c.trim())
+      .filter(Boolean)
+      .join(' ');
+  }
+  return l.trim();
+}
+
+function stripMarkdown(text: string, locale: Locale): string {
+  let inline = text.replace(/\[([^\]\n]+)\]\([^)\n]+\)/gu, '$1');
+  inline = removeKeepingNumbersApart(inline, /`+|\*+|_{2,}/gu);
+  const lines = inline
+    .split('\n')
+    .map(stripMarkdownLine)
+    .filter((l): l is string => l !== null && l !== '');
+  // Lines become one spoken sentence: join with a pause unless the line already ends in punctuation.
+  let out = '';
+  for (const l of lines) {
+    if (out === '') out = l;
+    else if (JOIN_PUNCT_RE.test(out)) out += locale === 'en' ? ` ${l}` : l;
+    else out += locale === 'en' ? `, ${l}` : `，${l}`;
+  }
+  return out;
+}
+
+const isWordChar = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{N}]/u.test(c) && !/\p{Script=Han}/u.test(c);
+const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
+
+/** Cut to `max` code points at a sentence end, else a soft break, else a word edge; never inside a number. */
+function truncate(text: string, max: number, locale: Locale): string {
+  const chars = Array.from(text);
+  if (chars.length <= max) return text;
+  const half = Math.floor(max / 2);
+  // A "." or "," between digits belongs to a number (89.9, 1,299), not to the sentence.
+  const inNumber = (i: number) => isDigit(chars[i - 1]) && isDigit(chars[i + 1]);
+  for (let i = max - 1; i >= half; i--) {
+    if (SENTENCE_END.has(chars[i]) && !inNumber(i)) return chars.slice(0, i + 1).join('').trim();
+  }
+  for (let i = max - 1; i >= half; i--) {
+    if (SOFT_BREAK.has(chars[i]) && !inNumber(i)) {
+      return chars.slice(0, i).join('').trimEnd() + (locale === 'en' ? '.' : '。');
+    }
+  }
+  let cut = max;
+  for (;;) {
+    const prev = chars[cut - 1];
+    const next = chars[cut];
+    if (cut === 0) break;
+    if (isWordChar(prev) && isWordChar(next)) cut--; // inside a word or a digit run
+    else if ((prev === '.' || prev === ',') && isDigit(next)) cut--; // "89.|9"
+    else if (isDigit(prev) && (next === '.' || next === ',') && isDigit(chars[cut + 1])) cut--; // "89|.9"
+    else break;
+  }
+  return chars.slice(0, cut).join('').trim();
+}
+
+/**
+ * Repair a reply whose only problems are of form (`CORRECTABLE_CODES`): drop reasoning, Markdown and
+ * emoji, then cut to the length limit at a sentence or clause boundary (never inside a number). Returns
+ * null when some violation is not of form (a prohibited phrase, an ungrounded number, a missing skill)
+ * or nothing speakable is left. With no violations the reply is returned unchanged.
+ *
+ * Pass the harness's `hooks` to have the result re-checked: then a non-null result is guaranteed to pass
+ * every enabled reply hook (null otherwise), so the caller may accept it as is.
+ */
+export function autoCorrect(
+  reply: string,
+  violations: readonly HookViolation[],
+  ctx: ReplyHookContext,
+  hooks?: readonly HookSpec[],
+): string | null {
+  if (violations.length === 0) return reply;
+  if (violations.some((v) => !CORRECTABLE_CODES.has(v.code))) return null;
+  // One removal can expose another ("😀| a |" becomes a table row): clean until nothing changes.
+  let text = reply;
+  for (let prev = ''; prev !== text; ) {
+    prev = text;
+    text = removeKeepingNumbersApart(stripThink(text), EMOJI_RE);
+    text = stripMarkdown(text, ctx.locale).replace(/[ \t]{2,}/gu, ' ').trim();
+  }
+  text = truncate(text, ctx.limits.reply_max_chars, ctx.locale);
+  if (text === '') return null;
+  // Repairs only remove text, so a number in the result that the reply did not state means two numbers
+  // were fused somewhere: refuse rather than broadcast a number nobody wrote.
+  const stated = new Set(extractNumbers(reply));
+  if (extractNumbers(text).some((n) => !stated.has(n))) return null;
+  if (hooks !== undefined && runReplyHooks(hooks, { ...ctx, reply: text }).length > 0) return null;
+  return text;
+}

@@ -1,0 +1,137 @@
+/**
+ * The seeded task generator: `generateTask(seed, locale, opts)` builds a world with `generateWorld`, samples
+ * an intent with the production mix (DESIGN.md "The domain") and asks that intent's sub-kinds, in a
+ * weighted random order, for the first task the world supports. The task id encodes everything needed to
+ * regenerate it (`gen-<split>-<locale>-<seed>-<intent>`).
+ */
+import type { Intent, Locale, Split, Task } from '../../protocol/domain.js';
+import { INTENTS, LOCALES, emptyWorldState } from '../../protocol/domain.js';
+import { Rng, deriveSeed } from '../../protocol/rng.js';
+import type { World } from '../../mock-services/world.js';
+import { callService, generateWorld } from '../../mock-services/index.js';
+import type { BuildContext, SubKind } from './kit.js';
+import { weightedOrder } from './kit.js';
+import { CHITCHAT_KINDS, CLARIFICATION_KINDS } from './intents/chat.js';
+import { MARKETING_KINDS, PURCHASE_KINDS } from './intents/commerce.js';
+import { MULTI_INTENT_KINDS } from './intents/multi.js';
+import { AFTER_SALES_KINDS, HANDOFF_KINDS } from './intents/orders.js';
+import { PRODUCT_QA_KINDS } from './intents/product-qa.js';
+import { RISKY_KINDS, WHITELIST_KINDS } from './intents/safety.js';
+
+/** The production intent mix: the default sampling weights (they sum to 1). */
+export const INTENT_WEIGHTS: Readonly<Record<Intent, number>> = {
+  product_qa: 0.46,
+  chitchat: 0.19,
+  clarification: 0.16,
+  after_sales: 0.07,
+  purchase: 0.03,
+  marketing: 0.03,
+  multi_intent: 0.02,
+  risky: 0.02,
+  whitelist: 0.01,
+  handoff: 0.01,
+};
+
+/** Each intent's sub-kinds. */
+export const SUB_KINDS: Readonly<Record<Intent, readonly SubKind[]>> = {
+  product_qa: PRODUCT_QA_KINDS,
+  chitchat: CHITCHAT_KINDS,
+  clarification: CLARIFICATION_KINDS,
+  after_sales: AFTER_SALES_KINDS,
+  purchase: PURCHASE_KINDS,
+  marketing: MARKETING_KINDS,
+  multi_intent: MULTI_INTENT_KINDS,
+  risky: RISKY_KINDS,
+  whitelist: WHITELIST_KINDS,
+  handoff: HANDOFF_KINDS,
+};
+
+/** Options of `generateTask`. */
+export interface GenerateOptions {
+  /** Force the intent (default: sampled with `INTENT_WEIGHTS`). */
+  intent?: Intent;
+  /** `train` (default) or `eval`: eval tasks live in held-out worlds. */
+  split?: Split;
+}
+
+/** The world seed of a generated task: train and eval worlds never coincide for the same seed. */
+export function taskWorldSeed(seed: number, split: Split): number {
+  return deriveSeed(seed, split === 'eval' ? 'world:eval' : 'world');
+}
+
+/** The id of a generated task. */
+export function generatedTaskId(seed: number, locale: Locale, intent: Intent, split: Split): string {
+  return `gen-${split}-${locale}-${seed}-${intent}`;
+}
+
+/** What a generated task id encodes. */
+export interface GeneratedTaskRef {
+  split: Split;
+  locale: Locale;
+  seed: number;
+  intent: Intent;
+}
+
+const ID_RE = /^gen-(train|eval)-(zh-CN|en)-(-?\d+)-([a-z_]+)$/;
+
+/** Parse `gen-<split>-<locale>-<seed>-<intent>`; null when the id is not a generated task's. */
+export function parseGeneratedTaskId(id: string): GeneratedTaskRef | null {
+  const m = ID_RE.exec(id);
+  if (!m) return null;
+  const seed = Number(m[3]);
+  const intent = m[4] as Intent;
+  if (!Number.isSafeInteger(seed) || !INTENTS.includes(intent) || !LOCALES.includes(m[2] as Locale)) return null;
+  return { split: m[1] as Split, locale: m[2] as Locale, seed, intent };
+}
+
+/** Sample an intent with the production mix (independent of everything else drawn for the task). */
+export function sampleIntent(seed: number): Intent {
+  return new Rng(seed, 'task/intent').weighted(INTENT_WEIGHTS);
+}
+
+/**
+ * Build the task for `(seed, locale)` from an already generated world (the world must be
+ * `generateWorld(taskWorldSeed(seed, split), locale)`). Returns the task and the sub-kind that produced it.
+ */
+export function generateTaskInWorld(world: World, seed: number, locale: Locale, intent: Intent, split: Split): { task: Task; sub_kind: string } {
+  // The build stream depends on the intent, so a forced intent and a sampled one give the same task.
+  const rng = new Rng(seed, `task/build/${intent}`);
+  const current = world.products.find((p) => p.link_no === world.room.current_link) ?? world.products[0];
+  const ctx: BuildContext = {
+    world,
+    locale,
+    rng,
+    current,
+    // Probe calls run on a throwaway overlay: generating a task never changes anything.
+    call: (name, args, viewerId) => callService(name, args, { world, state: emptyWorldState(), viewer_id: viewerId }),
+  };
+  for (const kind of weightedOrder(rng, SUB_KINDS[intent])) {
+    const d = kind.build(ctx);
+    if (!d) continue;
+    const task: Task = {
+      id: generatedTaskId(seed, locale, intent, split),
+      intent,
+      locale,
+      split,
+      world_seed: world.seed,
+      viewer_id: d.viewer_id,
+      messages: d.messages,
+      history: d.history,
+      answer_key: d.answer_key,
+    };
+    return { task, sub_kind: d.sub_kind };
+  }
+  // Every intent has a sub-kind that any generated world supports; reaching here is a generator bug.
+  throw new Error(`no ${intent} task fits world ${world.seed} (${locale})`);
+}
+
+/**
+ * Generate a task, deterministically: the same `(seed, locale, opts)` always gives byte-identical JSON.
+ * The world is `generateWorld(task.world_seed, locale)`.
+ */
+export function generateTask(seed: number, locale: Locale, opts: GenerateOptions = {}): Task {
+  const split = opts.split ?? 'train';
+  const intent = opts.intent ?? sampleIntent(seed);
+  const world = generateWorld(taskWorldSeed(seed, split), locale);
+  return generateTaskInWorld(world, seed, locale, intent, split).task;
+}

@@ -1,0 +1,18 @@
+/** Public surface of `env/tasks/`: the seeded task generator, its id scheme, the Task schema and task sources. */
+export {
+  INTENT_WEIGHTS,
+  SUB_KINDS,
+  generateTask,
+  generateTaskInWorld,
+  generatedTaskId,
+  parseGeneratedTaskId,
+  sampleIntent,
+  taskWorldSeed,
+} from './generate.js';
+export type { GenerateOptions, GeneratedTaskRef } from './generate.js';
+export { AnswerKeySchema, TaskSchema } from './schema.js';
+export { GeneratorTaskSource, JsonlTaskSource } from './source.js';
+export type { JsonlError, JsonlLoad, TaskPick, TaskSelector, TaskSource } from './source.js';
+export { REFERENCE_MAX_CHARS } from './kit.js';
+export { eligibleCoupons } from './intents/commerce.js';
+export type { BuildContext, Builder, Draft, SubKind } from './kit.js';

@@ -1,0 +1,196 @@
+/**
+ * Purchase intent (~3%: push the link card) and marketing (~3%: issue an applicable coupon, flash-sale
+ * times, gifts). Marketing sub-kinds exist only when the world supports them: a coupon task needs a coupon
+ * that is valid now, has stock, covers the product and is open to the viewer's membership.
+ */
+import type { Fact } from '../../../protocol/domain.js';
+import type { Coupon, Product, Viewer, World } from '../../../mock-services/world.js';
+import { couponCovers } from '../../../mock-services/index.js';
+import type { BuildContext, Draft, SubKind } from '../kit.js';
+import { L, anyViewer, draft, fill, linkFact, linkName, otherProducts, price, productById, req, say, sayClock, sayRef } from '../kit.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Purchase
+// ---------------------------------------------------------------------------------------------------
+
+const PURCHASE = ['purchase-guide'];
+
+const BUY_MSG = {
+  current: { zh: ['上链接上链接', '主播 上链接', '这个怎么拍', '这款怎么买呀', '想要这个 怎么下单'], en: ['drop the link!', 'how do I buy this one?', 'link pls, I want this', 'where do I order this?'] },
+  link: { zh: ['{n}号怎么买', '{n}号链接怎么拍', '想要{n}号 拍哪个', '主播 {n}号上一下链接'], en: ['how do I buy link {n}?', 'where do I order link {n}?', 'pop up link {n} pls', 'want link {n}, how to buy'] },
+  title: { zh: ['{t}怎么买', '想要{t} 拍哪个', '{t}在几号链接'], en: ['how do I buy the {t}?', 'which link is the {t}? want it', 'where can I order the {t}?'] },
+};
+
+function buy(kind: 'current' | 'link' | 'title') {
+  return (ctx: BuildContext): Draft | null => {
+    const pool = kind === 'current' ? [ctx.current] : otherProducts(ctx);
+    // Pushing a card for a sold-out product helps nobody; purchase tasks use products on sale.
+    const onSale = pool.filter((p) => p.status === 'on_sale');
+    if (onSale.length === 0) return null;
+    const p = ctx.rng.pick(onSale);
+    const message = say(ctx.rng, L(ctx.locale, BUY_MSG[kind].zh, BUY_MSG[kind].en), { n: p.link_no, t: p.title });
+    const facts: Fact[] = [linkFact('link_no', p.link_no, ctx.locale)];
+    let reference: string;
+    // The live price is in the prompt only for the product on screen; for other links the reply omits it.
+    if (kind === 'current') {
+      facts.push({ key: 'live_price', values: [price(p.live_price)] });
+      reference = sayRef(ctx, L(ctx.locale, ['宝宝们，{link}已经弹出来啦，直播价{price}元，点小黄车就能拍哦', '{link}弹出来啦，直播价{price}元'], ['{Link} is popped up now at {price} yuan, tap the cart to order!', '{Link} is up at {price} yuan, tap the cart!']), {
+        link: linkName(p.link_no, ctx.locale),
+        Link: `Link ${p.link_no}`,
+        price: price(p.live_price),
+      });
+    } else {
+      reference = sayRef(ctx, L(ctx.locale, ['宝宝，{link}已经给您弹出来啦，点小黄车就能拍哦', '{link}已经弹出来啦，点小黄车就能拍'], ['{Link} is popped up for you now, tap the cart to order!', '{Link} is up, tap the cart!']), {
+        link: linkName(p.link_no, ctx.locale),
+        Link: `Link ${p.link_no}`,
+      });
+    }
+    return draft(`buy_${kind}`, anyViewer(ctx).viewer_id, [message], [], {
+      reply_skills: PURCHASE,
+      required_calls: [req('push_link_card', { link_no: p.link_no })],
+      optional_tools: ['get_product', 'search_products', 'check_stock'],
+      required_facts: facts,
+      expected_state: { pushed_cards: [p.link_no] },
+      cta: true,
+      reference_reply: reference,
+    });
+  };
+}
+
+/** Purchase sub-kinds. */
+export const PURCHASE_KINDS: readonly SubKind[] = [
+  { name: 'buy_current', weight: 2, build: buy('current') },
+  { name: 'buy_link', weight: 2, build: buy('link') },
+  { name: 'buy_title', weight: 1, build: buy('title') },
+];
+
+/** Purchase builders reused by the multi-intent composer. */
+export const PURCHASE_PARTS = { buyLink: buy('link'), buyCurrent: buy('current') };
+
+// ---------------------------------------------------------------------------------------------------
+// Marketing
+// ---------------------------------------------------------------------------------------------------
+
+const PROMO = ['promotion'];
+
+/** ISO instants of one offset compare as text only when formatted alike; compare as epochs instead. */
+function epoch(iso: string): number {
+  return Date.parse(iso);
+}
+
+/** Coupons the viewer can be issued now for this product: valid, in stock, in scope, membership allows. */
+export function eligibleCoupons(world: World, p: Product, v: Viewer): Coupon[] {
+  const now = epoch(world.now);
+  return world.coupons.filter(
+    (c) =>
+      couponCovers(c, p) &&
+      epoch(c.valid_from) <= now &&
+      now <= epoch(c.valid_to) &&
+      c.remaining > 0 &&
+      c.per_user_limit > 0 &&
+      (!c.members_only || v.membership !== 'none'),
+  );
+}
+
+/** "满199减20的券" / "20-off-199 coupon", and "20元无门槛" / "20 yuan off, no minimum". */
+function couponPhrase(c: Coupon, locale: 'zh-CN' | 'en'): string {
+  const t = price(c.threshold);
+  const d = price(c.discount);
+  if (c.threshold <= 0) return L(locale, `${d}元无门槛券`, `${d} yuan no-minimum coupon`);
+  return L(locale, `满${t}减${d}的券`, `${d}-off-${t} coupon`);
+}
+
+function couponFacts(c: Coupon, locale: 'zh-CN' | 'en'): Fact[] {
+  const threshold: Fact =
+    c.threshold <= 0 ? { key: 'threshold', values: L(locale, ['无门槛'], ['no minimum', 'no-minimum']) } : { key: 'threshold', values: [price(c.threshold)] };
+  return [threshold, { key: 'discount', values: [price(c.discount)] }];
+}
+
+const coupon = (ctx: BuildContext): Draft | null => {
+  const viewers = ctx.viewer ? [ctx.viewer] : ctx.rng.shuffle(ctx.world.viewers);
+  const products = ctx.rng.shuffle(ctx.world.products);
+  for (const p of products) {
+    for (const v of viewers) {
+      const ok = eligibleCoupons(ctx.world, p, v);
+      if (ok.length === 0) continue;
+      const c = ctx.rng.pick(ok);
+      // The service must really issue it on a fresh state (its own checks are the ground truth).
+      if (!ctx.call('issue_coupon', { viewer_id: v.viewer_id, coupon_id: c.coupon_id }, v.viewer_id).ok) continue;
+      const isCurrent = p.link_no === ctx.current.link_no;
+      const vars = { n: p.link_no, c: couponPhrase(c, ctx.locale), link: linkName(p.link_no, ctx.locale) };
+      // With one eligible coupon a generic ask is unambiguous; with several the viewer names the one they saw.
+      const message =
+        ok.length === 1
+          ? isCurrent
+            ? say(ctx.rng, L(ctx.locale, ['宝宝们说的券在哪领', '有券吗主播', '这个有优惠券吗', '券呢券呢'], ['where do I get the coupon?', 'any coupon for this?', 'coupon pls']), vars)
+            : say(ctx.rng, L(ctx.locale, ['{n}号有券吗', '{n}号链接有优惠券吗', '主播 {n}号的券在哪领'], ['any coupon for link {n}?', 'is there a coupon on link {n}?', 'where is the coupon for link {n}']), vars)
+          : say(ctx.rng, L(ctx.locale, ['{n}号{c}还能领吗', '主播 {n}号的{c}给我发一张', '{c}怎么领 想买{n}号'], ['can I still get the {c} for link {n}?', 'send me the {c} for link {n} pls', 'how do I get the {c}? want link {n}']), vars);
+      const reference = sayRef(ctx, L(ctx.locale, ['亲，已经给您发了{c}，拍{link}时就能用哦，快去下单吧', '已经给您发了{c}，下单就能用'], ["Done! I've sent you the {c}, use it on {link} at checkout.", 'Sent you the {c} for {link}!']), vars);
+      const d = draft('coupon', v.viewer_id, [message], [], {
+        reply_skills: PROMO,
+        required_calls: [req('get_promotions', { item_id: p.item_id }), req('issue_coupon', { viewer_id: v.viewer_id, coupon_id: c.coupon_id })],
+        optional_tools: ['get_coupon', 'get_product', 'search_products'],
+        required_facts: couponFacts(c, ctx.locale),
+        expected_state: { issued_coupons: [{ viewer_id: v.viewer_id, coupon_id: c.coupon_id }] },
+        cta: true,
+        reference_reply: reference,
+      });
+      if (d) return d;
+    }
+  }
+  return null;
+};
+
+const flashTime = (ctx: BuildContext): Draft | null => {
+  const now = epoch(ctx.world.now);
+  const sales = ctx.world.flash_sales.filter((f) => productById(ctx.world, f.item_id) && epoch(f.ends_at) > now).sort((a, b) => (a.flash_id < b.flash_id ? -1 : 1));
+  if (sales.length === 0) return null;
+  const f = ctx.rng.pick(sales);
+  const p = productById(ctx.world, f.item_id) as Product;
+  const upcoming = epoch(f.starts_at) > now;
+  const clock = sayClock(upcoming ? f.starts_at : f.ends_at, ctx.locale);
+  if (!clock) return null;
+  const vars = { n: p.link_no, link: linkName(p.link_no, ctx.locale), time: clock.phrase, price: price(f.price) };
+  const message = upcoming
+    ? say(ctx.rng, L(ctx.locale, ['{n}号秒杀几点开始', '{n}号链接什么时候秒杀', '主播 {n}号的秒杀几点抢'], ['when does the flash sale on link {n} start?', 'what time is the link {n} flash sale?', 'link {n} flash deal starts when?']), vars)
+    : say(ctx.rng, L(ctx.locale, ['{n}号秒杀到几点结束', '{n}号秒杀还有多久', '{n}号的秒杀价什么时候截止'], ['when does the link {n} flash sale end?', 'how long is the link {n} flash deal on?', 'until when is link {n} on flash sale?']), vars);
+  const reference = upcoming
+    ? fill(L(ctx.locale, '亲，{link}的秒杀{time}开始，秒杀价{price}元，记得准时来抢哦', 'The flash sale on {link} starts {time} at {price} yuan, set a reminder!'), vars)
+    : fill(L(ctx.locale, '亲，{link}的秒杀{time}结束，秒杀价{price}元，想要的抓紧哦', 'The flash sale on {link} ends {time}, {price} yuan until then!'), vars);
+  return draft(upcoming ? 'flash_start' : 'flash_end', anyViewer(ctx).viewer_id, [message], [], {
+    reply_skills: PROMO,
+    required_calls: [req('get_promotions', { item_id: p.item_id })],
+    optional_tools: ['get_product'],
+    required_facts: [{ key: upcoming ? 'flash_starts_at' : 'flash_ends_at', values: clock.values }],
+    cta: true,
+    reference_reply: reference,
+  });
+};
+
+const gift = (ctx: BuildContext): Draft | null => {
+  const gifts = ctx.world.gifts.filter((g) => g.remaining > 0 && productById(ctx.world, g.item_id));
+  if (gifts.length === 0) return null;
+  const g = ctx.rng.pick(gifts);
+  const p = productById(ctx.world, g.item_id) as Product;
+  const vars = { n: p.link_no, link: linkName(p.link_no, ctx.locale), gift: g.gift_name };
+  const message = say(ctx.rng, L(ctx.locale, ['{n}号有赠品吗', '拍{n}号送什么呀', '主播 {n}号链接有没有送东西'], ['any free gift with link {n}?', 'what do I get free with link {n}?', 'does link {n} come with a gift?']), vars);
+  const reference = fill(L(ctx.locale, '亲，现在拍{link}送{gift}，赠品送完即止哦', '{link} comes with a free {gift} while gifts last!'), vars);
+  return draft('gift', anyViewer(ctx).viewer_id, [message], [], {
+    reply_skills: PROMO,
+    required_calls: [req('get_promotions', { item_id: p.item_id })],
+    optional_tools: ['get_product'],
+    required_facts: [{ key: 'gift', values: [g.gift_name] }],
+    cta: true,
+    reference_reply: ctx.locale === 'en' ? reference.charAt(0).toUpperCase() + reference.slice(1) : reference,
+  });
+};
+
+/** Marketing sub-kinds (each only when the world supports it). */
+export const MARKETING_KINDS: readonly SubKind[] = [
+  { name: 'coupon', weight: 3, build: coupon },
+  { name: 'flash_time', weight: 1, build: flashTime },
+  { name: 'gift', weight: 1, build: gift },
+];
+
+/** Marketing builders reused by the multi-intent composer. */
+export const MARKETING_PARTS = { coupon };

@@ -1,0 +1,87 @@
+/**
+ * Multi-intent (~2%): danmaku merged within a short window, so `messages` holds two entries and one reply
+ * must answer both. The answer key is the union of the parts' keys, with reply skills in message order and
+ * the `multi-intent` strategy skill. Parts are built in compact mode so that both answers fit one reply.
+ */
+import type { AnswerKey, Fact } from '../../../protocol/domain.js';
+import type { BuildContext, Builder, Draft, SubKind } from '../kit.js';
+import { answerKey, draft } from '../kit.js';
+import { CHITCHAT_PARTS } from './chat.js';
+import { MARKETING_PARTS, PURCHASE_PARTS } from './commerce.js';
+import { AFTER_SALES_PARTS } from './orders.js';
+import { PRODUCT_QA_PARTS } from './product-qa.js';
+
+/** Drop a polite opener from the second answer when the two are joined ("亲，" is said once). */
+function stripOpener(s: string): string {
+  return s.replace(/^(亲，|宝宝们，|宝宝，)/, '');
+}
+
+function union<T>(a: readonly T[], b: readonly T[]): T[] {
+  const out = a.slice();
+  for (const x of b) if (!out.includes(x)) out.push(x);
+  return out;
+}
+
+function prefixed(facts: readonly Fact[], i: number): Fact[] {
+  return facts.map((f) => ({ key: `m${i}:${f.key}`, values: f.values }));
+}
+
+/** Merge two single-message drafts into one multi-intent draft (null when the joint reply is too long). */
+export function mergeDrafts(ctx: BuildContext, sub: string, a: Draft, b: Draft): Draft | null {
+  const ka: AnswerKey = a.answer_key;
+  const kb: AnswerKey = b.answer_key;
+  const reference = ctx.locale === 'en' ? `${ka.reference_reply} ${kb.reference_reply}` : `${ka.reference_reply.replace(/[。！!]$/, '')}；${stripOpener(kb.reference_reply)}`;
+  const merged = answerKey({
+    expect: 'answer',
+    reply_skills: union(ka.reply_skills, kb.reply_skills),
+    strategy_skills: union(['multi-intent'], union(ka.strategy_skills, kb.strategy_skills)),
+    required_calls: [...ka.required_calls, ...kb.required_calls],
+    solution: [...ka.solution, ...kb.solution],
+    optional_tools: union(ka.optional_tools, kb.optional_tools),
+    required_facts: [...prefixed(ka.required_facts, 1), ...prefixed(kb.required_facts, 2)],
+    forbidden_facts: [...prefixed(ka.forbidden_facts, 1), ...prefixed(kb.forbidden_facts, 2)],
+    expected_state: {
+      issued_coupons: [...ka.expected_state.issued_coupons, ...kb.expected_state.issued_coupons],
+      pushed_cards: [...ka.expected_state.pushed_cards, ...kb.expected_state.pushed_cards],
+      handoffs: [...ka.expected_state.handoffs, ...kb.expected_state.handoffs],
+      refusals: [...ka.expected_state.refusals, ...kb.expected_state.refusals],
+    },
+    cta: ka.cta || kb.cta,
+    reference_reply: reference,
+  });
+  return draft(sub, a.viewer_id, [...a.messages, ...b.messages], [...a.history, ...b.history], merged);
+}
+
+/**
+ * A pair of parts. `viewerFirst` says which part chooses the viewer (coupons and orders depend on who
+ * asks); the other part is then built for that viewer. Messages keep the pair's order.
+ */
+function pair(name: string, first: Builder, second: Builder, viewerFirst: 0 | 1 = 0): SubKind {
+  return {
+    name,
+    weight: 1,
+    build: (ctx: BuildContext): Draft | null => {
+      const compact: BuildContext = { ...ctx, compact: true };
+      const lead = viewerFirst === 0 ? first : second;
+      const follow = viewerFirst === 0 ? second : first;
+      const d1 = lead(compact);
+      if (!d1) return null;
+      const viewer = ctx.world.viewers.find((v) => v.viewer_id === d1.viewer_id);
+      const d2 = follow({ ...compact, viewer });
+      if (!d2) return null;
+      // Parts with history (follow-ups) would make the merged window ambiguous; keep windows self-contained.
+      if (d1.history.length > 0 || d2.history.length > 0) return null;
+      const [a, b] = viewerFirst === 0 ? [d1, d2] : [d2, d1];
+      return mergeDrafts(ctx, name, a, b);
+    },
+  };
+}
+
+/** Multi-intent pairs. */
+export const MULTI_INTENT_KINDS: readonly SubKind[] = [
+  pair('price_and_coupon', PRODUCT_QA_PARTS.priceOther, MARKETING_PARTS.coupon, 1),
+  pair('stock_and_buy', PRODUCT_QA_PARTS.stock, PURCHASE_PARTS.buyLink),
+  pair('greeting_and_price', CHITCHAT_PARTS.greeting, PRODUCT_QA_PARTS.priceCurrent),
+  pair('price_and_order', PRODUCT_QA_PARTS.priceOther, AFTER_SALES_PARTS.orderStatus, 1),
+  pair('shipping_and_buy', PRODUCT_QA_PARTS.shipping, PURCHASE_PARTS.buyCurrent),
+];

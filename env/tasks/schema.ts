@@ -1,0 +1,59 @@
+/**
+ * The zod schema of a `Task` (protocol/domain.ts), used to validate tasks that arrive as data (JSONL task
+ * files). Defined once; `TaskSchema` must accept every task the generator produces (a test checks it).
+ */
+import { z } from 'zod';
+import type { Task } from '../../protocol/domain.js';
+import { INTENTS, LOCALES } from '../../protocol/domain.js';
+
+const FactSchema = z.object({ key: z.string().min(1), values: z.array(z.string().min(1)).min(1) }).strict();
+
+const CanonicalCallSchema = z.object({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) }).strict();
+
+const WorldStateSchema = z
+  .object({
+    issued_coupons: z.array(z.object({ viewer_id: z.string(), coupon_id: z.string() }).strict()),
+    pushed_cards: z.array(z.number().int().min(1)),
+    handoffs: z.array(z.object({ viewer_id: z.string(), order_id: z.string().optional(), reason: z.string() }).strict()),
+    refusals: z.array(z.object({ category: z.string() }).strict()),
+  })
+  .strict();
+
+/** The answer key of a task. */
+export const AnswerKeySchema = z
+  .object({
+    expect: z.enum(['answer', 'refuse', 'clarify', 'handoff']),
+    reply_skills: z.array(z.string().min(1)),
+    strategy_skills: z.array(z.string().min(1)),
+    required_calls: z.array(z.object({ any_of: z.array(CanonicalCallSchema).min(1) }).strict()),
+    solution: z.array(CanonicalCallSchema),
+    optional_tools: z.array(z.string().min(1)),
+    required_facts: z.array(FactSchema),
+    forbidden_facts: z.array(FactSchema),
+    expected_state: WorldStateSchema,
+    cta: z.boolean(),
+    reference_reply: z.string(),
+  })
+  .strict();
+
+/** A task as JSON (one line of a JSONL task file). */
+export const TaskSchema = z
+  .object({
+    id: z.string().min(1),
+    intent: z.enum(INTENTS as unknown as [Task['intent'], ...Task['intent'][]]),
+    locale: z.enum(LOCALES as unknown as [Task['locale'], ...Task['locale'][]]),
+    split: z.enum(['train', 'eval']),
+    world_seed: z.number().int().min(0).max(0xffffffff),
+    viewer_id: z.string().min(1),
+    messages: z.array(z.string().min(1)).min(1),
+    history: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }).strict()),
+    answer_key: AnswerKeySchema,
+  })
+  .strict();
+
+// Compile-time check that the schema and the protocol type agree in both directions.
+type Parsed = z.infer<typeof TaskSchema>;
+const _toTask = (t: Parsed): Task => t;
+const _fromTask = (t: Task): Parsed => t;
+void _toTask;
+void _fromTask;

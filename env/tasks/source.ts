@@ -1,0 +1,159 @@
+/**
+ * Task sources: where an episode's task comes from. A `TaskSource` is a minimal swappable contract
+ * (STYLE.md "Swappable parts"): the seeded generator, or a JSONL file of hand-written / recorded tasks.
+ * Errors are data: an unknown id or an invalid selector is a typed value, never a throw.
+ */
+import { readFileSync } from 'node:fs';
+import type { Intent, Locale, Split, Task } from '../../protocol/domain.js';
+import { INTENTS } from '../../protocol/domain.js';
+import { generateTask, parseGeneratedTaskId } from './generate.js';
+import { TaskSchema } from './schema.js';
+
+/** Which task to pick: a specific id, or any task of an intent and split. */
+export interface TaskSelector {
+  id?: string;
+  intent?: Intent;
+  split?: Split;
+}
+
+/** A picked task, or why none could be picked. */
+export type TaskPick = { ok: true; task: Task } | { ok: false; code: 'UNKNOWN_TASK' | 'INVALID_MESSAGE'; message: string };
+
+/** A source of tasks. `pick` is deterministic in its arguments. */
+export interface TaskSource {
+  readonly name: string;
+  pick(seed: number, selector: TaskSelector, locale: Locale): TaskPick;
+}
+
+/** Check a selector that came off the wire (intent and split are free strings there). */
+function checkSelector(selector: TaskSelector): TaskPick | null {
+  if (selector.intent !== undefined && !INTENTS.includes(selector.intent)) {
+    return { ok: false, code: 'INVALID_MESSAGE', message: `unknown intent "${String(selector.intent)}"; expected one of ${INTENTS.join(', ')}` };
+  }
+  if (selector.split !== undefined && selector.split !== 'train' && selector.split !== 'eval') {
+    return { ok: false, code: 'INVALID_MESSAGE', message: `unknown split "${String(selector.split)}"; expected train or eval` };
+  }
+  return null;
+}
+
+/** Tasks from the seeded generator: infinite, and any generated task can be regenerated from its id. */
+export class GeneratorTaskSource implements TaskSource {
+  readonly name = 'generator';
+
+  pick(seed: number, selector: TaskSelector, locale: Locale): TaskPick {
+    const bad = checkSelector(selector);
+    if (bad) return bad;
+    if (selector.id !== undefined) {
+      const ref = parseGeneratedTaskId(selector.id);
+      if (!ref) return { ok: false, code: 'UNKNOWN_TASK', message: `"${selector.id}" is not a generated task id (gen-<split>-<locale>-<seed>-<intent>)` };
+      return { ok: true, task: generateTask(ref.seed, ref.locale, { intent: ref.intent, split: ref.split }) };
+    }
+    if (!Number.isSafeInteger(seed)) return { ok: false, code: 'INVALID_MESSAGE', message: `seed must be an integer, got ${seed}` };
+    return { ok: true, task: generateTask(seed, locale, { intent: selector.intent, split: selector.split ?? 'train' }) };
+  }
+}
+
+/** A line-numbered validation error of a JSONL task file. */
+export interface JsonlError {
+  line: number;
+  message: string;
+}
+
+/** The result of loading a JSONL task file. */
+export type JsonlLoad = { ok: true; source: JsonlTaskSource } | { ok: false; errors: JsonlError[] };
+
+/** "answer_key.required_facts.0.values: Too small..." — the key path first, so the author finds it. */
+function issuePath(path: readonly PropertyKey[]): string {
+  return path.length === 0 ? '(task)' : path.map((p) => String(p)).join('.');
+}
+
+/**
+ * Tasks from a JSONL file: one Task JSON per non-blank line. Picks by id, or the `(seed mod count)`-th
+ * task among those matching the selector's intent and split and the requested locale.
+ */
+export class JsonlTaskSource implements TaskSource {
+  readonly name: string;
+  readonly #tasks: readonly Task[];
+  readonly #byId: ReadonlyMap<string, Task>;
+
+  private constructor(origin: string, tasks: Task[]) {
+    this.name = `jsonl:${origin}`;
+    this.#tasks = tasks;
+    this.#byId = new Map(tasks.map((t) => [t.id, t]));
+  }
+
+  /** Parse and validate JSONL text. Every bad line is reported (line numbers are 1-based). */
+  static parse(text: string, origin: string): JsonlLoad {
+    const errors: JsonlError[] = [];
+    const tasks: Task[] = [];
+    const seen = new Map<string, number>();
+    const lines = text.split(/\r?\n/);
+    for (let i = 0; i < lines.length; i++) {
+      const line = i + 1;
+      const raw = lines[i].trim();
+      if (raw === '') continue;
+      let json: unknown;
+      try {
+        json = JSON.parse(raw);
+      } catch (e) {
+        errors.push({ line, message: `line ${line}: invalid JSON (${(e as Error).message})` });
+        continue;
+      }
+      const parsed = TaskSchema.safeParse(json);
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues) errors.push({ line, message: `line ${line}: ${issuePath(issue.path)}: ${issue.message}` });
+        continue;
+      }
+      const prev = seen.get(parsed.data.id);
+      if (prev !== undefined) {
+        errors.push({ line, message: `line ${line}: id: duplicate task id "${parsed.data.id}" (first on line ${prev})` });
+        continue;
+      }
+      seen.set(parsed.data.id, line);
+      tasks.push(parsed.data);
+    }
+    if (errors.length > 0) return { ok: false, errors };
+    if (tasks.length === 0) return { ok: false, errors: [{ line: 0, message: `${origin}: no tasks` }] };
+    return { ok: true, source: new JsonlTaskSource(origin, tasks) };
+  }
+
+  /** Read and parse a JSONL file (a read failure is reported as an error on line 0). */
+  static fromFile(path: string): JsonlLoad {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (e) {
+      return { ok: false, errors: [{ line: 0, message: `${path}: ${(e as Error).message}` }] };
+    }
+    return JsonlTaskSource.parse(text, path);
+  }
+
+  /** How many tasks the file holds. */
+  get size(): number {
+    return this.#tasks.length;
+  }
+
+  /** The tasks in file order. */
+  tasks(): readonly Task[] {
+    return this.#tasks;
+  }
+
+  pick(seed: number, selector: TaskSelector, locale: Locale): TaskPick {
+    const bad = checkSelector(selector);
+    if (bad) return bad;
+    if (selector.id !== undefined) {
+      const t = this.#byId.get(selector.id);
+      return t ? { ok: true, task: t } : { ok: false, code: 'UNKNOWN_TASK', message: `no task "${selector.id}" in ${this.name}` };
+    }
+    const matching = this.#tasks.filter(
+      (t) => t.locale === locale && (selector.intent === undefined || t.intent === selector.intent) && (selector.split === undefined || t.split === selector.split),
+    );
+    if (matching.length === 0) {
+      const what = [`locale ${locale}`, selector.intent && `intent ${selector.intent}`, selector.split && `split ${selector.split}`].filter(Boolean).join(', ');
+      return { ok: false, code: 'UNKNOWN_TASK', message: `no task with ${what} in ${this.name}` };
+    }
+    if (!Number.isSafeInteger(seed)) return { ok: false, code: 'INVALID_MESSAGE', message: `seed must be an integer, got ${seed}` };
+    const n = matching.length;
+    return { ok: true, task: matching[((seed % n) + n) % n] };
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Public surface of `harness/`: the base harness as data, its loader, the skill Markdown codec and the
+ * canonical names. The data files live beside this module (skills/, tools/, prompt.yaml, hooks.yaml).
+ */
+export { loadBaseHarness, baseRetryTemplates, harnessDataDir, packageRoot, deepFreeze } from './loader.js';
+export { parseSkillMarkdown, renderSkillMarkdown, HarnessDataError } from './skill-markdown.js';
+export {
+  CANONICAL_TOOLS,
+  REPLY_SKILLS,
+  STRATEGY_SKILLS,
+  CANONICAL_SKILLS,
+  INTENT_REPLY_SKILLS,
+  SKILL_NAME_RE,
+  HOOK_STAGES,
+  HOOK_IDS,
+  HOOK_CODES,
+  VIOLATION_CODES,
+  PROMPT_BLOCK_ORDER,
+  PROMPT_PLACEHOLDERS,
+} from './names.js';
+export type { CanonicalTool, HookId } from './names.js';
+export {
+  HOOK_PARAM_SCHEMAS,
+  InputGuardParamsSchema,
+  ReplyFormatParamsSchema,
+  ProhibitedPhrasesParamsSchema,
+  FactualRiskParamsSchema,
+  OutputConstraintsParamsSchema,
+} from './schema.js';
+export type {
+  InputGuardParams,
+  ReplyFormatParams,
+  ProhibitedPhrasesParams,
+  FactualRiskParams,
+  OutputConstraintsParams,
+} from './schema.js';

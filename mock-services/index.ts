@@ -1,0 +1,29 @@
+/** Public surface of `mock-services/`: the world generator, its types and the canonical tool services. */
+export { generateWorld, couponCovers, exclusionCodesOf, isCustomSku } from './generate.js';
+export { CATEGORIES } from './world.js';
+export type {
+  Category,
+  RegulatoryKind,
+  Sku,
+  Faq,
+  Shipping,
+  AfterSalesPolicy,
+  Product,
+  Coupon,
+  FlashSale,
+  Bundle,
+  Gift,
+  Presale,
+  Viewer,
+  OrderStatus,
+  Order,
+  Room,
+  World,
+} from './world.js';
+export type { ExclusionCode } from './catalog.js';
+export { EXCLUSION_TEXT } from './catalog.js';
+export { toIso, parseIso, MINUTE, HOUR, DAY } from './time.js';
+export { productByLink, productById, couponById, viewerById, orderById } from './lookup.js';
+export { SERVICES, callService, productView, returnEligibility, RETURN_REASONS } from './services.js';
+export type { ServiceContext, MockService, FaultOptions, ReturnReasonCode } from './services.js';
+export { searchTokens } from './search.js';
