@@ -11,6 +11,7 @@ import { IdentityMap } from '../protocol/surface.js';
 import type { ErrorInfo } from '../protocol/errors.js';
 import { EnvError } from '../protocol/errors.js';
 import { loadBaseHarness } from '../harness/index.js';
+import { FAMILIES, PRESET_NAMES, buildVariant, parseVariant } from '../harness-variants/index.js';
 import { DEFAULT_PROFILE, defaultRegistry } from '../rewards/index.js';
 import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
 import { Episode } from './episode.js';
@@ -83,6 +84,10 @@ export interface EpisodeRequest {
   task?: { id?: string; intent?: string; split?: Split };
   variant?: unknown;
   options?: ResetOptions;
+  /** GRPO groups: the group's task, reused by every member instead of picking one from `task`. */
+  task_override?: Task;
+  /** Seed of the variant sampler; defaults to `seed`. A `group_share: "task"` member passes its own. */
+  variant_seed?: number;
 }
 
 /** A harness as the policy sees it, with its map back to canonical form. */
@@ -108,22 +113,44 @@ export function identityVariant(locale: Locale): ResolvedVariant {
   return { variant_id: 'identity', harness, map };
 }
 
-/** Variant presets this build knows. Augmented presets arrive with harness-variants/. */
-export const VARIANT_PRESETS: readonly string[] = ['identity'];
+/** Variant presets (`welcome.variant_presets`). */
+export const VARIANT_PRESETS: readonly string[] = PRESET_NAMES;
 
-/** Resolve a reset item's `variant` field. */
-export function resolveVariant(variant: unknown, locale: Locale): { ok: true; variant: ResolvedVariant } | { ok: false; error: ErrorInfo } {
-  if (variant === undefined || variant === 'identity') return { ok: true, variant: identityVariant(locale) };
-  return { ok: false, error: { code: 'INVALID_VARIANT', message: `unknown variant preset or spec: ${JSON.stringify(variant)}` } };
+/** Operator families a VariantSpec may enable (`welcome.variant_families`). */
+export const VARIANT_FAMILIES: readonly string[] = FAMILIES;
+
+/**
+ * Resolve a reset item's `variant` (preset name or spec) for a task: the identity harness, or an
+ * augmented one built from the spec with `seed` (the spec's own seed wins).
+ */
+export function resolveVariant(
+  variant: unknown,
+  task: Task,
+  seed: number,
+): { ok: true; variant: ResolvedVariant; task: Task } | { ok: false; error: ErrorInfo } {
+  const parsed = parseVariant(variant);
+  if (!parsed.ok) return { ok: false, error: { code: 'INVALID_VARIANT', message: parsed.message } };
+  if (parsed.spec === null) return { ok: true, variant: identityVariant(task.locale), task };
+  const built = buildVariant(loadBaseHarness(task.locale), parsed.spec, seed, task);
+  if (built.identity) return { ok: true, variant: identityVariant(task.locale), task };
+  return { ok: true, variant: { variant_id: built.variant_id, harness: built.harness, map: built.map }, task: built.task };
 }
 
 /** Resolve the task for a reset item. */
-export function resolveTask(config: EnvConfig, req: EpisodeRequest, locale: Locale): { ok: true; task: Task } | { ok: false; error: ErrorInfo } {
+export function resolveTask(
+  config: EnvConfig,
+  req: EpisodeRequest,
+  locale: Locale,
+): { ok: true; task: Task } | { ok: false; error: ErrorInfo } {
   const sel = req.task ?? {};
   if (sel.intent !== undefined && !(INTENTS as readonly string[]).includes(sel.intent)) {
     return { ok: false, error: { code: 'INVALID_MESSAGE', message: `unknown intent "${sel.intent}"`, details: { intents: INTENTS } } };
   }
-  const picked = config.taskSource.pick(req.seed, { id: sel.id, intent: sel.intent as Task['intent'] | undefined, split: sel.split }, locale);
+  const picked = config.taskSource.pick(
+    req.seed,
+    { id: sel.id, intent: sel.intent as Task['intent'] | undefined, split: sel.split },
+    locale,
+  );
   if (!picked.ok) return { ok: false, error: { code: picked.code, message: picked.message } };
   return { ok: true, task: picked.task };
 }
@@ -135,14 +162,21 @@ export function createEpisode(config: EnvConfig, req: EpisodeRequest): { ok: tru
   const parserName = opts.parser ?? config.defaults.parser;
   const parser = PARSERS.get(parserName);
   if (!parser) {
-    return { ok: false, error: { code: 'INVALID_MESSAGE', message: `unknown parser "${parserName}"`, details: { parsers: [...PARSERS.keys()] } } };
+    return {
+      ok: false,
+      error: { code: 'INVALID_MESSAGE', message: `unknown parser "${parserName}"`, details: { parsers: [...PARSERS.keys()] } },
+    };
   }
   const profileName = opts.rewards ?? config.defaults.rewards;
   const profile = config.profiles.get(profileName);
   if (!profile) {
     return {
       ok: false,
-      error: { code: 'INVALID_MESSAGE', message: `unknown reward profile "${profileName}"`, details: { profiles: [...config.profiles.keys()] } },
+      error: {
+        code: 'INVALID_MESSAGE',
+        message: `unknown reward profile "${profileName}"`,
+        details: { profiles: [...config.profiles.keys()] },
+      },
     };
   }
   const faults = opts.faults ?? 0;
@@ -150,17 +184,21 @@ export function createEpisode(config: EnvConfig, req: EpisodeRequest): { ok: tru
   if (opts.max_turns !== undefined && !(Number.isInteger(opts.max_turns) && opts.max_turns >= 1)) {
     return { ok: false, error: { code: 'INVALID_MESSAGE', message: 'options.max_turns must be a positive integer' } };
   }
-  const variant = resolveVariant(req.variant ?? config.defaults.variant, locale);
-  if (!variant.ok) return variant;
-  const task = resolveTask(config, req, locale);
+  const variantField = req.variant ?? config.defaults.variant;
+  const spec = parseVariant(variantField);
+  if (!spec.ok) return { ok: false, error: { code: 'INVALID_VARIANT', message: spec.message } };
+  const task = req.task_override ? { ok: true as const, task: req.task_override } : resolveTask(config, req, locale);
   if (!task.ok) return task;
+  // The harness speaks the task's language (a task file may carry its own locale).
+  const variant = resolveVariant(variantField, task.task, req.variant_seed ?? req.seed);
+  if (!variant.ok) return variant;
   const { harness, map, variant_id } = variant.variant;
   // The cap is the least of the option, the variant's own limit and the server's (a larger option is clamped).
   const maxTurns = Math.min(opts.max_turns ?? Infinity, harness.limits.max_turns, config.limits.max_turns);
   const episode = new Episode({
     episode_id: req.episode_id,
     seed: req.seed,
-    task: task.task,
+    task: variant.task,
     harness,
     canonical: loadBaseHarness(task.task.locale),
     map,

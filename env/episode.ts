@@ -29,7 +29,7 @@ import type { SurfaceMap } from '../protocol/surface.js';
 import type { ErrorInfo } from '../protocol/errors.js';
 import { Rng } from '../protocol/rng.js';
 import { extractNumbers } from '../protocol/text.js';
-import { callService, generateWorld } from '../mock-services/index.js';
+import { callService, worldFor } from '../mock-services/index.js';
 import type { World } from '../mock-services/index.js';
 import { scoreEpisode } from '../rewards/index.js';
 import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
@@ -43,6 +43,9 @@ const Ajv = (AjvModule as unknown as { default: typeof AjvType }).default ?? (Aj
 
 /** The canonical name of the progressive-disclosure tool, answered by the episode itself. */
 export const LOAD_SKILL_TOOL = 'load_skill';
+
+/** Canonical-trace prefix of tools and skills a variant added as decoys (they map to nothing canonical). */
+export const DECOY_PREFIX = 'decoy:';
 
 /** The observation: new (or all) chat messages, and the tool list when it changed. */
 export interface Observation {
@@ -152,7 +155,7 @@ export class Episode {
 
   constructor(params: EpisodeParams) {
     this.params = params;
-    this.world = params.world ?? generateWorld(params.task.world_seed, params.task.locale);
+    this.world = params.world ?? worldFor(params.task.world_seed, params.task.locale);
     this.#faultRng = new Rng(params.seed, 'faults');
   }
 
@@ -248,7 +251,8 @@ export class Episode {
         terminated = this.#accept(reply);
       } else {
         const retry = this.params.harness.retry;
-        const corrected = retry.mode === 'auto_correct' ? autoCorrect(reply, found, this.#replyContext(reply), this.params.harness.hooks) : null;
+        const corrected =
+          retry.mode === 'auto_correct' ? autoCorrect(reply, found, this.#replyContext(reply), this.params.harness.hooks) : null;
         if (corrected !== null) {
           terminated = this.#accept(corrected);
         } else if (this.#retries < retry.max_retries && this.#turn < this.params.max_turns) {
@@ -357,16 +361,21 @@ export class Episode {
       return fail({ code: 'PARSE_ERROR', message: call.error?.message ?? 'the arguments could not be parsed' });
     }
     const canonicalName = map.toolToCanonical(call.name);
-    const surfaceSchema = harness.tools.find((t) => t.function.name === call.name);
-    if (canonicalName === undefined || surfaceSchema === undefined) {
-      return fail({ code: 'UNKNOWN_TOOL', message: `no tool named "${call.name}"` });
+    const offered = harness.tools.some((t) => t.function.name === call.name);
+    if (!offered) return fail({ code: 'UNKNOWN_TOOL', message: `no tool named "${call.name}"` });
+    if (canonicalName === undefined) {
+      // A decoy the variant added (a distractor or a look-alike): it exists, but serves nothing here.
+      traced.name = `${DECOY_PREFIX}${call.name}`;
+      traced.arguments = call.arguments;
+      return fail({ code: 'CONFLICT', message: `"${call.name}" is not available in this live room` });
     }
     traced.name = canonicalName;
-    const surfaceArgs = call.untyped ? coerceArguments(call.arguments, surfaceSchema.function.parameters) : call.arguments;
-    const args = map.argsToCanonical(canonicalName, surfaceArgs);
+    const canonicalSchema = this.params.canonical.tools.find((t) => t.function.name === canonicalName);
+    // Map back first, then coerce raw (XML) values by the canonical types: a variant may drop type hints.
+    const mapped = map.argsToCanonical(canonicalName, call.arguments);
+    const args = call.untyped && canonicalSchema ? coerceArguments(mapped, canonicalSchema.function.parameters) : mapped;
     traced.arguments = args;
 
-    const canonicalSchema = this.params.canonical.tools.find((t) => t.function.name === canonicalName);
     const argsHook = harness.hooks.find((h) => h.id === 'tool_args');
     if (canonicalSchema && (argsHook === undefined || argsHook.enabled)) {
       const validate = validatorFor(canonicalSchema);
@@ -388,7 +397,10 @@ export class Episode {
       this.params.faults > 0 ? { rate: this.params.faults, rng: this.#faultRng } : undefined,
     );
     if (!outcome.ok) {
-      const error = outcome.error.field === undefined ? outcome.error : { ...outcome.error, field: map.paramToSurface(canonicalName, outcome.error.field) };
+      const error =
+        outcome.error.field === undefined
+          ? outcome.error
+          : { ...outcome.error, field: map.paramToSurface(canonicalName, outcome.error.field) };
       return fail(error, outcome.raw);
     }
     traced.ok = true;
@@ -400,19 +412,15 @@ export class Episode {
     return traced;
   }
 
-  #loadSkill(
-    call: ParsedCall,
-    args: Record<string, unknown>,
-    traced: TraceCall,
-    fail: (e: ToolError) => TraceCall,
-  ): TraceCall {
+  #loadSkill(call: ParsedCall, args: Record<string, unknown>, traced: TraceCall, fail: (e: ToolError) => TraceCall): TraceCall {
     // `args` are canonical: the parameter is `name`; its value is the skill's surface name.
     const requested = typeof args.name === 'string' ? args.name : undefined;
-    const canonicalSkill = requested === undefined ? undefined : this.params.map.skillToCanonical(requested);
     const skill = this.params.harness.skills.find((s) => s.name === requested);
-    if (canonicalSkill === undefined || skill === undefined) {
+    if (requested === undefined || skill === undefined) {
       return fail({ code: 'NOT_FOUND', message: `no skill named "${requested ?? ''}"` });
     }
+    // A distractor or near-duplicate skill loads like any other, under a name no reward expects.
+    const canonicalSkill = this.params.map.skillToCanonical(requested) ?? `${DECOY_PREFIX}${requested}`;
     this.#loaded.push(canonicalSkill);
     traced.ok = true;
     traced.result = { name: canonicalSkill };

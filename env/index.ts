@@ -11,6 +11,7 @@ export {
   DEFAULT_LIMITS,
   DEFAULT_DEFAULTS,
   VARIANT_PRESETS,
+  VARIANT_FAMILIES,
 } from './env.js';
 export type { EnvConfig, EnvDefaults, EpisodeLimits, EpisodeRequest, EnvResetArgs, ResetOptions, ResolvedVariant } from './env.js';
 export { renderSystemPrompt, promptFacts, renderToolsDoc, renderSkillsIndex, linkName } from './prompt.js';

@@ -194,7 +194,7 @@ export function promptFacts(harness: Harness, world: World, task: Task, inlineSk
     faq,
     room,
     viewer: viewerLine,
-    skills: renderSkillsIndex(harness.skills, inlineSkillBodies),
+    skills: renderSkillsIndex(harness.skills, inlineSkillBodies || harness.prompt.skills_disclosure === 'inline'),
     tools: renderToolsDoc(harness.tools, harness.prompt.tools_doc_style),
     reply_max_chars: String(harness.limits.reply_max_chars),
     max_turns: String(harness.limits.max_turns),

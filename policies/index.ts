@@ -3,6 +3,7 @@ export type { Policy, PolicyInstance, PolicyObservation, PrivilegedContext, Epis
 export { writeCalls, writeReply, toSurface } from './policy.js';
 export { oraclePolicy } from './oracle.js';
 export { randomPolicy } from './random.js';
+export { memorizerPolicy } from './memorizer.js';
 export { evaluate, playEpisode, summarize } from './evaluate.js';
 export type { EvalOptions, EvalSummary, EpisodeRecord } from './evaluate.js';
 export { POLICIES } from './registry.js';

@@ -2,9 +2,11 @@
 import type { Policy } from './policy.js';
 import { oraclePolicy } from './oracle.js';
 import { randomPolicy } from './random.js';
+import { memorizerPolicy } from './memorizer.js';
 
 /** Every reference policy, keyed by name. */
 export const POLICIES: ReadonlyMap<string, Policy> = new Map<string, Policy>([
   [oraclePolicy.name, oraclePolicy],
+  [memorizerPolicy.name, memorizerPolicy],
   [randomPolicy.name, randomPolicy],
 ]);

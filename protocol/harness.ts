@@ -53,6 +53,8 @@ export interface PromptSpec {
   tools_doc_style: 'none' | 'json' | 'xml' | 'signatures';
   /** Irrelevant context paragraphs appended by a variant (never facts about the task). */
   extra_context: string[];
+  /** Progressive disclosure: the skills index shows descriptions only (default) or each body inline. */
+  skills_disclosure?: 'index' | 'inline';
 }
 
 /** Where a hook runs in the request pipeline. */

@@ -8,7 +8,7 @@ import type { Intent, Locale, Split, Task } from '../../protocol/domain.js';
 import { INTENTS, LOCALES, emptyWorldState } from '../../protocol/domain.js';
 import { Rng, deriveSeed } from '../../protocol/rng.js';
 import type { World } from '../../mock-services/world.js';
-import { callService, generateWorld } from '../../mock-services/index.js';
+import { callService, worldFor } from '../../mock-services/index.js';
 import type { BuildContext, SubKind } from './kit.js';
 import { weightedOrder } from './kit.js';
 import { CHITCHAT_KINDS, CLARIFICATION_KINDS } from './intents/chat.js';
@@ -132,6 +132,6 @@ export function generateTaskInWorld(world: World, seed: number, locale: Locale, 
 export function generateTask(seed: number, locale: Locale, opts: GenerateOptions = {}): Task {
   const split = opts.split ?? 'train';
   const intent = opts.intent ?? sampleIntent(seed);
-  const world = generateWorld(taskWorldSeed(seed, split), locale);
+  const world = worldFor(taskWorldSeed(seed, split), locale);
   return generateTaskInWorld(world, seed, locale, intent, split).task;
 }

@@ -1,0 +1,90 @@
+/**
+ * `buildVariant`: `h' = HSA(h_base, spec, seed, task)`. Operators of the enabled families run in registry
+ * order, each deciding from its own seeded stream whether it applies (probability = intensity), then the
+ * draft is materialised into the surface harness and its `SurfaceMap`.
+ *
+ * The task is an input because some operators must know what it needs to stay task-preserving: masking
+ * only skills the task does not use, limits no tighter than the reference reply, forbidden words it does
+ * not say.
+ */
+import type { Task } from '../protocol/domain.js';
+import type { Harness } from '../protocol/harness.js';
+import { Rng } from '../protocol/rng.js';
+import type { SurfaceMap } from '../protocol/surface.js';
+import { materialize } from './materialize.js';
+import { OPERATORS } from './ops/index.js';
+import { normalizeSpec, variantId } from './spec.js';
+import { TableMap } from './surface-map.js';
+import type { HarnessTransform, RenameTables, VariantDraft, VariantSpec } from './types.js';
+
+/** A realised variant. */
+export interface BuiltVariant {
+  variant_id: string;
+  /** The surface harness the policy sees. */
+  harness: Harness;
+  map: SurfaceMap;
+  /** The task as presented (the viewer's message may be paraphrased or carry typos). */
+  task: Task;
+  /** Names of the operators that applied, in order. */
+  applied: string[];
+  tables: RenameTables;
+  /** True when `identity_share` gave this episode the base harness. */
+  identity: boolean;
+}
+
+function emptyTables(): RenameTables {
+  return { tools: {}, skills: {}, fields: {}, nest: {}, extra_params: {}, decoys: [] };
+}
+
+/** A deep, mutable copy of a (frozen) harness. */
+function cloneHarness(h: Harness): Harness {
+  return structuredClone(h) as Harness;
+}
+
+/** Build the variant of `spec` for one episode. `seed` is used when the spec carries none. */
+export function buildVariant(
+  base: Harness,
+  spec: VariantSpec,
+  seed: number,
+  task: Task,
+  operators: readonly HarnessTransform[] = OPERATORS,
+): BuiltVariant {
+  const norm = normalizeSpec(spec);
+  const effective = (norm.seed ?? seed) >>> 0;
+  const canonicalTools = base.tools.map((t) => t.function.name);
+  const canonicalSkills = base.skills.map((s) => s.name);
+  if (norm.identity_share !== undefined && new Rng(effective, 'identity-share').chance(norm.identity_share)) {
+    const tables = emptyTables();
+    return {
+      variant_id: 'identity',
+      harness: base,
+      map: new TableMap(tables, canonicalTools, canonicalSkills),
+      task,
+      applied: [],
+      tables,
+      identity: true,
+    };
+  }
+  const draft: VariantDraft = { harness: cloneHarness(base), tables: emptyTables(), task };
+  const applied: string[] = [];
+  for (const op of operators) {
+    if (!norm.families.includes(op.family)) continue;
+    if (!new Rng(effective, `apply:${op.name}`).chance(norm.intensity)) continue;
+    op.apply(draft, { rng: new Rng(effective, `op:${op.name}`), intensity: norm.intensity, split: norm.split, locale: base.locale, base });
+    applied.push(op.name);
+  }
+  const id = variantId(norm, effective);
+  const harness = materialize(draft, id);
+  // Tools and skills the variant removed (masking) have no surface form.
+  const keptTools = canonicalTools.filter((t) => draft.harness.tools.some((x) => x.function.name === t));
+  const keptSkills = canonicalSkills.filter((s) => draft.harness.skills.some((x) => x.name === s));
+  return {
+    variant_id: id,
+    harness,
+    map: new TableMap(draft.tables, keptTools, keptSkills),
+    task: draft.task,
+    applied,
+    tables: draft.tables,
+    identity: false,
+  };
+}

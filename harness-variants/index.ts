@@ -1,0 +1,10 @@
+/** Public surface of `harness-variants/`: Harness-State Augmentation. */
+export type { Family, VariantSpec, RenameTables, VariantDraft, TransformContext, HarnessTransform } from './types.js';
+export { FAMILIES } from './types.js';
+export { buildVariant } from './build.js';
+export type { BuiltVariant } from './build.js';
+export { VariantSpecSchema, PRESETS, PRESET_NAMES, parseVariant, normalizeSpec, variantId } from './spec.js';
+export type { SpecResult } from './spec.js';
+export { OPERATORS } from './ops/index.js';
+export { TableMap } from './surface-map.js';
+export { materialize, textRewriter } from './materialize.js';

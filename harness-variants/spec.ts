@@ -1,0 +1,61 @@
+/**
+ * Variant specs: validation, the named presets, and `variant_id` (a stable hash of the normalised spec
+ * and the seed that realised it).
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { FAMILIES } from './types.js';
+import type { Family, VariantSpec } from './types.js';
+
+/** The wire shape of a spec (PROTOCOL.md `VariantSpec`). */
+export const VariantSpecSchema = z.strictObject({
+  families: z.array(z.enum(FAMILIES)),
+  intensity: z.number().min(0).max(1),
+  split: z.enum(['train', 'eval']),
+  seed: z.int().min(0).max(0xffffffff).optional(),
+  identity_share: z.number().min(0).max(1).optional(),
+});
+
+/** Named presets. `identity` is the base harness itself (no spec). */
+export const PRESETS: Readonly<Record<string, VariantSpec | null>> = Object.freeze({
+  identity: null,
+  train: { families: [...FAMILIES], intensity: 0.6, split: 'train' },
+  eval: { families: [...FAMILIES], intensity: 0.6, split: 'eval' },
+});
+
+/** Preset names, as `welcome.variant_presets` lists them. */
+export const PRESET_NAMES: readonly string[] = Object.keys(PRESETS);
+
+/** A spec, or why the `variant` field of a reset item is not one. */
+export type SpecResult = { ok: true; spec: VariantSpec | null; preset?: string } | { ok: false; message: string };
+
+/** Resolve a reset item's `variant` (a preset name or a spec object). `null` spec means identity. */
+export function parseVariant(variant: unknown): SpecResult {
+  if (typeof variant === 'string') {
+    if (!Object.hasOwn(PRESETS, variant))
+      return { ok: false, message: `unknown variant preset "${variant}" (known: ${PRESET_NAMES.join(', ')})` };
+    return { ok: true, spec: PRESETS[variant], preset: variant };
+  }
+  const parsed = VariantSpecSchema.safeParse(variant);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'variant'}: ${i.message}`);
+    return { ok: false, message: `invalid variant spec: ${issues.join('; ')}` };
+  }
+  return { ok: true, spec: parsed.data as VariantSpec };
+}
+
+/** The normalised spec: families deduplicated and in canonical order, optional fields explicit. */
+export function normalizeSpec(spec: VariantSpec): VariantSpec {
+  const families = FAMILIES.filter((f) => spec.families.includes(f)) as Family[];
+  const out: VariantSpec = { families, intensity: spec.intensity, split: spec.split };
+  if (spec.seed !== undefined) out.seed = spec.seed >>> 0;
+  if (spec.identity_share !== undefined) out.identity_share = spec.identity_share;
+  return out;
+}
+
+/** A stable id for (spec, realising seed): `v-` and 12 hex digits of SHA-256. */
+export function variantId(spec: VariantSpec, seed: number): string {
+  const n = normalizeSpec(spec);
+  const key = JSON.stringify([n.families, n.intensity, n.split, n.seed ?? seed >>> 0]);
+  return 'v-' + createHash('sha256').update(key).digest('hex').slice(0, 12);
+}

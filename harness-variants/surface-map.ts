@@ -1,0 +1,116 @@
+/**
+ * `TableMap`: the `SurfaceMap` of a variant, built once from its rename tables. Every lookup is a Map
+ * hit; nothing is compiled per call.
+ */
+import type { SurfaceMap } from '../protocol/surface.js';
+import type { RenameTables } from './types.js';
+
+function invert(table: Record<string, string>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [canonical, surface] of Object.entries(table)) out.set(surface, canonical);
+  return out;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The bijection of one variant. */
+export class TableMap implements SurfaceMap {
+  readonly #tools: Map<string, string>; // canonical -> surface
+  readonly #toolsBack: Map<string, string>; // surface -> canonical
+  readonly #skills: Map<string, string>;
+  readonly #skillsBack: Map<string, string>;
+  readonly #fields: Map<string, string>;
+  readonly #fieldsBack: Map<string, string>;
+  readonly #nest: Map<string, string>;
+  readonly #extra: Map<string, ReadonlySet<string>>;
+
+  /**
+   * @param canonicalTools every canonical tool the variant keeps (renamed or not)
+   * @param canonicalSkills every canonical skill the variant keeps
+   */
+  constructor(tables: RenameTables, canonicalTools: readonly string[], canonicalSkills: readonly string[]) {
+    this.#tools = new Map(canonicalTools.map((t) => [t, tables.tools[t] ?? t]));
+    this.#toolsBack = invert(Object.fromEntries(this.#tools));
+    this.#skills = new Map(canonicalSkills.map((s) => [s, tables.skills[s] ?? s]));
+    this.#skillsBack = invert(Object.fromEntries(this.#skills));
+    this.#fields = new Map(Object.entries(tables.fields));
+    this.#fieldsBack = invert(tables.fields);
+    this.#nest = new Map(Object.entries(tables.nest));
+    this.#extra = new Map(Object.entries(tables.extra_params).map(([k, v]) => [k, new Set(v)]));
+  }
+
+  toolToCanonical(surface: string): string | undefined {
+    return this.#toolsBack.get(surface);
+  }
+
+  toolToSurface(canonical: string): string | undefined {
+    return this.#tools.get(canonical);
+  }
+
+  /** A surface field name back to canonical (unrenamed names are their own canonical form). */
+  #fieldBack(surface: string): string {
+    const c = this.#fieldsBack.get(surface);
+    if (c !== undefined) return c;
+    // A canonical name that the variant renamed is not a valid surface name: keep it visibly foreign so
+    // that validation reports it instead of silently accepting the base harness's name.
+    return this.#fields.has(surface) ? `${surface}\u0000base` : surface;
+  }
+
+  argsToCanonical(tool: string, args: { [key: string]: unknown }): { [key: string]: unknown } {
+    let source = args;
+    const out: Record<string, unknown> = {};
+    const wrapper = this.#nest.get(tool);
+    if (wrapper !== undefined) {
+      const inner = args[wrapper];
+      source = isRecord(inner) ? inner : {};
+      // Anything beside the wrapper is kept so that the schema reports it as an unknown property.
+      for (const [k, v] of Object.entries(args)) if (k !== wrapper) out[this.#fieldBack(k)] = v;
+      if (inner !== undefined && !isRecord(inner)) out[wrapper] = inner;
+    }
+    const extra = this.#extra.get(tool);
+    for (const [k, v] of Object.entries(source)) {
+      if (extra?.has(k)) continue; // surface-only optional parameter: accepted and ignored
+      out[this.#fieldBack(k)] = v;
+    }
+    return out;
+  }
+
+  argsToSurface(tool: string, args: { [key: string]: unknown }): { [key: string]: unknown } {
+    const inner: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(args)) inner[this.#fields.get(k) ?? k] = v;
+    const wrapper = this.#nest.get(tool);
+    return wrapper === undefined ? inner : { [wrapper]: inner };
+  }
+
+  paramToSurface(tool: string, path: string): string {
+    const renamed = path
+      .split('.')
+      .map((p) => this.#fields.get(p) ?? p.replace(/\u0000base$/, ''))
+      .join('.');
+    const wrapper = this.#nest.get(tool);
+    return wrapper === undefined ? renamed : renamed ? `${wrapper}.${renamed}` : wrapper;
+  }
+
+  resultToSurface(_tool: string, data: unknown): unknown {
+    if (this.#fields.size === 0) return data;
+    return this.#renameKeys(data);
+  }
+
+  #renameKeys(data: unknown): unknown {
+    if (Array.isArray(data)) return data.map((d) => this.#renameKeys(d));
+    if (!isRecord(data)) return data;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(data)) out[this.#fields.get(k) ?? k] = this.#renameKeys(v);
+    return out;
+  }
+
+  skillToCanonical(surface: string): string | undefined {
+    return this.#skillsBack.get(surface);
+  }
+
+  skillToSurface(canonical: string): string | undefined {
+    return this.#skills.get(canonical);
+  }
+}

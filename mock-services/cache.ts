@@ -1,0 +1,23 @@
+/**
+ * A small bounded cache of generated worlds. A reset builds the same world twice (once to choose the task,
+ * once for the episode); worlds are immutable (actions change only the `WorldState` overlay), so the second
+ * build can be a lookup. Bounded so that a long run never grows memory: insertion-ordered eviction.
+ */
+import type { Locale } from '../protocol/domain.js';
+import { generateWorld } from './generate.js';
+import type { World } from './world.js';
+
+const MAX_WORLDS = 128;
+const cache = new Map<string, World>();
+
+/** `generateWorld(seed, locale)`, shared. Callers must treat the result as read-only. */
+export function worldFor(seed: number, locale: Locale): World {
+  const key = `${seed >>> 0}/${locale}`;
+  let world = cache.get(key);
+  if (world === undefined) {
+    world = generateWorld(seed, locale);
+    if (cache.size >= MAX_WORLDS) cache.delete(cache.keys().next().value as string);
+    cache.set(key, world);
+  }
+  return world;
+}

@@ -1,0 +1,190 @@
+/**
+ * The memorizer: a reference policy that acts like a small model fine-tuned on the BASE harness alone.
+ * It classifies the viewer's message by keywords and follows a fixed script in the base harness's names
+ * and habits: canonical tool, parameter, skill and result-field names, and the base prompt's layout. It is
+ * not privileged (it never sees the task, the answer key or the variant's map) and it never reads the tool
+ * list the observation offers (`observation.tools`): on the identity harness it scores high, on an
+ * augmented one it breaks where the surface moved. That gap is the signal HAT trains on (DESIGN.md,
+ * "Reference policies"), so the memorizer must stay non-adaptive.
+ *
+ * Turn plan: turn 1 loads the reply skill of each message part and makes the calls its script needs;
+ * later turns make the follow-up calls (an order id found by list_orders, a coupon chosen from
+ * get_promotions); the last turn is the reply, composed from templates and the facts read.
+ */
+import type { CanonicalCall } from '../protocol/domain.js';
+import { charLength } from '../protocol/text.js';
+import type { EpisodeStart, Policy, PolicyInstance, PolicyObservation, SurfaceCall } from './policy.js';
+import { writeCalls, writeReply } from './policy.js';
+import type { RoomFacts } from './memorizer-room.js';
+import { parseRoom } from './memorizer-room.js';
+import type { CallResult, Part, ScriptContext } from './memorizer-script.js';
+import { MEMORIZED_MAX_CHARS, classify, joinReplies } from './memorizer-script.js';
+
+/** The base harness's skill loader, memorised by name. */
+const LOAD_SKILL = 'load_skill';
+/** Faults that are worth one more try (the service, not the request, was at fault). */
+const TRANSIENT = new Set(['TIMEOUT', 'PERMISSION_DENIED', 'MALFORMED_OUTPUT']);
+const MAX_ATTEMPTS = 3;
+/** The base harness's turn cap is 8: reply by turn 7 whatever is still missing. */
+const LAST_CALL_TURN = 6;
+
+/** Stable key of a call: name and arguments with sorted keys. */
+function signature(name: string, args: Record<string, unknown>): string {
+  const keys = Object.keys(args).sort();
+  return `${name} ${JSON.stringify(keys.map((k) => [k, args[k]]))}`;
+}
+
+/** Cut a reply to the memorised limit at a clause boundary when possible. */
+function clip(text: string, max: number): string {
+  if (charLength(text) <= max) return text;
+  const chars = Array.from(text).slice(0, max);
+  const cut = chars.join('');
+  const m = /^(.*[，。；！？,.;!?])/su.exec(cut);
+  return (m && charLength(m[1]) >= max / 2 ? m[1] : cut).replace(/[，；,;]$/, '');
+}
+
+class MemorizerInstance implements PolicyInstance {
+  readonly #parser: string;
+  readonly #room: RoomFacts;
+  readonly #parts: Part[];
+  readonly #compact: boolean;
+  readonly #results = new Map<string, CallResult>();
+  readonly #attempts = new Map<string, number>();
+  /** Signatures of the calls sent last turn, in order. */
+  #sent: string[] = [];
+  #turn = 0;
+  #lastReply: string | null = null;
+
+  constructor(start: EpisodeStart) {
+    this.#parser = start.parser;
+    // Only the chat transcript is read: system prompt, earlier dialogue, the viewer's message.
+    const messages = start.observation.messages;
+    const system = messages.find((m) => m.role === 'system')?.content ?? '';
+    this.#room = parseRoom(system);
+    let lastUser = -1;
+    messages.forEach((m, i) => {
+      if (m.role === 'user') lastUser = i;
+    });
+    const history = messages
+      .slice(0, Math.max(0, lastUser))
+      .filter((m) => m.role === 'user' || m.role === 'assistant')
+      .map((m) => m.content ?? '');
+    const lines = (lastUser >= 0 ? messages[lastUser].content ?? '' : '')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l.length > 0);
+    this.#compact = lines.length > 1;
+    this.#parts = lines.map((l) => classify(l, this.#room, history));
+  }
+
+  /** The parts' classes, for debugging and tests. */
+  get kinds(): string[] {
+    return this.#parts.map((p) => p.kind);
+  }
+
+  act(obs: PolicyObservation, info: Record<string, unknown>): unknown {
+    this.#turn++;
+    this.#ingest(obs, info);
+    // A reply came back with hook feedback: say it again, shorter (the one fix this script knows).
+    if (this.#lastReply !== null) {
+      const again = clip(this.#compose(true, false), Math.floor(MEMORIZED_MAX_CHARS * 0.8));
+      this.#lastReply = again;
+      return writeReply(this.#parser, again);
+    }
+    const giveUp = this.#turn > LAST_CALL_TURN;
+    const needed: CanonicalCall[] = [];
+    const seen = new Set<string>();
+    if (!giveUp) {
+      for (const part of this.#parts) {
+        const step = part.run(this.#ctx(this.#compact, false));
+        if ('calls' in step) {
+          for (const c of step.calls) {
+            const sig = signature(c.name, c.arguments);
+            if (!seen.has(sig)) {
+              seen.add(sig);
+              needed.push(c);
+            }
+          }
+        }
+      }
+    }
+    if (this.#turn === 1) {
+      const skills = [...new Set(this.#parts.map((p) => p.skill))];
+      needed.unshift(...skills.map((name) => ({ name: LOAD_SKILL, arguments: { name } })));
+    }
+    if (needed.length > 0) return this.#send(needed);
+    const text = clip(this.#compose(this.#compact, giveUp), MEMORIZED_MAX_CHARS);
+    this.#lastReply = text;
+    return writeReply(this.#parser, text);
+  }
+
+  #ctx(compact: boolean, giveUp: boolean): ScriptContext {
+    return {
+      room: this.#room,
+      compact,
+      result: (name, args) => this.#results.get(signature(name, args)) ?? (giveUp ? { ok: false } : undefined),
+    };
+  }
+
+  #compose(compact: boolean, giveUp: boolean): string {
+    const replies: string[] = [];
+    for (const part of this.#parts) {
+      const step = part.run(this.#ctx(compact, giveUp || this.#lastReply !== null));
+      if ('reply' in step) replies.push(step.reply);
+    }
+    const text = joinReplies(replies, this.#room.locale);
+    return this.#room.locale === 'en' ? text.replace(/^[a-z]/, (c) => c.toUpperCase()) : text;
+  }
+
+  #send(cs: readonly CanonicalCall[]): unknown {
+    this.#sent = cs.map((c) => signature(c.name, c.arguments));
+    const out: SurfaceCall[] = cs.map((c, i) => ({ id: `call_m${this.#turn}_${i}`, name: c.name, arguments: c.arguments }));
+    return writeCalls(this.#parser, out);
+  }
+
+  /**
+   * Record the results of the calls sent last turn, and decide which failures to retry. Results are
+   * matched by position (the tool messages after the last assistant message, in call order), because
+   * the raw-text parsers assign their own call ids.
+   */
+  #ingest(obs: PolicyObservation, info: Record<string, unknown>): void {
+    if (this.#sent.length === 0) return;
+    const failed = new Map<string, string>();
+    for (const e of (info.tool_errors ?? []) as { tool_call_id?: unknown; code?: unknown }[]) {
+      if (typeof e.tool_call_id === 'string') failed.set(e.tool_call_id, String(e.code));
+    }
+    let lastAssistant = -1;
+    obs.messages.forEach((m, i) => {
+      if (m.role === 'assistant') lastAssistant = i;
+    });
+    const tools = obs.messages.slice(lastAssistant + 1).filter((m) => m.role === 'tool');
+    this.#sent.forEach((sig, i) => {
+      if (sig.startsWith(`${LOAD_SKILL} `)) return;
+      const msg = tools[i];
+      const code = msg?.tool_call_id === undefined ? undefined : failed.get(msg.tool_call_id);
+      if (msg === undefined || code !== undefined) {
+        const n = (this.#attempts.get(sig) ?? 0) + 1;
+        this.#attempts.set(sig, n);
+        // Leave a transient failure unknown so the script asks again; anything else is a dead end.
+        if (!(code !== undefined && TRANSIENT.has(code) && n < MAX_ATTEMPTS)) this.#results.set(sig, { ok: false });
+        return;
+      }
+      let data: unknown;
+      try {
+        data = JSON.parse(msg.content ?? '');
+      } catch {
+        this.#results.set(sig, { ok: false });
+        return;
+      }
+      this.#results.set(sig, { ok: true, data });
+    });
+    this.#sent = [];
+  }
+}
+
+/** The memorizer reference policy: base-harness habits, no privileged knowledge. */
+export const memorizerPolicy: Policy = {
+  name: 'memorizer',
+  privileged: false,
+  start: (episode) => new MemorizerInstance(episode),
+};
