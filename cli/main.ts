@@ -5,6 +5,8 @@
  */
 import { Command } from 'commander';
 import { registerLocalCommands } from './commands/local.js';
+import { registerServeCommand } from './commands/serve.js';
+import { registerVariantCommands } from './commands/variants.js';
 import { packageVersion } from './version.js';
 
 const program = new Command();
@@ -15,5 +17,7 @@ program
   .showHelpAfterError();
 
 registerLocalCommands(program);
+registerServeCommand(program);
+registerVariantCommands(program);
 
 await program.parseAsync(process.argv);

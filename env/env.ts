@@ -11,7 +11,8 @@ import { IdentityMap } from '../protocol/surface.js';
 import type { ErrorInfo } from '../protocol/errors.js';
 import { EnvError } from '../protocol/errors.js';
 import { loadBaseHarness } from '../harness/index.js';
-import { FAMILIES, PRESET_NAMES, buildVariant, parseVariant } from '../harness-variants/index.js';
+import { FAMILIES, OPERATORS, PRESET_NAMES, buildVariant, parseVariant } from '../harness-variants/index.js';
+import type { HarnessTransform } from '../harness-variants/index.js';
 import { DEFAULT_PROFILE, defaultRegistry } from '../rewards/index.js';
 import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
 import { Episode } from './episode.js';
@@ -44,6 +45,8 @@ export interface EnvConfig {
   profiles: ReadonlyMap<string, RewardProfile>;
   limits: EpisodeLimits;
   defaults: EnvDefaults;
+  /** HSA operators that augmented variants may use (all of them by default; tests and reports narrow it). */
+  operators: readonly HarnessTransform[];
 }
 
 export const DEFAULT_LIMITS: EpisodeLimits = { max_turns: 12, max_errors: 6 };
@@ -64,6 +67,7 @@ export function defaultEnvConfig(overrides: Partial<EnvConfig> = {}): EnvConfig 
     profiles: overrides.profiles ?? new Map([[DEFAULT_PROFILE.name, DEFAULT_PROFILE]]),
     limits: overrides.limits ?? DEFAULT_LIMITS,
     defaults: overrides.defaults ?? DEFAULT_DEFAULTS,
+    operators: overrides.operators ?? OPERATORS,
   };
 }
 
@@ -127,11 +131,12 @@ export function resolveVariant(
   variant: unknown,
   task: Task,
   seed: number,
-): { ok: true; variant: ResolvedVariant; task: Task } | { ok: false; error: ErrorInfo } {
+  operators: readonly HarnessTransform[] = OPERATORS,
+):  { ok: true; variant: ResolvedVariant; task: Task } | { ok: false; error: ErrorInfo } {
   const parsed = parseVariant(variant);
   if (!parsed.ok) return { ok: false, error: { code: 'INVALID_VARIANT', message: parsed.message } };
   if (parsed.spec === null) return { ok: true, variant: identityVariant(task.locale), task };
-  const built = buildVariant(loadBaseHarness(task.locale), parsed.spec, seed, task);
+  const built = buildVariant(loadBaseHarness(task.locale), parsed.spec, seed, task, operators);
   if (built.identity) return { ok: true, variant: identityVariant(task.locale), task };
   return { ok: true, variant: { variant_id: built.variant_id, harness: built.harness, map: built.map }, task: built.task };
 }
@@ -190,7 +195,7 @@ export function createEpisode(config: EnvConfig, req: EpisodeRequest): { ok: tru
   const task = req.task_override ? { ok: true as const, task: req.task_override } : resolveTask(config, req, locale);
   if (!task.ok) return task;
   // The harness speaks the task's language (a task file may carry its own locale).
-  const variant = resolveVariant(variantField, task.task, req.variant_seed ?? req.seed);
+  const variant = resolveVariant(variantField, task.task, req.variant_seed ?? req.seed, config.operators);
   if (!variant.ok) return variant;
   const { harness, map, variant_id } = variant.variant;
   // The cap is the least of the option, the variant's own limit and the server's (a larger option is clamped).

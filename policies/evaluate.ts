@@ -5,6 +5,7 @@
 import type { Locale } from '../protocol/domain.js';
 import { HarnessGymEnv } from '../env/index.js';
 import type { EnvConfig, ResetOptions } from '../env/index.js';
+import type { VariantSpec } from '../harness-variants/index.js';
 import type { Policy } from './policy.js';
 
 /** What to evaluate. */
@@ -12,7 +13,8 @@ export interface EvalOptions {
   policy: Policy;
   episodes: number;
   seed: number;
-  variant: string;
+  /** A preset name, or a VariantSpec object. */
+  variant: string | VariantSpec;
   locale?: Locale;
   parser?: string;
   faults?: number;
@@ -105,7 +107,9 @@ export function playEpisode(env: HarnessGymEnv, opts: EvalOptions, seed: number)
     parser: episode.params.parser.name === 'auto' ? 'openai' : episode.params.parser.name,
     observation,
     info,
-    privileged: opts.policy.privileged ? { task: episode.params.task, map: episode.params.map, harness: episode.params.harness } : undefined,
+    privileged: opts.policy.privileged
+      ? { task: episode.params.task, map: episode.params.map, harness: episode.params.harness }
+      : undefined,
   });
   let obs = observation;
   let lastInfo = info;
@@ -132,10 +136,15 @@ export function playEpisode(env: HarnessGymEnv, opts: EvalOptions, seed: number)
   return { reward: 0, components: {}, intent: String(info.intent), outcome: 'max_turns', errors: errors + 1 };
 }
 
+/** How a summary names the variant: the preset, or the spec as compact JSON. */
+export function variantLabel(variant: string | VariantSpec): string {
+  return typeof variant === 'string' ? variant : JSON.stringify(variant);
+}
+
 /** Evaluate a policy in-process. */
 export function evaluate(opts: EvalOptions): EvalSummary {
   const env = new HarnessGymEnv(opts.config);
   const records: EpisodeRecord[] = [];
   for (let i = 0; i < opts.episodes; i++) records.push(playEpisode(env, opts, (opts.seed + i) >>> 0));
-  return summarize(opts.policy.name, opts.variant, records);
+  return summarize(opts.policy.name, variantLabel(opts.variant), records);
 }

@@ -7,10 +7,22 @@
  * are retried on the next turn; then the reference reply.
  */
 import type { CanonicalCall } from '../protocol/domain.js';
+import type { Harness } from '../protocol/harness.js';
 import type { EpisodeStart, Policy, PolicyInstance, PolicyObservation, SurfaceCall } from './policy.js';
 import { toSurface, writeCalls, writeReply } from './policy.js';
 
 const LOAD_SKILL = 'load_skill';
+
+/**
+ * The reference reply as this harness wants it said: an IFEval-style `required_ending` that a variant's
+ * output constraints demand is appended (the prompt states it, so a real agent can do the same).
+ */
+function withRequiredEnding(reply: string, harness: Harness): string {
+  const hook = harness.hooks.find((h) => h.id === 'output_constraints' && h.enabled);
+  const ending = hook?.params.required_ending;
+  if (typeof ending !== 'string' || ending.length === 0 || reply.endsWith(ending)) return reply;
+  return reply + ending;
+}
 
 class OracleInstance implements PolicyInstance {
   readonly #parser: string;
@@ -33,7 +45,7 @@ class OracleInstance implements PolicyInstance {
       const surface = toSurface(ctx.map, c, `call_o${i}`);
       if (surface) this.#pending.push(surface);
     });
-    this.#reply = key.reference_reply;
+    this.#reply = withRequiredEnding(key.reference_reply, ctx.harness);
   }
 
   act(_obs: PolicyObservation, info: Record<string, unknown>): unknown {

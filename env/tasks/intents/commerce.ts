@@ -113,7 +113,11 @@ const coupon = (ctx: BuildContext): Draft | null => {
     for (const v of viewers) {
       const ok = eligibleCoupons(ctx.world, p, v);
       if (ok.length === 0) continue;
-      const c = ctx.rng.pick(ok);
+      // With several eligible coupons the viewer names one by its wording: that wording must be unique.
+      const phrases = ok.map((x) => couponPhrase(x, ctx.locale));
+      const distinct = ok.filter((_, i) => phrases.indexOf(phrases[i]) === phrases.lastIndexOf(phrases[i]));
+      if (distinct.length === 0) continue;
+      const c = ctx.rng.pick(ok.length === 1 ? ok : distinct);
       // The service must really issue it on a fresh state (its own checks are the ground truth).
       if (!ctx.call('issue_coupon', { viewer_id: v.viewer_id, coupon_id: c.coupon_id }, v.viewer_id).ok) continue;
       const isCurrent = p.link_no === ctx.current.link_no;
