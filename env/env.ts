@@ -204,6 +204,7 @@ export function createEpisode(config: EnvConfig, req: EpisodeRequest): { ok: tru
     episode_id: req.episode_id,
     seed: req.seed,
     task: variant.task,
+    source_task: task.task,
     harness,
     canonical: loadBaseHarness(task.task.locale),
     map,

@@ -58,7 +58,10 @@ export interface EpisodeParams {
   /** Client-visible id (the server's episode id, or a local one). */
   episode_id: string;
   seed: number;
+  /** The task as the variant presents it (a variant may paraphrase the viewer's message). */
   task: Task;
+  /** The task as its source produced it, before any variant touched it (GRPO groups share this one). */
+  source_task: Task;
   /** The harness in surface form (the variant the policy sees). */
   harness: Harness;
   /** The base harness in canonical form, used to validate mapped-back arguments. */

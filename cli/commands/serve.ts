@@ -1,0 +1,109 @@
+/**
+ * `harness-gym serve`: run the WebSocket environment server. The entry point owns the process: it reads
+ * flags and `HARNESS_GYM_TOKEN`, prints one startup line, and turns SIGTERM/SIGINT into a graceful
+ * shutdown (stop accepting, answer in-flight requests, exit 0).
+ */
+import type { Command } from 'commander';
+import { loadServerConfig, startServer } from '../../server/index.js';
+
+/** Flags as commander hands them over (strings; the config schema validates and names the key). */
+interface ServeFlags {
+  config?: string;
+  host?: string;
+  port?: string;
+  token?: string;
+  seed?: string;
+  logLevel?: string;
+  maxSessions?: string;
+  allowOracleHints?: boolean;
+  maxBatch?: string;
+  maxEpisodes?: string;
+  maxFrameBytes?: string;
+  maxTurns?: string;
+  maxErrors?: string;
+  idleTimeout?: string;
+  resumeGrace?: string;
+  pingInterval?: string;
+  replayWindow?: string;
+}
+
+/** A numeric flag as a number (NaN when not numeric, which the schema reports under the key's name). */
+function num(v: string | undefined): number | undefined {
+  return v === undefined ? undefined : Number(v);
+}
+
+/** Flags in the config file's shape; absent flags stay undefined and do not override the file. */
+export function flagsToOverrides(f: ServeFlags, env: Readonly<Record<string, string | undefined>> = {}): Record<string, unknown> {
+  return {
+    host: f.host,
+    port: num(f.port),
+    token: f.token ?? env.HARNESS_GYM_TOKEN,
+    seed: num(f.seed),
+    log_level: f.logLevel,
+    max_sessions: num(f.maxSessions),
+    allow_oracle_hints: f.allowOracleHints,
+    limits: {
+      max_batch: num(f.maxBatch),
+      max_episodes: num(f.maxEpisodes),
+      max_frame_bytes: num(f.maxFrameBytes),
+      max_turns: num(f.maxTurns),
+      max_errors: num(f.maxErrors),
+      idle_timeout_s: num(f.idleTimeout),
+      resume_grace_s: num(f.resumeGrace),
+      ping_interval_s: num(f.pingInterval),
+      replay_window: num(f.replayWindow),
+    },
+  };
+}
+
+/** Register `serve` on the program. */
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('run the WebSocket environment server (protocol v1 at /v1/env)')
+    .option('--config <file>', 'JSON or YAML config file (flags override it)')
+    .option('--host <host>', 'interface to listen on (default 127.0.0.1)')
+    .option('--port <n>', 'TCP port; 0 picks a free one (default 8080)')
+    .option('--token <token>', 'shared secret every hello must carry (default: $HARNESS_GYM_TOKEN, else none)')
+    .option('--seed <n>', 'server seed for sessions whose hello has no seed (default 0)')
+    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (default info)')
+    .option('--max-sessions <n>', 'concurrent sessions (default 256)')
+    .option('--allow-oracle-hints', 'honour options.oracle_hints (testing only, never training)')
+    .option('--max-batch <n>', 'items per reset/step/close frame (default 256)')
+    .option('--max-episodes <n>', 'unclosed episodes per session (default 4096)')
+    .option('--max-frame-bytes <n>', 'bytes per frame (default 4194304)')
+    .option('--max-turns <n>', 'assistant turns per episode (default 12)')
+    .option('--max-errors <n>', 'tool errors before an episode is truncated (default 6)')
+    .option('--idle-timeout <s>', 'seconds without requests before a session is freed; 0 disables (default 600)')
+    .option('--resume-grace <s>', 'seconds a dropped session waits for a resume (default 60)')
+    .option('--ping-interval <s>', 'seconds between WebSocket pings (default 20)')
+    .option('--replay-window <n>', 'replies kept per session for re-sent requests (default 64)')
+    .action(async (flags: ServeFlags) => {
+      const loaded = loadServerConfig({ file: flags.config, overrides: flagsToOverrides(flags, process.env) });
+      if (!loaded.ok) {
+        process.stderr.write(`harness-gym serve: invalid configuration\n${loaded.errors.map((e) => `  ${e}\n`).join('')}`);
+        process.exitCode = 2;
+        return;
+      }
+      const running = await startServer(loaded.config);
+      const ws = running.url.replace(/^http/, 'ws');
+      process.stdout.write(`harness-gym serve: listening on ${running.url} (WebSocket ${ws}/v1/env)\n`);
+      let stopping = false;
+      const stop = (signal: string): void => {
+        if (stopping) {
+          process.exit(1); // a second signal: stop waiting
+        }
+        stopping = true;
+        running.app.log.info({ signal }, 'shutting down');
+        running.close().then(
+          () => process.exit(0),
+          (e: unknown) => {
+            running.app.log.error({ err: e }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGTERM', () => stop('SIGTERM'));
+      process.on('SIGINT', () => stop('SIGINT'));
+    });
+}

@@ -1,0 +1,187 @@
+/**
+ * Remote evaluation: run a reference policy against a running server through `HarnessGymClient`, with
+ * many episodes in flight and one batched frame per round, and summarise exactly as the in-process
+ * `evaluate` (policies/evaluate.ts) does. Given the same arguments and a server with the default config,
+ * the two summaries are equal byte for byte when JSON-stringified.
+ *
+ * Why they agree: episode i uses the explicit seed `seed + i` (the server draws nothing), the per-episode
+ * loop below mirrors `playEpisode` step for step (an item error counts and the policy acts again on the
+ * same observation; the same step guard), and the records are summarised in episode order. The oracle's
+ * privileged context {task, map, harness} comes from resolving the very same request locally with
+ * `createEpisode` (deterministic: same seed, same task and variant), never from `oracle_hints`.
+ */
+import { createEpisode, defaultEnvConfig } from '../env/index.js';
+import type { EpisodeRequest, ResetOptions } from '../env/index.js';
+import { summarize, variantLabel } from '../policies/index.js';
+import type { EpisodeRecord, EvalOptions, EvalSummary, PolicyInstance, PolicyObservation, PrivilegedContext } from '../policies/index.js';
+import { HarnessGymClient, HarnessGymError, unwrap } from './client.js';
+import type { ClientOptions } from './client.js';
+import type { ResetItem, StepInfo } from './types.js';
+
+/** Options of `evaluateRemote`: the in-process options plus where the server is. */
+export type RemoteEvalOptions = EvalOptions & {
+  /** The server's WebSocket URL, e.g. `ws://127.0.0.1:8080/v1/env`. */
+  url: string;
+  token?: string;
+  /** Episodes in flight at once (default 64, capped by the server's `max_batch` and `max_episodes`). */
+  batch?: number;
+  /** Frame encoding (default MessagePack). */
+  encoding?: 'msgpack' | 'json';
+  /** Extra client options (reconnect policy, timeout); `token` and `encoding` above win. */
+  client?: Omit<ClientOptions, 'token' | 'encoding'>;
+  /** Called once connected, e.g. for tests that disturb the connection mid-run. */
+  onConnect?: (client: HarnessGymClient) => void;
+};
+
+/** Same guard as `playEpisode`: a policy that never ends an episode gets this many actions at most. */
+const MAX_STEPS_GUARD = 64;
+const DEFAULT_BATCH = 64;
+
+interface Running {
+  index: number;
+  episode_id: string;
+  instance: PolicyInstance;
+  obs: PolicyObservation;
+  info: StepInfo;
+  /** Intent at reset, for the guard's record (as `playEpisode` uses the reset info). */
+  resetIntent: string;
+  errors: number;
+  actions: number;
+}
+
+/** The reset item of episode i, with only the options the in-process loop would pass. */
+function resetItemFor(opts: EvalOptions, episodeId: string, seed: number): ResetItem {
+  const options: ResetOptions = {};
+  if (opts.locale) options.locale = opts.locale;
+  if (opts.parser) options.parser = opts.parser;
+  if (opts.faults !== undefined) options.faults = opts.faults;
+  if (opts.rewards) options.rewards = opts.rewards;
+  const item: ResetItem = { episode_id: episodeId, seed, variant: opts.variant };
+  if (opts.intent) item.task = { intent: opts.intent };
+  if (Object.keys(options).length > 0) item.options = options;
+  return item;
+}
+
+/** Evaluate a policy against a running server; the summary equals `evaluate(opts)`'s for the same server config. */
+export async function evaluateRemote(opts: RemoteEvalOptions): Promise<EvalSummary> {
+  const client = await HarnessGymClient.connect(opts.url, {
+    ...(opts.client ?? {}),
+    ...(opts.token !== undefined ? { token: opts.token } : {}),
+    encoding: opts.encoding ?? 'msgpack',
+    client: opts.client?.client ?? 'harness-gym-remote-eval',
+  });
+  try {
+    opts.onConnect?.(client);
+    return await runEpisodes(client, opts);
+  } finally {
+    await client.close();
+  }
+}
+
+async function runEpisodes(client: HarnessGymClient, opts: RemoteEvalOptions): Promise<EvalSummary> {
+  const limits = client.welcome.limits;
+  const inFlight = Math.max(1, Math.min(opts.batch ?? DEFAULT_BATCH, limits.max_batch, limits.max_episodes));
+  const config = defaultEnvConfig(opts.config);
+  const records: EpisodeRecord[] = new Array(opts.episodes);
+  let running: Running[] = [];
+  let next = 0;
+
+  while (next < opts.episodes || running.length > 0) {
+    // Fill the free slots with new episodes, in episode order, in one reset frame.
+    const starting: number[] = [];
+    while (next < opts.episodes && running.length + starting.length < inFlight) starting.push(next++);
+    if (starting.length > 0) running = running.concat(await startEpisodes(client, opts, config, starting));
+
+    // One step frame for every running episode.
+    const actions = running.map((r) => {
+      r.actions++;
+      return { episode_id: r.episode_id, action: r.instance.act(r.obs, r.info) };
+    });
+    const results = await client.step(actions);
+    const still: Running[] = [];
+    const finished: string[] = [];
+    running.forEach((r, j) => {
+      const res = results[j];
+      if (!res.ok) {
+        // As in playEpisode: the environment refused the action; the policy acts again on the same view.
+        r.errors++;
+      } else {
+        r.obs = res.observation;
+        r.info = res.info;
+        if (res.terminated || res.truncated) {
+          records[r.index] = {
+            reward: res.reward,
+            components: (res.info.reward_components ?? {}) as Record<string, number>,
+            intent: String(res.info.intent),
+            outcome: String(res.info.outcome),
+            errors: r.errors,
+          };
+          finished.push(r.episode_id);
+          return;
+        }
+      }
+      if (r.actions >= MAX_STEPS_GUARD) {
+        records[r.index] = { reward: 0, components: {}, intent: r.resetIntent, outcome: 'max_turns', errors: r.errors + 1 };
+        finished.push(r.episode_id);
+        return;
+      }
+      still.push(r);
+    });
+    running = still;
+    // Free the finished episodes so the session stays within max_episodes.
+    if (finished.length > 0) await client.closeEpisodes(finished);
+  }
+  return summarize(opts.policy.name, variantLabel(opts.variant), records);
+}
+
+async function startEpisodes(
+  client: HarnessGymClient,
+  opts: EvalOptions,
+  config: ReturnType<typeof defaultEnvConfig>,
+  indices: readonly number[],
+): Promise<Running[]> {
+  const items = indices.map((i) => resetItemFor(opts, `eval-${i}`, (opts.seed + i) >>> 0));
+  const results = await client.reset(items);
+  return indices.map((index, j) => {
+    const ok = unwrap(results[j]);
+    const item = items[j];
+    const seed = item.seed as number;
+    // The same request resolved locally: the oracle's privileged context and the parser's name.
+    const { task, variant, options } = item;
+    const local = createEpisode(config, {
+      episode_id: item.episode_id as string,
+      seed,
+      task,
+      variant,
+      options: options as EpisodeRequest['options'],
+    });
+    if (!local.ok) throw new HarnessGymError(local.error);
+    const params = local.episode.params;
+    if (params.task.id !== ok.info.task_id) {
+      throw new HarnessGymError({
+        code: 'INTERNAL',
+        message: `the server and the local env resolved seed ${seed} to different tasks (${String(ok.info.task_id)} vs ${params.task.id}): different configs or versions`,
+      });
+    }
+    const privileged: PrivilegedContext | undefined = opts.policy.privileged
+      ? { task: params.task, map: params.map, harness: params.harness }
+      : undefined;
+    const instance = opts.policy.start({
+      seed,
+      parser: params.parser.name === 'auto' ? 'openai' : params.parser.name,
+      observation: ok.observation,
+      info: ok.info,
+      privileged,
+    });
+    return {
+      index,
+      episode_id: ok.episode_id,
+      instance,
+      obs: ok.observation,
+      info: ok.info,
+      resetIntent: String(ok.info.intent),
+      errors: 0,
+      actions: 0,
+    };
+  });
+}

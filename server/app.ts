@@ -1,0 +1,97 @@
+/**
+ * The fastify application: the WebSocket endpoint `GET /v1/env` and the HTTP routes beside it
+ * (`/healthz`, `/readyz`, `/v1/info`, `/metrics`). `buildServer` does not listen and installs no signal
+ * handler, so tests can build many servers (and drive them with `app.injectWS`); `startServer` listens;
+ * the serve command owns the process (signals, exit code).
+ */
+import Fastify, { LogController } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import websocket from '@fastify/websocket';
+import { pino } from 'pino';
+import type { Logger } from 'pino';
+import { WIRE_PATH } from '../protocol/wire.js';
+import type { ServerConfig } from './config.js';
+import { Connection } from './connection.js';
+import { ServerCore } from './core.js';
+import type { ServerDeps, ServerState } from './core.js';
+
+/** The server application (a fastify instance with the WebSocket plugin). */
+export type GymApp = FastifyInstance;
+
+const cores = new WeakMap<object, ServerCore>();
+
+/**
+ * Build the server (not listening). Call `await app.ready()` before `app.injectWS`; `app.close()` shuts
+ * down gracefully (requests already received are answered, later ones get `SHUTTING_DOWN`, sockets close
+ * with 1001).
+ */
+export function buildServer(config: ServerConfig, deps: ServerDeps = {}): GymApp {
+  const logger: Logger = deps.logger ?? pino({ level: config.log_level });
+  // No per-request log lines: a trainer scrapes /metrics and /readyz often, and that is not news.
+  const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) }) as unknown as GymApp;
+  const core = new ServerCore(config, logger, deps);
+  cores.set(app, core);
+  const limit = config.limits.max_frame_bytes;
+
+  app.register(websocket, {
+    // Frames up to 4x the limit are read and answered with FRAME_TOO_LARGE; beyond that ws closes with 1009
+    // without buffering them.
+    options: { maxPayload: limit * 4 },
+    async preClose() {
+      await core.shutdown();
+      app.websocketServer.close();
+    },
+  });
+
+  app.register(async (scope) => {
+    scope.get(WIRE_PATH, { websocket: true }, (socket) => {
+      new Connection(core, socket);
+    });
+    scope.get('/healthz', async () => ({ status: 'ok' }));
+    scope.get('/readyz', async (_req, reply) => {
+      if (core.shuttingDown) return reply.code(503).send({ status: 'shutting_down' });
+      if (core.full) return reply.code(503).send({ status: 'at_capacity' });
+      return { status: 'ready' };
+    });
+    scope.get('/v1/info', async () => core.info);
+    scope.get('/metrics', async (_req, reply) => {
+      const text = await core.metrics.registry.metrics();
+      return reply.type(core.metrics.registry.contentType).send(text);
+    });
+  });
+  return app;
+}
+
+/** A snapshot of a server's sessions, episodes and in-flight requests (tests, diagnostics). */
+export function serverState(app: GymApp): ServerState {
+  const core = cores.get(app);
+  if (!core) throw new TypeError('not a harness-gym server');
+  return core.state();
+}
+
+/**
+ * Graceful shutdown, starting at once: new requests get `SHUTTING_DOWN` and /readyz 503 from this call
+ * on (a bare `app.close()` does the same, but only once fastify reaches its pre-close hooks, a few event
+ * loop turns later). Resolves when every in-flight request was answered and the server is closed.
+ */
+export function closeServer(app: GymApp): Promise<void> {
+  const core = cores.get(app);
+  if (core) core.shuttingDown = true;
+  return app.close();
+}
+
+/** A listening server. */
+export interface RunningServer {
+  app: GymApp;
+  /** The HTTP base URL, e.g. `http://127.0.0.1:8080` (the WebSocket is at `ws://…/v1/env`). */
+  url: string;
+  /** Graceful shutdown. */
+  close(): Promise<void>;
+}
+
+/** Build and listen on `config.host:config.port` (port 0 picks a free port). */
+export async function startServer(config: ServerConfig, deps: ServerDeps = {}): Promise<RunningServer> {
+  const app = buildServer(config, deps);
+  const url = await app.listen({ host: config.host, port: config.port });
+  return { app, url, close: () => closeServer(app) };
+}

@@ -1,0 +1,160 @@
+/**
+ * Server configuration: one zod schema with the defaults embedded, parsed once at start-up and frozen
+ * (STYLE.md "Config"; fastify `lib/initial-config-validation.js`). Sources, lowest first: the defaults, an
+ * optional JSON or YAML file (by extension), then command-line overrides. Unknown keys are errors that
+ * name the key path, so a typo such as `limits.max_bach` is reported rather than silently ignored.
+ * This module never reads `process.env`; the serve command does.
+ */
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+/** Per-session and per-episode limits (PROTOCOL.md `welcome.limits`); all integers. */
+export const ServerLimitsSchema = z.strictObject({
+  /** Items per reset/step/close frame. */
+  max_batch: z.int().min(1).max(100_000).default(256),
+  /** Unclosed episodes per session (ended ones count too). */
+  max_episodes: z.int().min(1).max(10_000_000).default(4096),
+  /** Bytes of a frame's payload as received (4 MiB). */
+  max_frame_bytes: z
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(4 * 1024 * 1024),
+  /** Assistant turns per episode, the hard cap. */
+  max_turns: z.int().min(1).max(1000).default(12),
+  /** Tool errors after which an episode is truncated (`error_cap`). */
+  max_errors: z.int().min(1).max(1000).default(6),
+  /** Seconds without requests before a session is freed; 0 disables idle reaping. */
+  idle_timeout_s: z
+    .int()
+    .min(0)
+    .max(7 * 24 * 3600)
+    .default(600),
+  /** Seconds a dropped session is kept for `hello {resume}`. */
+  resume_grace_s: z
+    .int()
+    .min(0)
+    .max(24 * 3600)
+    .default(60),
+  /** Seconds between WebSocket pings; two missed pings drop the peer. */
+  ping_interval_s: z.int().min(1).max(3600).default(20),
+  /** Replies kept per session for re-sent requests after a resume. */
+  replay_window: z.int().min(0).max(100_000).default(64),
+});
+
+/** The whole server configuration. */
+export const ServerConfigSchema = z.strictObject({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.int().min(0).max(65535).default(8080),
+  /** Seeds the session streams of sessions whose `hello` has no seed. */
+  seed: z.int().min(0).max(0xffffffff).default(0),
+  /** Shared secret every `hello` must carry; null accepts any client. */
+  token: z.string().min(1).nullable().default(null),
+  /** Honour `options.oracle_hints` (testing only, never training). */
+  allow_oracle_hints: z.boolean().default(false),
+  limits: ServerLimitsSchema.prefault({}),
+  /** Concurrent sessions (attached or waiting for a resume). */
+  max_sessions: z.int().min(1).max(1_000_000).default(256),
+  log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** A parsed, frozen server configuration. */
+export type ServerConfig = Readonly<Omit<z.infer<typeof ServerConfigSchema>, 'limits'>> & {
+  readonly limits: Readonly<z.infer<typeof ServerLimitsSchema>>;
+};
+
+/** Server limits. */
+export type ServerLimits = ServerConfig['limits'];
+
+/** Config input: what a file or the flags may set (every key optional, limits partial). */
+export type ServerConfigInput = z.input<typeof ServerConfigSchema>;
+
+/** The result of loading a configuration: the frozen config, or one message per bad key. */
+export type ConfigResult = { ok: true; config: ServerConfig } | { ok: false; errors: string[] };
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Merge `over` into `base` (objects merge key by key; anything else replaces). */
+function merge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    if (v === undefined) continue;
+    out[k] = isRecord(v) && isRecord(out[k]) ? merge(out[k] as Record<string, unknown>, v) : v;
+  }
+  return out;
+}
+
+/** One message per issue, naming the key path: `limits.max_batch: ...`, `limits.max_bach: unknown key`. */
+function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
+  const out: string[] = [];
+  for (const i of issues) {
+    const base = i.path.map(String);
+    if (i.code === 'unrecognized_keys') {
+      for (const k of i.keys) out.push(`${[...base, k].join('.')}: unknown key`);
+    } else {
+      out.push(`${base.length > 0 ? base.join('.') : '(root)'}: ${i.message}`);
+    }
+  }
+  return out;
+}
+
+/** Deep-freeze a plain config object. */
+function freeze<T extends object>(o: T): T {
+  for (const v of Object.values(o)) if (typeof v === 'object' && v !== null) freeze(v);
+  return Object.freeze(o);
+}
+
+/** Parse a configuration object (defaults filled in) and freeze it. */
+export function parseServerConfig(input: unknown = {}): ConfigResult {
+  const r = ServerConfigSchema.safeParse(input);
+  if (!r.success) return { ok: false, errors: formatIssues(r.error.issues) };
+  return { ok: true, config: freeze(r.data) };
+}
+
+/** Read a JSON (`.json`) or YAML (`.yaml`/`.yml`) config file into a plain object, or the reason it failed. */
+export function readConfigFile(path: string): { ok: true; value: Record<string, unknown> } | { ok: false; errors: string[] } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    return { ok: false, errors: [`${path}: cannot read (${(e as Error).message})`] };
+  }
+  const ext = extname(path).toLowerCase();
+  let value: unknown;
+  try {
+    if (ext === '.json') value = JSON.parse(text);
+    else if (ext === '.yaml' || ext === '.yml') value = parseYaml(text);
+    else return { ok: false, errors: [`${path}: unknown config format "${ext}" (use .json, .yaml or .yml)`] };
+  } catch (e) {
+    return { ok: false, errors: [`${path}: ${(e as Error).message}`] };
+  }
+  if (value === null || value === undefined) value = {};
+  if (!isRecord(value)) return { ok: false, errors: [`${path}: the config must be a map of keys`] };
+  return { ok: true, value };
+}
+
+/**
+ * Load the configuration: defaults, then the optional file, then `overrides` (the command-line flags,
+ * in the file's shape; `undefined` values are ignored). Errors name the file and each bad key.
+ */
+export function loadServerConfig(opts: { file?: string; overrides?: Record<string, unknown> } = {}): ConfigResult {
+  let input: Record<string, unknown> = {};
+  if (opts.file !== undefined) {
+    const file = readConfigFile(opts.file);
+    if (!file.ok) return file;
+    input = file.value;
+  }
+  if (opts.overrides) input = merge(input, opts.overrides);
+  return parseServerConfig(input);
+}
+
+/** The configuration with every default (what `harness-gym serve` runs with no flags). */
+export function defaultServerConfig(overrides: Record<string, unknown> = {}): ServerConfig {
+  const r = parseServerConfig(overrides);
+  if (!r.ok) throw new TypeError(`invalid server config: ${r.errors.join('; ')}`);
+  return r.config;
+}

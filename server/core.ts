@@ -1,0 +1,175 @@
+/**
+ * The state one server instance shares between its connections: config, environment config, codec,
+ * metrics, logger, sessions, and the in-flight counter that graceful shutdown drains.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { ErrorCode } from '../protocol/errors.js';
+import { deriveSeed } from '../protocol/rng.js';
+import type { RequestId, ServerInfo, WireError } from '../protocol/wire.js';
+import { defaultEnvConfig } from '../env/index.js';
+import type { EnvConfig } from '../env/index.js';
+import { Codec } from './codec.js';
+import type { ServerConfig } from './config.js';
+import type { Connection } from './connection.js';
+import { buildServerInfo } from './info.js';
+import { createMetrics } from './metrics.js';
+import type { FreeReason, ServerMetrics } from './metrics.js';
+import { Session } from './session.js';
+import { serverIdentity } from './version.js';
+
+/** Optional collaborators of a server (tests and embedders); the defaults suit `harness-gym serve`. */
+export interface ServerDeps {
+  /** Overrides of the environment config (task source, reward registry and profiles, defaults). Limits come from the server config. */
+  env?: Partial<Omit<EnvConfig, 'limits'>>;
+  /** The logger; default: a pino logger at `config.log_level` writing to stdout. */
+  logger?: Logger;
+  /**
+   * Batch items applied between two yields to the event loop (default 32): smaller keeps pings, other
+   * sessions and shutdown responsive during a big batch, larger saves a little overhead.
+   */
+  yieldEvery?: number;
+}
+
+/** A snapshot of a server's state, for tests and diagnostics. */
+export interface ServerState {
+  sessions: number;
+  episodes: number;
+  inFlight: number;
+  shuttingDown: boolean;
+}
+
+/** Digest for constant-time token comparison: equal lengths whatever the token's length. */
+function digest(s: string): Buffer {
+  return createHash('sha256').update(s, 'utf8').digest();
+}
+
+/** Shared server state. */
+export class ServerCore {
+  readonly config: ServerConfig;
+  readonly env: EnvConfig;
+  readonly codec = new Codec();
+  readonly metrics: ServerMetrics;
+  readonly log: Logger;
+  readonly info: ServerInfo;
+  readonly sessions = new Map<string, Session>();
+  readonly connections = new Set<Connection>();
+  /** Batch items between two yields to the event loop. */
+  readonly yieldEvery: number;
+  readonly #tokenDigest: Buffer | null;
+  #sessionCounter = 0;
+  #inFlight = 0;
+  #drainWaiters: (() => void)[] = [];
+  shuttingDown = false;
+
+  constructor(config: ServerConfig, logger: Logger, deps: ServerDeps = {}) {
+    this.config = config;
+    this.log = logger;
+    this.env = defaultEnvConfig({
+      ...deps.env,
+      limits: { max_turns: config.limits.max_turns, max_errors: config.limits.max_errors },
+    });
+    this.yieldEvery = Math.max(1, Math.floor(deps.yieldEvery ?? 32));
+    this.info = buildServerInfo(config, this.env, serverIdentity());
+    this.#tokenDigest = config.token === null ? null : digest(config.token);
+    this.metrics = createMetrics({
+      sessions: () => this.sessions.size,
+      episodesLive: () => {
+        let n = 0;
+        for (const s of this.sessions.values()) n += s.episodeCount;
+        return n;
+      },
+    });
+  }
+
+  /** A snapshot for tests and diagnostics. */
+  state(): ServerState {
+    let episodes = 0;
+    for (const s of this.sessions.values()) episodes += s.episodeCount;
+    return { sessions: this.sessions.size, episodes, inFlight: this.#inFlight, shuttingDown: this.shuttingDown };
+  }
+
+  /** True when the server accepts no new session (readiness). */
+  get full(): boolean {
+    return this.sessions.size >= this.config.max_sessions;
+  }
+
+  /** Whether a hello's token is acceptable (constant time on sha256 digests, so lengths do not leak). */
+  tokenOk(token: string | undefined): boolean {
+    if (this.#tokenDigest === null) return true;
+    // A missing token compares as '' (never a valid token: the schema requires a non-empty one).
+    return timingSafeEqual(digest(token ?? ''), this.#tokenDigest);
+  }
+
+  /** Open a session. Its seed stream: `hello.seed`, else derived from the server seed and a counter. */
+  openSession(helloSeed: number | undefined): Session {
+    const n = ++this.#sessionCounter;
+    const streamSeed = helloSeed ?? deriveSeed(this.config.seed, `session:${n}`);
+    const session = new Session(this, streamSeed);
+    this.sessions.set(session.id, session);
+    session.log.debug({ seeded: helloSeed !== undefined }, 'session opened');
+    return session;
+  }
+
+  /** Free a session and its episodes (clean close, grace expiry, idle reaping, shutdown). Idempotent. */
+  endSession(session: Session, reason: FreeReason): void {
+    if (session.ended) return;
+    const n = session.free();
+    if (n > 0) this.metrics.freed.inc({ reason }, n);
+    this.sessions.delete(session.id);
+    session.log.debug({ reason, episodes: n }, 'session ended');
+  }
+
+  /** An idle session: free it and close its connection with 1000 "idle". */
+  reapIdle(session: Session): void {
+    const conn = session.conn;
+    this.endSession(session, 'idle');
+    conn?.close(1000, 'idle');
+  }
+
+  /** Count an error reply (`harness_gym_errors_total{code}`). */
+  countError(code: ErrorCode): void {
+    this.metrics.errors.inc({ code });
+  }
+
+  /** A frame-level `error` reply (counted). */
+  frameError(
+    id: RequestId | null,
+    code: ErrorCode,
+    message: string,
+    details?: unknown,
+  ): { type: 'error'; id: RequestId | null; error: WireError } {
+    this.countError(code);
+    return { type: 'error', id, error: details === undefined ? { code, message } : { code, message, details } };
+  }
+
+  /** A request entered a session's queue. */
+  beginWork(): void {
+    this.#inFlight++;
+  }
+
+  /** A request was answered. */
+  endWork(): void {
+    this.#inFlight--;
+    if (this.#inFlight === 0) {
+      const waiters = this.#drainWaiters;
+      this.#drainWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+
+  /**
+   * Graceful shutdown: refuse new work (`SHUTTING_DOWN`, /readyz 503), answer every request already
+   * received, then end every session and close every connection with 1001.
+   */
+  async shutdown(): Promise<void> {
+    this.shuttingDown = true;
+    if (this.#inFlight > 0) await new Promise<void>((resolve) => this.#drainWaiters.push(resolve));
+    for (const session of [...this.sessions.values()]) {
+      const conn = session.conn;
+      this.endSession(session, 'ended_session');
+      conn?.close(1001, 'shutting down');
+    }
+    for (const conn of [...this.connections]) conn.close(1001, 'shutting down');
+  }
+}

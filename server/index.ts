@@ -1,0 +1,14 @@
+/** Public surface of `server/`: build or start the WebSocket environment server, and its configuration. */
+export { buildServer, startServer, serverState, closeServer } from './app.js';
+export type { GymApp, RunningServer } from './app.js';
+export type { ServerDeps, ServerState } from './core.js';
+export {
+  ServerConfigSchema,
+  ServerLimitsSchema,
+  parseServerConfig,
+  loadServerConfig,
+  readConfigFile,
+  defaultServerConfig,
+} from './config.js';
+export type { ServerConfig, ServerLimits, ServerConfigInput, ConfigResult } from './config.js';
+export { Codec } from './codec.js';

@@ -1,0 +1,102 @@
+/**
+ * Server configuration: defaults, JSON and YAML files, flags over the file, and errors that name the key.
+ */
+import { describe, it, expect } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultServerConfig, loadServerConfig, parseServerConfig } from '../../server/index.js';
+import { flagsToOverrides } from '../../cli/commands/serve.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'hg-config-'));
+function file(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8080,
+  seed: 0,
+  token: null,
+  allow_oracle_hints: false,
+  limits: {
+    max_batch: 256,
+    max_episodes: 4096,
+    max_frame_bytes: 4194304,
+    max_turns: 12,
+    max_errors: 6,
+    idle_timeout_s: 600,
+    resume_grace_s: 60,
+    ping_interval_s: 20,
+    replay_window: 64,
+  },
+  max_sessions: 256,
+  log_level: 'info',
+};
+
+describe('server config', () => {
+  it('has the documented defaults, frozen', () => {
+    const c = defaultServerConfig();
+    expect(c).toEqual(DEFAULTS);
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(Object.isFrozen(c.limits)).toBe(true);
+  });
+
+  it('loads JSON and YAML files; flags override the file', () => {
+    const json = file('a.json', JSON.stringify({ port: 9000, limits: { max_batch: 8 } }));
+    expect(loadServerConfig({ file: json })).toEqual({
+      ok: true,
+      config: { ...DEFAULTS, port: 9000, limits: { ...DEFAULTS.limits, max_batch: 8 } },
+    });
+    const yaml = file('b.yaml', 'port: 9001\nlimits:\n  idle_timeout_s: 0\n');
+    const r = loadServerConfig({ file: yaml, overrides: { port: 9002, limits: { max_batch: 4, replay_window: undefined } } });
+    expect(r).toEqual({ ok: true, config: { ...DEFAULTS, port: 9002, limits: { ...DEFAULTS.limits, idle_timeout_s: 0, max_batch: 4 } } });
+  });
+
+  it('names the key path of every bad or unknown key', () => {
+    const r = parseServerConfig({ port: 'x', limits: { max_bach: 1, max_frame_bytes: 1.5 }, extra: true });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors).toHaveLength(4);
+    expect(r.errors.some((e) => e.startsWith('port: '))).toBe(true);
+    expect(r.errors).toContain('limits.max_bach: unknown key');
+    expect(r.errors.some((e) => e.startsWith('limits.max_frame_bytes: '))).toBe(true);
+    expect(r.errors).toContain('extra: unknown key');
+  });
+
+  it('reports unreadable files, bad syntax and unknown extensions', () => {
+    expect(loadServerConfig({ file: join(dir, 'missing.json') }).ok).toBe(false);
+    const bad = loadServerConfig({ file: file('bad.json', '{') });
+    expect(bad.ok).toBe(false);
+    const ext = loadServerConfig({ file: file('c.toml', 'port = 1') });
+    expect(ext).toEqual({ ok: false, errors: [expect.stringContaining('unknown config format')] });
+    const list = loadServerConfig({ file: file('d.yaml', '- 1\n- 2\n') });
+    expect(list.ok).toBe(false);
+  });
+
+  it('maps serve flags onto the config (and HARNESS_GYM_TOKEN when --token is absent)', () => {
+    const o = flagsToOverrides(
+      { port: '0', maxBatch: '3', allowOracleHints: true, logLevel: 'silent' },
+      { HARNESS_GYM_TOKEN: 'env-token' },
+    );
+    const r = loadServerConfig({ overrides: o });
+    expect(r).toEqual({
+      ok: true,
+      config: {
+        ...DEFAULTS,
+        port: 0,
+        token: 'env-token',
+        allow_oracle_hints: true,
+        log_level: 'silent',
+        limits: { ...DEFAULTS.limits, max_batch: 3 },
+      },
+    });
+    const bad = loadServerConfig({ overrides: flagsToOverrides({ port: 'abc', token: 'flag' }, { HARNESS_GYM_TOKEN: 'env' }) });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.errors.some((e) => e.startsWith('port: '))).toBe(true);
+    const tok = loadServerConfig({ overrides: flagsToOverrides({ token: 'flag' }, { HARNESS_GYM_TOKEN: 'env' }) });
+    expect(tok.ok && tok.config.token).toBe('flag');
+  });
+});

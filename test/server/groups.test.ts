@@ -1,0 +1,164 @@
+/**
+ * GRPO groups (PROTOCOL.md "Groups"): members share the first member's task (and, by default, its seed and
+ * variant), across frames; conflicting members are INVALID_MESSAGE.
+ */
+import { describe, it, expect, afterEach } from 'vitest';
+import type { GymApp } from '../../server/index.js';
+import { inject, makeApp } from './helpers.js';
+
+let app: GymApp | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+async function session(seed = 9) {
+  app = await makeApp();
+  const c = await inject(app);
+  await c.hello({ seed });
+  return c;
+}
+
+type Item = {
+  ok: boolean;
+  episode_id: string;
+  observation: { messages: unknown[] };
+  info: Record<string, unknown>;
+  error?: { code: string };
+};
+
+describe('groups', () => {
+  it('"task+variant" (default): every member gets the first member\'s task, seed and variant, across frames', async () => {
+    const c = await session();
+    const r1 = await c.request({
+      type: 'reset',
+      id: 1,
+      items: [
+        { group_id: 'g', episode_id: 'g0' },
+        { group_id: 'g', episode_id: 'g1' },
+      ],
+    });
+    const r2 = await c.request({ type: 'reset', id: 2, items: [{ group_id: 'g', episode_id: 'g2' }] });
+    const items: Item[] = [...r1.items, ...r2.items];
+    expect(items.every((i) => i.ok)).toBe(true);
+    // Same seed and task: identical observations and info.
+    for (const i of items.slice(1)) {
+      expect(i.observation).toEqual(items[0].observation);
+      expect(i.info).toEqual(items[0].info);
+    }
+    // An explicit seed equal to the group's is fine; another one conflicts.
+    const other = await c.request({ type: 'reset', id: 3, items: [{ group_id: 'g', episode_id: 'g3', seed: 12345 }] });
+    expect(other.items[0]).toEqual({
+      ok: false,
+      episode_id: 'g3',
+      error: {
+        code: 'INVALID_MESSAGE',
+        message: expect.any(String),
+        details: { issues: [{ path: ['seed'], message: expect.any(String) }] },
+      },
+    });
+  });
+
+  it('group members after the first draw no seed from the session stream', async () => {
+    const a = await session(21);
+    const withGroup = await a.request({ type: 'reset', id: 1, items: [{ group_id: 'g' }, { group_id: 'g' }, { group_id: 'g' }, {}] });
+    await app?.close();
+    const b = await session(21);
+    const without = await b.request({ type: 'reset', id: 1, items: [{}, {}] });
+    // The 4th item of the first session drew the 2nd seed of the stream.
+    expect(withGroup.items[3].info.task_id).toBe(without.items[1].info.task_id);
+    expect(withGroup.items[3].observation).toEqual(without.items[1].observation);
+  });
+
+  it('"task" members after the first draw no seed either, and each gets its own augmented variant', async () => {
+    const a = await session(21);
+    const grouped = await a.request({
+      type: 'reset',
+      id: 1,
+      items: [
+        { group_id: 't', variant: 'train', options: { group_share: 'task' } },
+        { group_id: 't', variant: 'train', options: { group_share: 'task' } },
+        { group_id: 't', variant: 'train', options: { group_share: 'task' } },
+        { variant: 'train' },
+      ],
+    });
+    await app?.close();
+    const b = await session(21);
+    const plain = await b.request({ type: 'reset', id: 1, items: [{ variant: 'train' }, { variant: 'train' }] });
+    const items: Item[] = grouped.items;
+    expect(items.every((i) => i.ok)).toBe(true);
+    expect(new Set(items.slice(0, 3).map((i) => i.info.task_id)).size).toBe(1);
+    expect(new Set(items.slice(0, 3).map((i) => i.info.variant_id)).size).toBe(3);
+    expect(items[3].info.task_id).toBe(plain.items[1].info.task_id);
+    expect(items[3].observation).toEqual(plain.items[1].observation);
+  });
+
+  it('a conflicting variant or group_share is INVALID_MESSAGE; the other members proceed', async () => {
+    const c = await session();
+    const r = await c.request({
+      type: 'reset',
+      id: 1,
+      items: [
+        { group_id: 'g', episode_id: 'a', variant: 'identity' },
+        { group_id: 'g', episode_id: 'b', variant: { families: ['x'], intensity: 0.5, split: 'train' } },
+        { group_id: 'g', episode_id: 'c', options: { group_share: 'task' } },
+        { group_id: 'g', episode_id: 'd', variant: 'identity' },
+      ],
+    });
+    expect(r.items.map((i: Item) => [i.episode_id, i.error?.code ?? 'ok'])).toEqual([
+      ['a', 'ok'],
+      ['b', 'INVALID_MESSAGE'],
+      ['c', 'INVALID_MESSAGE'],
+      ['d', 'ok'],
+    ]);
+    expect(r.items[1].error.details.issues[0].path).toEqual(['variant']);
+    expect(r.items[2].error.details.issues[0].path).toEqual(['options', 'group_share']);
+  });
+
+  it('"task": the same task for every member, each its own seed (variant seed) and explicit seeds allowed', async () => {
+    const c = await session();
+    const r = await c.request({
+      type: 'reset',
+      id: 1,
+      items: [
+        { group_id: 't', episode_id: 'a', options: { group_share: 'task' } },
+        { group_id: 't', episode_id: 'b', options: { group_share: 'task' }, seed: 777 },
+        { group_id: 't', episode_id: 'c', options: { group_share: 'task' } },
+      ],
+    });
+    const items: Item[] = r.items;
+    expect(items.every((i) => i.ok)).toBe(true);
+    expect(new Set(items.map((i) => i.info.task_id)).size).toBe(1);
+    // The task (viewer message) is the first member's even though seed 777 alone would pick another.
+    const alone = await c.request({ type: 'reset', id: 2, items: [{ episode_id: 'solo', seed: 777 }] });
+    expect(alone.items[0].info.task_id).not.toBe(items[0].info.task_id);
+    expect(items[1].observation).toEqual(items[0].observation);
+  });
+
+  it('a group whose first member failed is founded by the next successful member', async () => {
+    const c = await session();
+    const r = await c.request({
+      type: 'reset',
+      id: 1,
+      items: [
+        { group_id: 'g', episode_id: 'bad', task: { id: 'no-such-task' } },
+        { group_id: 'g', episode_id: 'first', seed: 5 },
+        { group_id: 'g', episode_id: 'second' },
+      ],
+    });
+    expect(r.items.map((i: Item) => i.error?.code ?? 'ok')).toEqual(['UNKNOWN_TASK', 'ok', 'ok']);
+    expect(r.items[2].observation).toEqual(r.items[1].observation);
+  });
+
+  it('group ids are scoped to the session', async () => {
+    app = await makeApp();
+    const a = await inject(app);
+    await a.hello({ seed: 1 });
+    const b = await inject(app);
+    await b.hello({ seed: 2 });
+    const ra = await a.request({ type: 'reset', id: 1, items: [{ group_id: 'g', seed: 10 }] });
+    const rb = await b.request({ type: 'reset', id: 1, items: [{ group_id: 'g', seed: 20 }] });
+    expect(ra.items[0].ok && rb.items[0].ok).toBe(true);
+    expect(rb.items[0].info.task_id).not.toBe(ra.items[0].info.task_id);
+  });
+});
