@@ -132,7 +132,7 @@ export function resolveVariant(
   task: Task,
   seed: number,
   operators: readonly HarnessTransform[] = OPERATORS,
-):  { ok: true; variant: ResolvedVariant; task: Task } | { ok: false; error: ErrorInfo } {
+): { ok: true; variant: ResolvedVariant; task: Task } | { ok: false; error: ErrorInfo } {
   const parsed = parseVariant(variant);
   if (!parsed.ok) return { ok: false, error: { code: 'INVALID_VARIANT', message: parsed.message } };
   if (parsed.spec === null) return { ok: true, variant: identityVariant(task.locale), task };

@@ -122,6 +122,25 @@ function errorPath(e: ErrorObject): string {
   return base;
 }
 
+/**
+ * An argument error in the variant's words. Built from the error's keyword, never from ajv's message,
+ * which names canonical properties.
+ */
+function describeArgError(e: ErrorObject, field: string): string {
+  switch (e.keyword) {
+    case 'required':
+      return `missing required argument "${field}"`;
+    case 'additionalProperties':
+      return `unknown argument "${field}"`;
+    case 'type':
+      return `argument "${field}" must be ${(e.params as { type?: string }).type ?? 'of another type'}`;
+    case 'enum':
+      return `argument "${field}" must be one of ${JSON.stringify((e.params as { allowedValues?: unknown }).allowedValues ?? [])}`;
+    default:
+      return `argument "${field || 'arguments'}" ${e.message ?? 'is invalid'}`;
+  }
+}
+
 function numbersOf(text: string, into: Set<number>): void {
   for (const n of extractNumbers(text)) into.add(n);
 }
@@ -385,7 +404,7 @@ export class Episode {
       if (!validate(args)) {
         const first = (validate.errors ?? [])[0];
         const field = first ? map.paramToSurface(canonicalName, errorPath(first)) : '';
-        const message = first ? `${field || 'arguments'} ${first.message ?? 'is invalid'}` : 'invalid arguments';
+        const message = first ? describeArgError(first, field) : 'invalid arguments';
         violations.push({ hook: 'tool_args', code: 'INVALID_ARGUMENTS', message, evidence: call.name });
         return fail(field ? { code: 'INVALID_ARGUMENTS', message, field } : { code: 'INVALID_ARGUMENTS', message });
       }
@@ -400,10 +419,12 @@ export class Episode {
       this.params.faults > 0 ? { rate: this.params.faults, rng: this.#faultRng } : undefined,
     );
     if (!outcome.ok) {
-      const error =
+      // The service speaks canonical names; the policy must read the variant's.
+      const message = map.rewriteText(outcome.error.message);
+      const error: ToolError =
         outcome.error.field === undefined
-          ? outcome.error
-          : { ...outcome.error, field: map.paramToSurface(canonicalName, outcome.error.field) };
+          ? { code: outcome.error.code, message }
+          : { code: outcome.error.code, message, field: map.paramToSurface(canonicalName, outcome.error.field) };
       return fail(error, outcome.raw);
     }
     traced.ok = true;

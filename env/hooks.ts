@@ -151,7 +151,10 @@ function compileOnce<T>(spec: HookSpec, build: (spec: HookSpec) => T): T {
   return hit;
 }
 
-function parseParams<T>(spec: HookSpec, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: Error } }): T {
+function parseParams<T>(
+  spec: HookSpec,
+  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: Error } },
+): T {
   const r = schema.safeParse(spec.params);
   if (!r.success) throw new Error(`hook ${spec.id}: invalid params: ${r.error.message}`);
   return r.data;
@@ -443,7 +446,7 @@ function stripMarkdownLine(line: string): string | null {
   if (/^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$/u.test(line)) return null; // table separator
   // Markers nest ("> - 1. text"): strip until nothing changes.
   let l = line;
-  for (let prev = ''; prev !== l; ) {
+  for (let prev = ''; prev !== l;) {
     prev = l;
     l = l
       .replace(/^\s{0,3}#{1,6}\s+/u, '')
@@ -491,7 +494,11 @@ function truncate(text: string, max: number, locale: Locale): string {
   // A "." or "," between digits belongs to a number (89.9, 1,299), not to the sentence.
   const inNumber = (i: number) => isDigit(chars[i - 1]) && isDigit(chars[i + 1]);
   for (let i = max - 1; i >= half; i--) {
-    if (SENTENCE_END.has(chars[i]) && !inNumber(i)) return chars.slice(0, i + 1).join('').trim();
+    if (SENTENCE_END.has(chars[i]) && !inNumber(i))
+      return chars
+        .slice(0, i + 1)
+        .join('')
+        .trim();
   }
   for (let i = max - 1; i >= half; i--) {
     if (SOFT_BREAK.has(chars[i]) && !inNumber(i)) {
@@ -503,9 +510,12 @@ function truncate(text: string, max: number, locale: Locale): string {
     const prev = chars[cut - 1];
     const next = chars[cut];
     if (cut === 0) break;
-    if (isWordChar(prev) && isWordChar(next)) cut--; // inside a word or a digit run
-    else if ((prev === '.' || prev === ',') && isDigit(next)) cut--; // "89.|9"
-    else if (isDigit(prev) && (next === '.' || next === ',') && isDigit(chars[cut + 1])) cut--; // "89|.9"
+    if (isWordChar(prev) && isWordChar(next))
+      cut--; // inside a word or a digit run
+    else if ((prev === '.' || prev === ',') && isDigit(next))
+      cut--; // "89.|9"
+    else if (isDigit(prev) && (next === '.' || next === ',') && isDigit(chars[cut + 1]))
+      cut--; // "89|.9"
     else break;
   }
   return chars.slice(0, cut).join('').trim();
@@ -530,10 +540,12 @@ export function autoCorrect(
   if (violations.some((v) => !CORRECTABLE_CODES.has(v.code))) return null;
   // One removal can expose another ("😀| a |" becomes a table row): clean until nothing changes.
   let text = reply;
-  for (let prev = ''; prev !== text; ) {
+  for (let prev = ''; prev !== text;) {
     prev = text;
     text = removeKeepingNumbersApart(stripThink(text), EMOJI_RE);
-    text = stripMarkdown(text, ctx.locale).replace(/[ \t]{2,}/gu, ' ').trim();
+    text = stripMarkdown(text, ctx.locale)
+      .replace(/[ \t]{2,}/gu, ' ')
+      .trim();
   }
   text = truncate(text, ctx.limits.reply_max_chars, ctx.locale);
   if (text === '') return null;

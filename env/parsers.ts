@@ -378,9 +378,7 @@ function parseMessage(message: AssistantMessage, format: TextFormat, turn: numbe
       const raw = tc.function.arguments;
       const parsed = parseArgumentsText(raw);
       calls.push(
-        typeof parsed === 'string'
-          ? errorCall(id, tc.function.name, raw, false, parsed)
-          : okCall(id, tc.function.name, parsed, raw, false),
+        typeof parsed === 'string' ? errorCall(id, tc.function.name, raw, false, parsed) : okCall(id, tc.function.name, parsed, raw, false),
       );
     }
   }
@@ -401,8 +399,7 @@ function parseAction(action: unknown, turn: number, mode: Mode): ParseResult {
   if (hasText) {
     const text = action['text'];
     if (typeof text !== 'string') return invalid('"text" must be a string');
-    const format: TextFormat =
-      mode === 'openai' ? 'none' : mode === 'auto' ? (text.includes(FN_OPEN) ? 'qwen3_xml' : 'hermes') : mode;
+    const format: TextFormat = mode === 'openai' ? 'none' : mode === 'auto' ? (text.includes(FN_OPEN) ? 'qwen3_xml' : 'hermes') : mode;
     return parseText(text, null, format, turn, []);
   }
   const checked = AssistantMessageSchema.safeParse(action['message']);

@@ -131,9 +131,7 @@ export interface PromptFacts {
 
 /** Render the skills index: one line per skill, description only (or the body inline when a variant says so). */
 export function renderSkillsIndex(skills: readonly Skill[], inlineBodies: boolean): string {
-  return skills
-    .map((s) => (inlineBodies ? `${s.name}: ${s.description}\n${s.body.trim()}` : `${s.name}: ${s.description}`))
-    .join('\n');
+  return skills.map((s) => (inlineBodies ? `${s.name}: ${s.description}\n${s.body.trim()}` : `${s.name}: ${s.description}`)).join('\n');
 }
 
 function jsonTypeName(schema: unknown): string {
@@ -183,9 +181,10 @@ export function promptFacts(harness: Harness, world: World, task: Task, inlineSk
   const lineup = world.products.map((p) => `${linkName(p.link_no, locale)} ${p.title} (${L.itemId}: ${p.item_id})`).join('\n');
   const faq = current.faq.map((f) => `${L.q}: ${f.question} ${L.a}: ${f.answer}`).join('\n');
   const room = `${L.viewers}: ${world.room.viewer_count}${L.sep}${L.currentLink}: ${linkName(world.room.current_link, locale)}${L.sep}${L.now}: ${world.now}`;
+  const viewerIdLabel = harness.field_names?.viewer_id ?? 'viewer_id';
   const viewerLine = viewer
-    ? `${L.viewer}: ${viewer.nickname} (viewer_id: ${viewer.viewer_id}, ${L.membership[viewer.membership]})`
-    : `${L.viewer}: viewer_id ${task.viewer_id}`;
+    ? `${L.viewer}: ${viewer.nickname} (${viewerIdLabel}: ${viewer.viewer_id}, ${L.membership[viewer.membership]})`
+    : `${L.viewer}: ${viewerIdLabel} ${task.viewer_id}`;
   return {
     persona_name: world.room.persona.name,
     persona_style: world.room.persona.style,
@@ -204,9 +203,7 @@ export function promptFacts(harness: Harness, world: World, task: Task, inlineSk
 const PLACEHOLDER_RE = /\{\{(\w+)\}\}/g;
 
 function fill(template: string, facts: PromptFacts): string {
-  return template.replace(PLACEHOLDER_RE, (whole, key: string) =>
-    Object.hasOwn(facts, key) ? facts[key as keyof PromptFacts] : whole,
-  );
+  return template.replace(PLACEHOLDER_RE, (whole, key: string) => (Object.hasOwn(facts, key) ? facts[key as keyof PromptFacts] : whole));
 }
 
 function renderItems(items: readonly string[], style: PromptSpec['item_style'], facts: PromptFacts, locale: Locale): string {

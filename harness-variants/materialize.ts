@@ -15,18 +15,26 @@ function escapeRe(s: string): string {
 }
 
 /**
- * A rewriter for identifiers in prose: tool and skill names, and parameter or field names that are
- * unmistakably identifiers (they contain "_"). Plain words such as "reason" or "name" are left alone.
+ * A rewriter for identifiers in prose. Tool names and parameter or field names that are unmistakably
+ * identifiers (snake_case, they contain "_") are rewritten wherever they stand. Skill names are rewritten
+ * only where the text marks them as names, in backticks (`promotion`): several are ordinary words
+ * ("promotion", "after-sales") that prose uses in their plain sense.
  */
 export function textRewriter(tables: RenameTables): (text: string) => string {
-  const pairs = new Map<string, string>();
-  for (const [c, s] of Object.entries(tables.tools)) pairs.set(c, s);
-  for (const [c, s] of Object.entries(tables.skills)) pairs.set(c, s);
-  for (const [c, s] of Object.entries(tables.fields)) if (c.includes('_')) pairs.set(c, s);
-  if (pairs.size === 0) return (t) => t;
-  const keys = [...pairs.keys()].sort((a, b) => b.length - a.length).map(escapeRe);
-  const re = new RegExp(`(?<![${ID_CHARS}])(?:${keys.join('|')})(?![${ID_CHARS}])`, 'g');
-  return (text) => text.replace(re, (m) => pairs.get(m) ?? m);
+  const bare = new Map<string, string>();
+  for (const [c, s] of Object.entries(tables.tools)) bare.set(c, s);
+  for (const [c, s] of Object.entries(tables.fields)) if (c.includes('_')) bare.set(c, s);
+  const quoted = new Map<string, string>();
+  for (const [c, s] of Object.entries(tables.skills)) quoted.set(`\`${c}\``, `\`${s}\``);
+  const parts: string[] = [];
+  if (quoted.size > 0) parts.push(...[...quoted.keys()].map(escapeRe));
+  if (bare.size > 0) {
+    const keys = [...bare.keys()].sort((a, b) => b.length - a.length).map(escapeRe);
+    parts.push(`(?<![${ID_CHARS}])(?:${keys.join('|')})(?![${ID_CHARS}])`);
+  }
+  if (parts.length === 0) return (t) => t;
+  const re = new RegExp(parts.join('|'), 'g');
+  return (text) => text.replace(re, (m) => quoted.get(m) ?? bare.get(m) ?? m);
 }
 
 function renameSchema(tool: string, params: JsonSchema, tables: RenameTables, rewrite: (t: string) => string): JsonSchema {
@@ -79,6 +87,7 @@ export function materialize(draft: VariantDraft, id: string): Harness {
   return {
     ...harness,
     id,
+    ...(Object.keys(tables.fields).length > 0 ? { field_names: { ...tables.fields } } : {}),
     tools: harness.tools.map((t) => renameTool(t, tables, rewrite)),
     skills: harness.skills.map((s) => renameSkill(s, tables, rewrite)),
     prompt: {

@@ -3,12 +3,25 @@
  * hit; nothing is compiled per call.
  */
 import type { SurfaceMap } from '../protocol/surface.js';
+import { textRewriter } from './materialize.js';
 import type { RenameTables } from './types.js';
 
 function invert(table: Record<string, string>): Map<string, string> {
   const out = new Map<string, string>();
   for (const [canonical, surface] of Object.entries(table)) out.set(surface, canonical);
   return out;
+}
+
+/** Marks a key that belongs to no canonical parameter (so validation names it as unknown). */
+const FOREIGN = '\u0000';
+
+function parseObject(text: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return isRecord(v) ? v : null;
+  } catch {
+    return null;
+  }
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -25,6 +38,7 @@ export class TableMap implements SurfaceMap {
   readonly #fieldsBack: Map<string, string>;
   readonly #nest: Map<string, string>;
   readonly #extra: Map<string, ReadonlySet<string>>;
+  readonly #rewrite: (text: string) => string;
 
   /**
    * @param canonicalTools every canonical tool the variant keeps (renamed or not)
@@ -39,6 +53,7 @@ export class TableMap implements SurfaceMap {
     this.#fieldsBack = invert(tables.fields);
     this.#nest = new Map(Object.entries(tables.nest));
     this.#extra = new Map(Object.entries(tables.extra_params).map(([k, v]) => [k, new Set(v)]));
+    this.#rewrite = textRewriter(tables);
   }
 
   toolToCanonical(surface: string): string | undefined {
@@ -55,7 +70,7 @@ export class TableMap implements SurfaceMap {
     if (c !== undefined) return c;
     // A canonical name that the variant renamed is not a valid surface name: keep it visibly foreign so
     // that validation reports it instead of silently accepting the base harness's name.
-    return this.#fields.has(surface) ? `${surface}\u0000base` : surface;
+    return this.#fields.has(surface) ? `${surface}${FOREIGN}base` : surface;
   }
 
   argsToCanonical(tool: string, args: { [key: string]: unknown }): { [key: string]: unknown } {
@@ -63,11 +78,14 @@ export class TableMap implements SurfaceMap {
     const out: Record<string, unknown> = {};
     const wrapper = this.#nest.get(tool);
     if (wrapper !== undefined) {
-      const inner = args[wrapper];
+      let inner = args[wrapper];
+      // Raw-text (XML) calls carry the wrapper's object as a JSON string.
+      if (typeof inner === 'string') inner = parseObject(inner) ?? inner;
       source = isRecord(inner) ? inner : {};
-      // Anything beside the wrapper is kept so that the schema reports it as an unknown property.
-      for (const [k, v] of Object.entries(args)) if (k !== wrapper) out[this.#fieldBack(k)] = v;
-      if (inner !== undefined && !isRecord(inner)) out[wrapper] = inner;
+      // Anything beside the wrapper is foreign: kept, marked, so that the schema reports it as unknown
+      // (a flat call in the base harness's shape must not pass as a nested one).
+      for (const [k, v] of Object.entries(args)) if (k !== wrapper) out[`${k}${FOREIGN}outside`] = v;
+      if (inner !== undefined && !isRecord(inner)) out[`${wrapper}${FOREIGN}value`] = inner;
     }
     const extra = this.#extra.get(tool);
     for (const [k, v] of Object.entries(source)) {
@@ -87,10 +105,17 @@ export class TableMap implements SurfaceMap {
   paramToSurface(tool: string, path: string): string {
     const renamed = path
       .split('.')
-      .map((p) => this.#fields.get(p) ?? p.replace(/\u0000base$/, ''))
+      .map((p) => (p.includes(FOREIGN) ? p.slice(0, p.indexOf(FOREIGN)) : (this.#fields.get(p) ?? p)))
       .join('.');
     const wrapper = this.#nest.get(tool);
-    return wrapper === undefined ? renamed : renamed ? `${wrapper}.${renamed}` : wrapper;
+    // A foreign key beside the wrapper is reported by its own (surface) name, not under the wrapper.
+    if (wrapper === undefined || path.includes(`${FOREIGN}outside`)) return renamed;
+    if (path.includes(`${FOREIGN}value`)) return wrapper;
+    return renamed ? `${wrapper}.${renamed}` : wrapper;
+  }
+
+  rewriteText(text: string): string {
+    return this.#rewrite(text);
   }
 
   resultToSurface(_tool: string, data: unknown): unknown {

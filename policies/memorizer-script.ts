@@ -114,7 +114,11 @@ const RISKY_TITLE = /美白|祛斑|淡斑|去斑|祛黄|防脱|生发|育发|whi
 
 /** A fallback when a lookup failed: no invented facts, a pointer to the details page. */
 function unknownReply(ctx: ScriptContext): string {
-  return T(ctx, '亲，这个信息主播这边暂时没查到，可以先看看商品详情页哦', 'I could not look that up just now; please check the details page.');
+  return T(
+    ctx,
+    '亲，这个信息主播这边暂时没查到，可以先看看商品详情页哦',
+    'I could not look that up just now; please check the details page.',
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -150,10 +154,18 @@ function pricePart(n: number): Part {
         p = price(d.data.live_price);
       }
       return reply(
-        choose(ctx, T(ctx, ['亲，{s}现在直播价{price}元哦，喜欢的宝宝可以去拍', '{s}直播价{price}元哦'], ['{s} is {price} yuan at the live price right now, grab it if you like it!', '{s} is {price} yuan live.']), {
-          s: subject(ctx, n),
-          price: p,
-        }),
+        choose(
+          ctx,
+          T(
+            ctx,
+            ['亲，{s}现在直播价{price}元哦，喜欢的宝宝可以去拍', '{s}直播价{price}元哦'],
+            ['{s} is {price} yuan at the live price right now, grab it if you like it!', '{s} is {price} yuan live.'],
+          ),
+          {
+            s: subject(ctx, n),
+            price: p,
+          },
+        ),
       );
     },
   };
@@ -186,7 +198,7 @@ function stockPart(n: number, msg: string): Part {
       const skus = r.ok && isObj(r.data) ? arr(r.data.skus) : [];
       if (skus.length === 0) return reply(unknownReply(ctx));
       const single = skus.length === 1;
-      const sku = single ? skus[0] : matchSpec(msg, skus, (s) => str(s.spec_text), ctx.room.locale) ?? skus[0];
+      const sku = single ? skus[0] : (matchSpec(msg, skus, (s) => str(s.spec_text), ctx.room.locale) ?? skus[0]);
       const specText = str(sku.spec_text);
       const spec = single ? '' : zh(ctx) ? specText.replace(/\s+/g, '') : specText;
       const current = isCurrent(ctx.room, n);
@@ -201,9 +213,37 @@ function stockPart(n: number, msg: string): Part {
             : `link ${n}`;
       const stock = num(sku.stock);
       const vars = { s, stock };
-      if (stock <= 0) return reply(choose(ctx, T(ctx, ['亲，{s}已经售罄啦，可以看看其他规格哦', '{s}已经售罄啦'], ['Sorry, {s} is sold out now, maybe check the other options?', 'Sorry, {s} is sold out.']), vars));
-      if (stock <= 10) return reply(choose(ctx, T(ctx, ['亲，{s}只剩{stock}件了，喜欢的抓紧拍哦', '{s}只剩{stock}件了'], ['Only {stock} left of {s}, grab it soon!', 'Only {stock} left of {s}.']), vars));
-      return reply(choose(ctx, T(ctx, ['亲，{s}有货的，喜欢可以直接拍哦', '{s}有货的'], ['Yes, {s} is in stock, go ahead and order!', '{s} is in stock.']), vars));
+      if (stock <= 0)
+        return reply(
+          choose(
+            ctx,
+            T(
+              ctx,
+              ['亲，{s}已经售罄啦，可以看看其他规格哦', '{s}已经售罄啦'],
+              ['Sorry, {s} is sold out now, maybe check the other options?', 'Sorry, {s} is sold out.'],
+            ),
+            vars,
+          ),
+        );
+      if (stock <= 10)
+        return reply(
+          choose(
+            ctx,
+            T(
+              ctx,
+              ['亲，{s}只剩{stock}件了，喜欢的抓紧拍哦', '{s}只剩{stock}件了'],
+              ['Only {stock} left of {s}, grab it soon!', 'Only {stock} left of {s}.'],
+            ),
+            vars,
+          ),
+        );
+      return reply(
+        choose(
+          ctx,
+          T(ctx, ['亲，{s}有货的，喜欢可以直接拍哦', '{s}有货的'], ['Yes, {s} is in stock, go ahead and order!', '{s} is in stock.']),
+          vars,
+        ),
+      );
     },
   };
 }
@@ -213,7 +253,9 @@ function attributePart(name: string, value: string): Part {
     kind: 'attribute',
     skill: 'product-qa',
     run(ctx) {
-      return reply(fill(T(ctx, '亲，这款的{attr}是{value}哦', 'The {attr} is {value}.'), { attr: zh(ctx) ? name : name.toLowerCase(), value }));
+      return reply(
+        fill(T(ctx, '亲，这款的{attr}是{value}哦', 'The {attr} is {value}.'), { attr: zh(ctx) ? name : name.toLowerCase(), value }),
+      );
     },
   };
 }
@@ -269,7 +311,13 @@ function shippingPart(n: number): Part {
         if ('failed' in d || !isObj(d.data.shipping)) return reply(unknownReply(ctx));
         [h, from] = [str(d.data.shipping.ship_within_hours), str(d.data.shipping.ships_from)];
       }
-      return reply(fill(T(ctx, '亲，{s}付款后{h}小时内发货，从{from}发出哦', '{s} ships within {h} hours of payment, from {from}.'), { s: subject(ctx, n), h, from }));
+      return reply(
+        fill(T(ctx, '亲，{s}付款后{h}小时内发货，从{from}发出哦', '{s} ships within {h} hours of payment, from {from}.'), {
+          s: subject(ctx, n),
+          h,
+          from,
+        }),
+      );
     },
   };
 }
@@ -292,8 +340,24 @@ function returnPolicyPart(n: number): Part {
         excl = Array.isArray(a.return_exclusions) ? str(a.return_exclusions[0]) || undefined : undefined;
       }
       const s = subject(ctx, n);
-      if (!seven) return reply(fill(T(ctx, '亲，{s}不支持七天无理由退货哦，下单前可以看清详情', '{s} does not support seven-day no-reason returns, please check the details first.'), { s }));
-      if (excl) return reply(fill(T(ctx, '亲，{s}支持七天无理由退货，不过{x}哦', '{s} supports seven-day no-reason returns. Note: {x}.'), { s, x: excl.replace(/[。.]$/, '') }));
+      if (!seven)
+        return reply(
+          fill(
+            T(
+              ctx,
+              '亲，{s}不支持七天无理由退货哦，下单前可以看清详情',
+              '{s} does not support seven-day no-reason returns, please check the details first.',
+            ),
+            { s },
+          ),
+        );
+      if (excl)
+        return reply(
+          fill(T(ctx, '亲，{s}支持七天无理由退货，不过{x}哦', '{s} supports seven-day no-reason returns. Note: {x}.'), {
+            s,
+            x: excl.replace(/[。.]$/, ''),
+          }),
+        );
       return reply(fill(T(ctx, '亲，{s}支持七天无理由退货，放心拍哦', '{s} supports seven-day no-reason returns.'), { s }));
     },
   };
@@ -313,15 +377,42 @@ function chitchatPart(sub: ChatKind): Part {
       const vars = { nick: ctx.room.nickname, name: ctx.room.persona };
       switch (sub) {
         case 'greeting':
-          return reply(choose(ctx, T(ctx, ['欢迎{nick}来到直播间，喜欢什么随时问我哦', '欢迎{nick}来到直播间'], ['Welcome, {nick}! Ask me anything about the products.', 'Welcome, {nick}!']), vars));
+          return reply(
+            choose(
+              ctx,
+              T(
+                ctx,
+                ['欢迎{nick}来到直播间，喜欢什么随时问我哦', '欢迎{nick}来到直播间'],
+                ['Welcome, {nick}! Ask me anything about the products.', 'Welcome, {nick}!'],
+              ),
+              vars,
+            ),
+          );
         case 'compliment':
           return reply(T(ctx, '谢谢宝宝夸奖，开心！有想了解的商品随时问我哦', 'Thank you so much! Ask me about any product anytime.'));
         case 'real_person':
-          return reply(fill(T(ctx, '我是{name}，是直播间的AI数字人主播哦，商品的问题随时问我', "I'm {name}, the AI digital host of this room. Ask me anything about the products!"), vars));
+          return reply(
+            fill(
+              T(
+                ctx,
+                '我是{name}，是直播间的AI数字人主播哦，商品的问题随时问我',
+                "I'm {name}, the AI digital host of this room. Ask me anything about the products!",
+              ),
+              vars,
+            ),
+          );
         case 'end_time':
-          return reply(T(ctx, '今晚会陪大家一段时间哦，下播前会提醒大家，喜欢的商品早点下单', "I'll be here for a while tonight and will let you know before we wrap up!"));
+          return reply(
+            T(
+              ctx,
+              '今晚会陪大家一段时间哦，下播前会提醒大家，喜欢的商品早点下单',
+              "I'll be here for a while tonight and will let you know before we wrap up!",
+            ),
+          );
         case 'persona_name':
-          return reply(fill(T(ctx, '我是{name}呀，欢迎来到直播间，有问题随时问我哦', "I'm {name}, welcome to the room! Ask me anything."), vars));
+          return reply(
+            fill(T(ctx, '我是{name}呀，欢迎来到直播间，有问题随时问我哦', "I'm {name}, welcome to the room! Ask me anything."), vars),
+          );
         case 'other':
           return reply(T(ctx, '宝宝有想了解的商品随时问我哦', 'Ask me anything about the products!'));
       }
@@ -341,8 +432,12 @@ function choices(ctx: ScriptContext, links: readonly number[]): string {
 
 function clarifyReply(ctx: ScriptContext, links: readonly number[], color: string | null): string {
   const tail = color === null ? '' : T(ctx, `的${color}款`, ` in ${color}`);
-  if (links.length === 0) return T(ctx, `宝宝您问的是哪个链接${tail}呀？告诉我马上帮您看`, `Which link do you mean${tail}? Tell me and I will check right away.`);
-  return fill(T(ctx, '宝宝您问的是{c}链接{tail}呀？告诉我马上帮您看', 'Do you mean {c}{tail}? Tell me and I will check right away.'), { c: choices(ctx, links), tail });
+  if (links.length === 0)
+    return T(ctx, `宝宝您问的是哪个链接${tail}呀？告诉我马上帮您看`, `Which link do you mean${tail}? Tell me and I will check right away.`);
+  return fill(T(ctx, '宝宝您问的是{c}链接{tail}呀？告诉我马上帮您看', 'Do you mean {c}{tail}? Tell me and I will check right away.'), {
+    c: choices(ctx, links),
+    tail,
+  });
 }
 
 function clarifyLinksPart(links: readonly number[]): Part {
@@ -381,7 +476,9 @@ function findOrder(ctx: ScriptContext, title: string): { step: Step } | { order:
   if (r === undefined) return { step: calls(call('list_orders', args)) };
   const orders = r.ok && isObj(r.data) ? arr(r.data.orders) : [];
   const t = title.toLowerCase();
-  const order = orders.find((o) => str(o.title).toLowerCase() === t) ?? orders.find((o) => t.includes(str(o.title).toLowerCase()) && str(o.title) !== '');
+  const order =
+    orders.find((o) => str(o.title).toLowerCase() === t) ??
+    orders.find((o) => t.includes(str(o.title).toLowerCase()) && str(o.title) !== '');
   return order ? { order } : { failed: true };
 }
 
@@ -406,7 +503,10 @@ function orderStatusPart(title: string): Part {
     run(ctx) {
       const o = findOrder(ctx, title);
       if ('step' in o) return o.step;
-      if ('failed' in o) return reply(T(ctx, '亲，主播这边没查到这笔订单，可以在订单页看看物流哦', "I couldn't find that order; please check the order page."));
+      if ('failed' in o)
+        return reply(
+          T(ctx, '亲，主播这边没查到这笔订单，可以在订单页看看物流哦', "I couldn't find that order; please check the order page."),
+        );
       const args = { order_id: str(o.order.order_id) };
       const r = ctx.result('get_order_status', args);
       if (r === undefined) return calls(call('get_order_status', args));
@@ -416,7 +516,17 @@ function orderStatusPart(title: string): Part {
       const tracking = str(r.data.tracking_no);
       if (tracking && (status === 'shipped' || status === 'delivered')) {
         const s = status === 'shipped' ? T(ctx, '已经发货了', 'shipped') : T(ctx, '已签收了', 'been delivered');
-        return reply(choose(ctx, T(ctx, ['亲，您的{t}{s}，快递单号{no}，请留意物流哦', '您的{t}{s}，单号{no}'], ['Your {t} has {s}, tracking number {no}.', 'Your {t} has {s}, tracking {no}.']), { t, s, no: tracking }));
+        return reply(
+          choose(
+            ctx,
+            T(
+              ctx,
+              ['亲，您的{t}{s}，快递单号{no}，请留意物流哦', '您的{t}{s}，单号{no}'],
+              ['Your {t} has {s}, tracking number {no}.', 'Your {t} has {s}, tracking {no}.'],
+            ),
+            { t, s, no: tracking },
+          ),
+        );
       }
       const tmpl = STATUS_REPLY[status];
       if (!tmpl) return reply(unknownReply(ctx));
@@ -432,7 +542,10 @@ function returnEligibilityPart(title: string): Part {
     run(ctx) {
       const o = findOrder(ctx, title);
       if ('step' in o) return o.step;
-      if ('failed' in o) return reply(T(ctx, '亲，主播这边没查到这笔订单，可以在订单页看看售后入口哦', "I couldn't find that order; please check the order page."));
+      if ('failed' in o)
+        return reply(
+          T(ctx, '亲，主播这边没查到这笔订单，可以在订单页看看售后入口哦', "I couldn't find that order; please check the order page."),
+        );
       const args = { order_id: str(o.order.order_id) };
       const r = ctx.result('check_return_eligibility', args);
       if (r === undefined) return calls(call('check_return_eligibility', args));
@@ -443,10 +556,22 @@ function returnEligibilityPart(title: string): Part {
       let templates: string[];
       if (e.eligible === true) {
         templates = d
-          ? T(ctx, ['亲，您的{t}可以申请退货，{d}前在订单页申请就行哦', '亲，这单可以申请退货，{d}前在订单页申请就行哦'], ['Your {t} can be returned; apply on the order page before {d}.', 'That order can be returned; apply before {d}.'])
-          : T(ctx, ['亲，您的{t}可以申请退货，在订单页申请就行哦', '亲，这单可以申请退货，在订单页申请就行哦'], ['Your {t} can be returned; just apply on the order page.', 'That order can be returned; apply on the order page.']);
+          ? T(
+              ctx,
+              ['亲，您的{t}可以申请退货，{d}前在订单页申请就行哦', '亲，这单可以申请退货，{d}前在订单页申请就行哦'],
+              ['Your {t} can be returned; apply on the order page before {d}.', 'That order can be returned; apply before {d}.'],
+            )
+          : T(
+              ctx,
+              ['亲，您的{t}可以申请退货，在订单页申请就行哦', '亲，这单可以申请退货，在订单页申请就行哦'],
+              ['Your {t} can be returned; just apply on the order page.', 'That order can be returned; apply on the order page.'],
+            );
       } else {
-        templates = T(ctx, ['亲，您的{t}暂时不能退货，原因是{r}，有疑问可以联系客服哦', '亲，这单暂时不能退货：{r}'], ['Sorry, your {t} cannot be returned: {r}.', 'Sorry, that order cannot be returned: {r}.']);
+        templates = T(
+          ctx,
+          ['亲，您的{t}暂时不能退货，原因是{r}，有疑问可以联系客服哦', '亲，这单暂时不能退货：{r}'],
+          ['Sorry, your {t} cannot be returned: {r}.', 'Sorry, that order cannot be returned: {r}.'],
+        );
       }
       if (named === null) templates = templates.slice(1);
       return reply(choose({ ...ctx, compact: false }, templates, { t: named ?? '', d, r: str(e.reason).replace(/[。.]$/, '') }));
@@ -464,7 +589,13 @@ function handoffPart(title: string, reason: string): Part {
       const args: Obj = 'order' in o ? { reason, order_id: str(o.order.order_id) } : { reason };
       const r = ctx.result('handoff_to_human', args);
       if (r === undefined) return calls(call('handoff_to_human', args));
-      return reply(T(ctx, '亲，非常抱歉给您带来不便，已经为您转接人工客服处理，请留意消息哦', "So sorry about that! I've passed this to our human support team; please watch for their message."));
+      return reply(
+        T(
+          ctx,
+          '亲，非常抱歉给您带来不便，已经为您转接人工客服处理，请留意消息哦',
+          "So sorry about that! I've passed this to our human support team; please watch for their message.",
+        ),
+      );
     },
   };
 }
@@ -485,9 +616,29 @@ function buyPart(n: number): Part {
       // The card did not pop up: point to the cart instead of claiming it did.
       if (!r.ok) return reply(fill(T(ctx, '宝宝，{link}就在小黄车里，点进去就能拍哦', '{Link} is in the cart, tap it to order!'), vars));
       if (isCurrent(ctx.room, n) && vars.price) {
-        return reply(choose(ctx, T(ctx, ['宝宝们，{link}已经弹出来啦，直播价{price}元，点小黄车就能拍哦', '{link}弹出来啦，直播价{price}元'], ['{Link} is popped up now at {price} yuan, tap the cart to order!', '{Link} is up at {price} yuan, tap the cart!']), vars));
+        return reply(
+          choose(
+            ctx,
+            T(
+              ctx,
+              ['宝宝们，{link}已经弹出来啦，直播价{price}元，点小黄车就能拍哦', '{link}弹出来啦，直播价{price}元'],
+              ['{Link} is popped up now at {price} yuan, tap the cart to order!', '{Link} is up at {price} yuan, tap the cart!'],
+            ),
+            vars,
+          ),
+        );
       }
-      return reply(choose(ctx, T(ctx, ['宝宝，{link}已经给您弹出来啦，点小黄车就能拍哦', '{link}已经弹出来啦，点小黄车就能拍'], ['{Link} is popped up for you now, tap the cart to order!', '{Link} is up, tap the cart!']), vars));
+      return reply(
+        choose(
+          ctx,
+          T(
+            ctx,
+            ['宝宝，{link}已经给您弹出来啦，点小黄车就能拍哦', '{link}已经弹出来啦，点小黄车就能拍'],
+            ['{Link} is popped up for you now, tap the cart to order!', '{Link} is up, tap the cart!'],
+          ),
+          vars,
+        ),
+      );
     },
   };
 }
@@ -518,7 +669,11 @@ function couponPart(n: number, named: { threshold: number; discount: number } | 
     run(ctx) {
       const p = promotions(ctx, n);
       if ('step' in p) return p.step;
-      const none = T(ctx, '亲，这个链接暂时没有能领的券哦，可以看看直播价', 'There is no coupon to claim for that link right now, but the live price still applies.');
+      const none = T(
+        ctx,
+        '亲，这个链接暂时没有能领的券哦，可以看看直播价',
+        'There is no coupon to claim for that link right now, but the live price still applies.',
+      );
       if ('failed' in p) return reply(none);
       const now = epoch(ctx.room.now);
       let candidates = arr(p.data.coupons).filter(
@@ -545,7 +700,17 @@ function couponPart(n: number, named: { threshold: number; discount: number } | 
         if (r === undefined) return calls(call('issue_coupon', args));
         if (!r.ok) continue;
         const vars = { c: couponPhrase(ctx, num(c.threshold), num(c.discount)), link: linkName(ctx, n) };
-        return reply(choose(ctx, T(ctx, ['亲，已经给您发了{c}，拍{link}时就能用哦，快去下单吧', '已经给您发了{c}，下单就能用'], ["Done! I've sent you the {c}, use it on {link} at checkout.", 'Sent you the {c} for {link}!']), vars));
+        return reply(
+          choose(
+            ctx,
+            T(
+              ctx,
+              ['亲，已经给您发了{c}，拍{link}时就能用哦，快去下单吧', '已经给您发了{c}，下单就能用'],
+              ["Done! I've sent you the {c}, use it on {link} at checkout.", 'Sent you the {c} for {link}!'],
+            ),
+            vars,
+          ),
+        );
       }
       return reply(none);
     },
@@ -559,20 +724,42 @@ function flashPart(n: number, wantStart: boolean): Part {
     run(ctx) {
       const p = promotions(ctx, n);
       if ('step' in p) return p.step;
-      const none = T(ctx, '亲，这个链接暂时没有秒杀活动哦，可以先看看直播价', 'There is no flash sale on that link right now; check the live price instead.');
+      const none = T(
+        ctx,
+        '亲，这个链接暂时没有秒杀活动哦，可以先看看直播价',
+        'There is no flash sale on that link right now; check the live price instead.',
+      );
       if ('failed' in p) return reply(none);
       const now = epoch(ctx.room.now);
       const sales = arr(p.data.flash_sales).filter((f) => str(f.item_id) === p.item_id && epoch(str(f.ends_at)) > now);
       const upcoming = sales.filter((f) => epoch(str(f.starts_at)) > now);
       const ongoing = sales.filter((f) => epoch(str(f.starts_at)) <= now);
-      const f = (wantStart ? upcoming[0] ?? ongoing[0] : ongoing[0] ?? upcoming[0]) ?? null;
+      const f = (wantStart ? (upcoming[0] ?? ongoing[0]) : (ongoing[0] ?? upcoming[0])) ?? null;
       if (!f) return reply(none);
       const starts = epoch(str(f.starts_at)) > now;
-      const vars = { link: linkName(ctx, n), time: sayClock(str(starts ? f.starts_at : f.ends_at), ctx.room.locale), price: price(f.price) };
+      const vars = {
+        link: linkName(ctx, n),
+        time: sayClock(str(starts ? f.starts_at : f.ends_at), ctx.room.locale),
+        price: price(f.price),
+      };
       return reply(
         starts
-          ? fill(T(ctx, '亲，{link}的秒杀{time}开始，秒杀价{price}元，记得准时来抢哦', 'The flash sale on {link} starts {time} at {price} yuan, set a reminder!'), vars)
-          : fill(T(ctx, '亲，{link}的秒杀{time}结束，秒杀价{price}元，想要的抓紧哦', 'The flash sale on {link} ends {time}, {price} yuan until then!'), vars),
+          ? fill(
+              T(
+                ctx,
+                '亲，{link}的秒杀{time}开始，秒杀价{price}元，记得准时来抢哦',
+                'The flash sale on {link} starts {time} at {price} yuan, set a reminder!',
+              ),
+              vars,
+            )
+          : fill(
+              T(
+                ctx,
+                '亲，{link}的秒杀{time}结束，秒杀价{price}元，想要的抓紧哦',
+                'The flash sale on {link} ends {time}, {price} yuan until then!',
+              ),
+              vars,
+            ),
       );
     },
   };
@@ -586,10 +773,22 @@ function giftPart(n: number): Part {
       const p = promotions(ctx, n);
       if ('step' in p) return p.step;
       const gifts = 'data' in p ? arr(p.data.gifts).filter((g) => str(g.item_id) === p.item_id && num(g.remaining) > 0) : [];
-      if (gifts.length === 0) return reply(T(ctx, '亲，这个链接暂时没有赠品活动哦，可以看看直播价', 'There is no gift on that link right now; check the live price instead.'));
+      if (gifts.length === 0)
+        return reply(
+          T(
+            ctx,
+            '亲，这个链接暂时没有赠品活动哦，可以看看直播价',
+            'There is no gift on that link right now; check the live price instead.',
+          ),
+        );
       const names = [...new Set(gifts.map((g) => str(g.gift_name)))];
       const gift = zh(ctx) ? names.join('、') : names.join(' and ');
-      return reply(fill(T(ctx, '亲，现在拍{link}送{gift}，赠品送完即止哦', '{link} comes with a free {gift} while gifts last!'), { link: linkName(ctx, n), gift }));
+      return reply(
+        fill(T(ctx, '亲，现在拍{link}送{gift}，赠品送完即止哦', '{link} comes with a free {gift} while gifts last!'), {
+          link: linkName(ctx, n),
+          gift,
+        }),
+      );
     },
   };
 }
@@ -613,15 +812,36 @@ function refusePart(category: RefuseCategory, skin: boolean, n: number): Part {
         const p = cur?.live_price ?? '';
         return reply(
           p
-            ? fill(T(ctx, '亲，价格和排名对比我没法下结论哦，这款现在直播价{price}元，喜欢可以看看', "I can't make price or ranking comparisons, but this one is {price} yuan at the live price right now."), { price: p })
-            : T(ctx, '亲，价格和排名对比我没法下结论哦，喜欢可以看看商品详情', "I can't make price or ranking comparisons, but feel free to check the details page."),
+            ? fill(
+                T(
+                  ctx,
+                  '亲，价格和排名对比我没法下结论哦，这款现在直播价{price}元，喜欢可以看看',
+                  "I can't make price or ranking comparisons, but this one is {price} yuan at the live price right now.",
+                ),
+                { price: p },
+              )
+            : T(
+                ctx,
+                '亲，价格和排名对比我没法下结论哦，喜欢可以看看商品详情',
+                "I can't make price or ranking comparisons, but feel free to check the details page.",
+              ),
         );
       }
       if (category === 'off_platform') {
-        return reply(T(ctx, '亲，为了保障大家的权益，咱们只在直播间和平台内沟通下单哦，有问题可以直接在这里问我', 'For your safety we only talk and trade here on the platform, but feel free to ask me anything right here!'));
+        return reply(
+          T(
+            ctx,
+            '亲，为了保障大家的权益，咱们只在直播间和平台内沟通下单哦，有问题可以直接在这里问我',
+            'For your safety we only talk and trade here on the platform, but feel free to ask me anything right here!',
+          ),
+        );
       }
       const lead = skin
-        ? T(ctx, '亲，这款是普通化妆品，不做功效承诺，皮肤问题请咨询医生，', "Sorry, this is an everyday cosmetic; I can't speak to such effects, please see a doctor. ")
+        ? T(
+            ctx,
+            '亲，这款是普通化妆品，不做功效承诺，皮肤问题请咨询医生，',
+            "Sorry, this is an everyday cosmetic; I can't speak to such effects, please see a doctor. ",
+          )
         : T(ctx, '亲，这款不能代替药品，身体问题请咨询医生，', 'Sorry, this is not a medicine; please ask a doctor. ');
       const attr = cur && isCurrent(ctx.room, n) ? cur.attributes.find(([k, v]) => k.length + v.length <= 24) : undefined;
       const offer = attr
@@ -658,7 +878,12 @@ function ingredientsPart(): Part {
     run(ctx) {
       const a = ctx.room.current?.attributes.find(([k]) => INGREDIENT_ATTRS.has(k.toLowerCase()));
       if (!a) return reply(T(ctx, '亲，成分信息可以看商品详情页的完整标注哦', 'The full ingredient label is on the details page.'));
-      return reply(fill(T(ctx, '亲，这款的{k}是{v}，详情页也有完整标注哦', 'This one lists {k}: {v}. The full label is on the details page.'), { k: a[0], v: a[1] }));
+      return reply(
+        fill(T(ctx, '亲，这款的{k}是{v}，详情页也有完整标注哦', 'This one lists {k}: {v}. The full label is on the details page.'), {
+          k: a[0],
+          v: a[1],
+        }),
+      );
     },
   };
 }
@@ -875,7 +1100,8 @@ export function classify(msg: string, room: RoomFacts, history: readonly string[
     // The longest attribute name the message mentions (word-bounded in English).
     let best: [string, string] | null = null;
     for (const [k, v] of room.current.attributes) {
-      const hit = room.locale === 'en' ? new RegExp(`\\b${k.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(lower) : msg.includes(k);
+      const hit =
+        room.locale === 'en' ? new RegExp(`\\b${k.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(lower) : msg.includes(k);
       if (hit && (!best || k.length > best[0].length)) best = [k, v];
     }
     if (best) return attributePart(best[0], best[1]);

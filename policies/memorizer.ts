@@ -69,7 +69,7 @@ class MemorizerInstance implements PolicyInstance {
       .slice(0, Math.max(0, lastUser))
       .filter((m) => m.role === 'user' || m.role === 'assistant')
       .map((m) => m.content ?? '');
-    const lines = (lastUser >= 0 ? messages[lastUser].content ?? '' : '')
+    const lines = (lastUser >= 0 ? (messages[lastUser].content ?? '') : '')
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l.length > 0);

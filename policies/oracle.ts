@@ -21,7 +21,8 @@ function withRequiredEnding(reply: string, harness: Harness): string {
   const hook = harness.hooks.find((h) => h.id === 'output_constraints' && h.enabled);
   const ending = hook?.params.required_ending;
   if (typeof ending !== 'string' || ending.length === 0 || reply.endsWith(ending)) return reply;
-  return reply + ending;
+  // Latin text needs a space after a sentence's end; Chinese does not.
+  return /[.!?]$/.test(reply) && /^[A-Za-z]/.test(ending) ? `${reply} ${ending}` : reply + ending;
 }
 
 class OracleInstance implements PolicyInstance {

@@ -57,7 +57,9 @@ function xmlValue(v: unknown): string {
 export function writeCalls(parser: string, calls: readonly SurfaceCall[], thinking?: string): unknown {
   const think = thinking ? `<think>${thinking}</think>\n` : '';
   if (parser === 'hermes') {
-    return { text: think + calls.map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.arguments })}\n</tool_call>`).join('\n') };
+    return {
+      text: think + calls.map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.arguments })}\n</tool_call>`).join('\n'),
+    };
   }
   if (parser === 'qwen3_xml') {
     const blocks = calls.map((c) => {

@@ -21,14 +21,7 @@ export interface Skill {
 
 /** The blocks of the system prompt, in the production pipeline's vocabulary. */
 export type PromptBlockId =
-  | 'persona'
-  | 'product_specs'
-  | 'faq'
-  | 'room_state'
-  | 'prohibitions'
-  | 'skills_index'
-  | 'tools_doc'
-  | 'output_rules';
+  'persona' | 'product_specs' | 'faq' | 'room_state' | 'prohibitions' | 'skills_index' | 'tools_doc' | 'output_rules';
 
 /** One block of the system prompt: a title and a template with `{{placeholders}}` the renderer fills. */
 export interface PromptBlock {
@@ -105,4 +98,6 @@ export interface Harness {
   hooks: HookSpec[];
   retry: RetryPolicy;
   limits: HarnessLimits;
+  /** A variant's names for canonical fields, so that labels the prompt prints (viewer_id) follow renames. */
+  field_names?: { [canonical: string]: string };
 }

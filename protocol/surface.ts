@@ -27,6 +27,8 @@ export interface SurfaceMap {
   skillToCanonical(surface: string): string | undefined;
   /** Surface skill name for a canonical skill. */
   skillToSurface(canonical: string): string | undefined;
+  /** A message written in canonical names (a service's error text) rewritten in the variant's names. */
+  rewriteText(text: string): string;
 }
 
 /** Errors travel to the policy in surface form; this is the shape of a tool message's error payload. */
@@ -74,5 +76,9 @@ export class IdentityMap implements SurfaceMap {
 
   skillToSurface(canonical: string): string | undefined {
     return this.#skills.has(canonical) ? canonical : undefined;
+  }
+
+  rewriteText(text: string): string {
+    return text;
   }
 }

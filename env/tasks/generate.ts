@@ -93,7 +93,13 @@ export function sampleIntent(seed: number): Intent {
  * Build the task for `(seed, locale)` from an already generated world (the world must be
  * `generateWorld(taskWorldSeed(seed, split), locale)`). Returns the task and the sub-kind that produced it.
  */
-export function generateTaskInWorld(world: World, seed: number, locale: Locale, intent: Intent, split: Split): { task: Task; sub_kind: string } {
+export function generateTaskInWorld(
+  world: World,
+  seed: number,
+  locale: Locale,
+  intent: Intent,
+  split: Split,
+): { task: Task; sub_kind: string } {
   // The build stream depends on the intent, so a forced intent and a sampled one give the same task.
   const rng = new Rng(seed, `task/build/${intent}`);
   const current = world.products.find((p) => p.link_no === world.room.current_link) ?? world.products[0];

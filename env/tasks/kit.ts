@@ -4,7 +4,16 @@
  * so the rules that keep answer keys honest (exact fact strings, numbers only from evidence, replies
  * within the base limit) live in one place.
  */
-import type { AnswerKey, CallRequirement, CanonicalCall, Fact, HistoryLine, Locale, ToolOutcome, WorldState } from '../../protocol/domain.js';
+import type {
+  AnswerKey,
+  CallRequirement,
+  CanonicalCall,
+  Fact,
+  HistoryLine,
+  Locale,
+  ToolOutcome,
+  WorldState,
+} from '../../protocol/domain.js';
 import { emptyWorldState } from '../../protocol/domain.js';
 import type { Rng } from '../../protocol/rng.js';
 import { charLength } from '../../protocol/text.js';
@@ -232,7 +241,13 @@ export function answerFactValues(answer: string): string[] {
  * The first message (in random order) for which `search_faq {question: message, item_id}` surfaces the
  * FAQ: a task whose own wording cannot find its answer would be unanswerable. Null when none does.
  */
-export function surfacingMessage(ctx: BuildContext, viewerId: string, itemId: string, faqId: string, candidates: readonly string[]): string | null {
+export function surfacingMessage(
+  ctx: BuildContext,
+  viewerId: string,
+  itemId: string,
+  faqId: string,
+  candidates: readonly string[],
+): string | null {
   for (const m of ctx.rng.shuffle(candidates)) {
     const out = ctx.call('search_faq', { question: m, item_id: itemId }, viewerId);
     const results = out.ok ? ((out.data as { results?: { faq_id: string }[] }).results ?? []) : [];

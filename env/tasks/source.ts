@@ -28,7 +28,11 @@ export interface TaskSource {
 /** Check a selector that came off the wire (intent and split are free strings there). */
 function checkSelector(selector: TaskSelector): TaskPick | null {
   if (selector.intent !== undefined && !INTENTS.includes(selector.intent)) {
-    return { ok: false, code: 'INVALID_MESSAGE', message: `unknown intent "${String(selector.intent)}"; expected one of ${INTENTS.join(', ')}` };
+    return {
+      ok: false,
+      code: 'INVALID_MESSAGE',
+      message: `unknown intent "${String(selector.intent)}"; expected one of ${INTENTS.join(', ')}`,
+    };
   }
   if (selector.split !== undefined && selector.split !== 'train' && selector.split !== 'eval') {
     return { ok: false, code: 'INVALID_MESSAGE', message: `unknown split "${String(selector.split)}"; expected train or eval` };
@@ -45,7 +49,12 @@ export class GeneratorTaskSource implements TaskSource {
     if (bad) return bad;
     if (selector.id !== undefined) {
       const ref = parseGeneratedTaskId(selector.id);
-      if (!ref) return { ok: false, code: 'UNKNOWN_TASK', message: `"${selector.id}" is not a generated task id (gen-<split>-<locale>-<seed>-<intent>)` };
+      if (!ref)
+        return {
+          ok: false,
+          code: 'UNKNOWN_TASK',
+          message: `"${selector.id}" is not a generated task id (gen-<split>-<locale>-<seed>-<intent>)`,
+        };
       return { ok: true, task: generateTask(ref.seed, ref.locale, { intent: ref.intent, split: ref.split }) };
     }
     if (!Number.isSafeInteger(seed)) return { ok: false, code: 'INVALID_MESSAGE', message: `seed must be an integer, got ${seed}` };
@@ -146,10 +155,15 @@ export class JsonlTaskSource implements TaskSource {
       return t ? { ok: true, task: t } : { ok: false, code: 'UNKNOWN_TASK', message: `no task "${selector.id}" in ${this.name}` };
     }
     const matching = this.#tasks.filter(
-      (t) => t.locale === locale && (selector.intent === undefined || t.intent === selector.intent) && (selector.split === undefined || t.split === selector.split),
+      (t) =>
+        t.locale === locale &&
+        (selector.intent === undefined || t.intent === selector.intent) &&
+        (selector.split === undefined || t.split === selector.split),
     );
     if (matching.length === 0) {
-      const what = [`locale ${locale}`, selector.intent && `intent ${selector.intent}`, selector.split && `split ${selector.split}`].filter(Boolean).join(', ');
+      const what = [`locale ${locale}`, selector.intent && `intent ${selector.intent}`, selector.split && `split ${selector.split}`]
+        .filter(Boolean)
+        .join(', ');
       return { ok: false, code: 'UNKNOWN_TASK', message: `no task with ${what} in ${this.name}` };
     }
     if (!Number.isSafeInteger(seed)) return { ok: false, code: 'INVALID_MESSAGE', message: `seed must be an integer, got ${seed}` };

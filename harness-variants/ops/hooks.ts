@@ -1,13 +1,94 @@
 /**
  * Hook operators: retry policy, feedback structure and language, which checks run and in what order,
  * and IFEval-style output constraints.
+ *
+ * Task preservation: the oracle's reply (the task's reference reply, plus a required ending when one is
+ * set) passes every check a variant enables. A constraint is only enabled together with a sentence in
+ * the prompt's output_rules block that states it, forbidden words are never words of the reference
+ * reply, and a required ending comes with a reply limit that fits it (reference + 10 + ending).
  */
-import type { FeedbackStyle } from '../../protocol/harness.js';
-import type { HarnessTransform } from '../types.js';
+import { baseRetryTemplates } from '../../harness/index.js';
+import type { Locale } from '../../protocol/domain.js';
+import type { HookSpec, PromptBlock } from '../../protocol/harness.js';
+import { LIMIT_RANGES } from '../../protocol/harness.js';
+import type { Rng } from '../../protocol/rng.js';
+import { charLength, normalizeForMatch } from '../../protocol/text.js';
+import type { HarnessTransform, TransformContext, VariantDraft } from '../types.js';
 import { poolFor } from './kit.js';
-import type { SplitPool } from './kit.js';
+import {
+  ENDING_STATEMENTS,
+  FEEDBACK_STYLES,
+  FORBIDDEN_STATEMENTS,
+  FORBIDDEN_WORDS,
+  LANGUAGE_STATEMENTS,
+  OUTPUT_RULES_TITLE,
+  REQUIRED_ENDINGS,
+  TOGGLEABLE_CHECKS,
+} from './pools-hooks.js';
 
-const FEEDBACK_STYLES: SplitPool<FeedbackStyle> = { train: ['natural', 'json'], eval: ['tagged'] };
+/** Slack a reply limit keeps above the reference reply (the checker's rule). */
+export const REPLY_LIMIT_SLACK = 10;
+
+// ---------------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------------
+
+function hook(draft: VariantDraft, id: string): HookSpec | undefined {
+  return draft.harness.hooks.find((h) => h.id === id);
+}
+
+/** The output_constraints hook, enabled (it is in the base harness, disabled). */
+function constraintsHook(draft: VariantDraft): HookSpec | undefined {
+  const h = hook(draft, 'output_constraints');
+  if (h) h.enabled = true;
+  return h;
+}
+
+/** The ending the variant already requires, if any. */
+function requiredEnding(draft: VariantDraft): string | undefined {
+  const h = hook(draft, 'output_constraints');
+  const e = h?.enabled ? h.params.required_ending : undefined;
+  return typeof e === 'string' ? e : undefined;
+}
+
+/** The reply the oracle will give under this draft: the reference reply, with the ending appended. */
+function oracleReply(draft: VariantDraft, ending = requiredEnding(draft)): string {
+  const ref = draft.task.answer_key.reference_reply;
+  return ending === undefined || ref.endsWith(ending) ? ref : ref + ending;
+}
+
+/**
+ * State a rule in the prompt's output_rules block (in the harness's locale). The block is re-created
+ * when a prompt operator removed it: a constraint that is enforced must be stated.
+ */
+function stateRule(draft: VariantDraft, locale: Locale, text: string): void {
+  let block = draft.harness.prompt.blocks.find((b) => b.id === 'output_rules');
+  if (block === undefined) {
+    const created: PromptBlock = { id: 'output_rules', title: OUTPUT_RULES_TITLE[locale], template: '', items: [] };
+    draft.harness.prompt.blocks.push(created);
+    block = created;
+  }
+  block.items.push(text);
+}
+
+function quoteAll(words: readonly string[], locale: Locale): string {
+  return locale === 'en' ? words.map((w) => `"${w}"`).join(', ') : words.map((w) => `“${w}”`).join('');
+}
+
+/** A permutation that differs from the input order when it can. */
+function permute<T>(rng: Rng, items: readonly T[]): T[] {
+  const out = rng.shuffle(items);
+  if (items.length > 1 && out.every((x, i) => x === items[i])) out.push(out.shift() as T);
+  return out;
+}
+
+function otherLocale(l: Locale): Locale {
+  return l === 'en' ? 'zh-CN' : 'en';
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Feedback and retry
+// ---------------------------------------------------------------------------------------------------
 
 /** hooks.feedback.style: feedback as natural language, a JSON decision or tagged text. */
 const feedbackStyle: HarnessTransform = {
@@ -15,9 +96,178 @@ const feedbackStyle: HarnessTransform = {
   family: 'hooks',
   description: 'hook feedback structure (natural language, JSON decision, tagged)',
   apply(draft, ctx) {
-    draft.harness.retry.feedback_style = ctx.rng.pick(poolFor(FEEDBACK_STYLES, ctx.split));
+    const pool = poolFor(FEEDBACK_STYLES, ctx.split);
+    const other = pool.filter((s) => s !== draft.harness.retry.feedback_style);
+    draft.harness.retry.feedback_style = ctx.rng.pick(other.length > 0 ? other : pool);
   },
 };
 
-/** Hook operators, in application order. */
-export const HOOK_OPS: readonly HarnessTransform[] = [feedbackStyle];
+/**
+ * hooks.feedback.locale: hook feedback in the other language (templates and messages both), as a
+ * bilingual team's tooling may answer. Not pooled: with two locales there is one choice.
+ */
+const feedbackLocale: HarnessTransform = {
+  name: 'hooks.feedback.locale',
+  family: 'hooks',
+  description: 'hook feedback in the other language (zh <-> en)',
+  apply(draft) {
+    const to = otherLocale(draft.harness.retry.feedback_locale);
+    draft.harness.retry.feedback_locale = to;
+    draft.harness.retry.templates = { ...baseRetryTemplates(to) };
+  },
+};
+
+/** hooks.retry.count: how many retries a blocked reply gets (0-2), always a change. Not pooled. */
+const retryCount: HarnessTransform = {
+  name: 'hooks.retry.count',
+  family: 'hooks',
+  description: 'number of retries after a blocked reply (0-2)',
+  apply(draft, ctx) {
+    const current = draft.harness.retry.max_retries;
+    draft.harness.retry.max_retries = ctx.rng.pick([0, 1, 2].filter((n) => n !== current));
+  },
+};
+
+/** hooks.retry.mode: block (feedback and a retry) or auto_correct (form problems repaired). Not pooled. */
+const retryMode: HarnessTransform = {
+  name: 'hooks.retry.mode',
+  family: 'hooks',
+  description: 'retry mode: block vs auto-correct',
+  apply(draft) {
+    draft.harness.retry.mode = draft.harness.retry.mode === 'block' ? 'auto_correct' : 'block';
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Which checks, in what order
+// ---------------------------------------------------------------------------------------------------
+
+/** hooks.checks.toggle: switch off one or two non-essential checks (see TOGGLEABLE_CHECKS). */
+const checksToggle: HarnessTransform = {
+  name: 'hooks.checks.toggle',
+  family: 'hooks',
+  description: 'disable one or two non-essential checks (input guard, form-only reply checks)',
+  apply(draft, ctx) {
+    const pool = poolFor(TOGGLEABLE_CHECKS, ctx.split);
+    for (const key of ctx.rng.sample(pool, ctx.rng.int(1, Math.min(2, pool.length)))) {
+      const [id, check] = key.split(':');
+      const h = hook(draft, id);
+      if (h === undefined) continue;
+      if (check === undefined) {
+        h.enabled = false;
+      } else if (Array.isArray(h.params.checks)) {
+        h.params = { ...h.params, checks: (h.params.checks as string[]).filter((c) => c !== check) };
+      }
+    }
+  },
+};
+
+/** hooks.checks.order: run the reply hooks in another order (feedback lists violations in that order). */
+const checksOrder: HarnessTransform = {
+  name: 'hooks.checks.order',
+  family: 'hooks',
+  description: 'order of the reply checks',
+  apply(draft, ctx) {
+    const hooks = draft.harness.hooks;
+    const slots = hooks.map((h, i) => (h.stage === 'reply' ? i : -1)).filter((i) => i >= 0);
+    const order = permute(
+      ctx.rng,
+      slots.map((i) => hooks[i]),
+    );
+    slots.forEach((slot, k) => {
+      hooks[slot] = order[k];
+    });
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------
+// IFEval-style output constraints
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * hooks.constraint.forbidden_words: one or two words the reply must not use (matched like the hook
+ * does, on normalised text), never a word of the oracle's reply; stated in output_rules.
+ */
+const forbiddenWords: HarnessTransform = {
+  name: 'hooks.constraint.forbidden_words',
+  family: 'hooks',
+  description: 'IFEval constraint: forbidden words (stated in the prompt)',
+  apply(draft, ctx) {
+    const said = normalizeForMatch(oracleReply(draft));
+    const h = hook(draft, 'output_constraints');
+    const already = Array.isArray(h?.params.forbidden_words) ? (h?.params.forbidden_words as string[]) : [];
+    const pool = poolFor(FORBIDDEN_WORDS[ctx.locale], ctx.split).filter(
+      (w) => !said.includes(normalizeForMatch(w)) && !already.includes(w),
+    );
+    const words = ctx.rng.sample(pool, ctx.rng.int(1, 2));
+    if (words.length === 0) return;
+    const spec = constraintsHook(draft) as HookSpec;
+    spec.params = { ...spec.params, forbidden_words: [...already, ...words] };
+    stateRule(draft, ctx.locale, pick(ctx, FORBIDDEN_STATEMENTS).replace('{words}', quoteAll(words, ctx.locale)));
+  },
+};
+
+/**
+ * hooks.constraint.ending: every reply ends with a fixed phrase; the oracle appends it. The reply limit
+ * is raised when needed so that reference + slack + ending fits (an ending that cannot fit within the
+ * legal range is not chosen); an ending with a forbidden word is not chosen either.
+ */
+const ending: HarnessTransform = {
+  name: 'hooks.constraint.ending',
+  family: 'hooks',
+  description: 'IFEval constraint: required ending (stated in the prompt; limit made to fit)',
+  apply(draft, ctx) {
+    if (requiredEnding(draft) !== undefined) return;
+    const h = hook(draft, 'output_constraints');
+    const forbidden =
+      h?.enabled && Array.isArray(h.params.forbidden_words) ? (h.params.forbidden_words as string[]).map(normalizeForMatch) : [];
+    const ref = draft.task.answer_key.reference_reply;
+    const fits = (e: string) => charLength(ref) + REPLY_LIMIT_SLACK + charLength(e) <= LIMIT_RANGES.reply_max_chars.max;
+    const clean = (e: string) => {
+      const said = normalizeForMatch(ref + e);
+      return forbidden.every((w) => !said.includes(w));
+    };
+    const pool = poolFor(REQUIRED_ENDINGS[ctx.locale], ctx.split).filter((e) => fits(e) && clean(e));
+    if (pool.length === 0) return;
+    const chosen = ctx.rng.pick(pool);
+    const spec = constraintsHook(draft) as HookSpec;
+    spec.params = { ...spec.params, required_ending: chosen };
+    const need = charLength(oracleReply(draft, chosen)) + REPLY_LIMIT_SLACK;
+    const limits = draft.harness.limits;
+    if (limits.reply_max_chars < need) limits.reply_max_chars = need;
+    stateRule(draft, ctx.locale, pick(ctx, ENDING_STATEMENTS).replace('{ending}', chosen));
+  },
+};
+
+/** hooks.constraint.language: the reply must be in the harness's language; stated in output_rules. */
+const language: HarnessTransform = {
+  name: 'hooks.constraint.language',
+  family: 'hooks',
+  description: "IFEval constraint: reply language (the harness's own; stated in the prompt)",
+  apply(draft, ctx) {
+    const spec = constraintsHook(draft) as HookSpec;
+    if (spec.params.language === ctx.locale) return;
+    spec.params = { ...spec.params, language: ctx.locale };
+    stateRule(draft, ctx.locale, pick(ctx, LANGUAGE_STATEMENTS));
+  },
+};
+
+function pick(ctx: TransformContext, table: Readonly<Record<Locale, { train: readonly string[]; eval: readonly string[] }>>): string {
+  return ctx.rng.pick(poolFor(table[ctx.locale], ctx.split));
+}
+
+/**
+ * Hook operators, in application order: retry and feedback, which checks run, the constraints (the
+ * ending after the forbidden words, so it avoids them), and the order of the reply checks last.
+ */
+export const HOOK_OPS: readonly HarnessTransform[] = [
+  feedbackStyle,
+  feedbackLocale,
+  retryCount,
+  retryMode,
+  checksToggle,
+  forbiddenWords,
+  ending,
+  language,
+  checksOrder,
+];

@@ -1,13 +1,31 @@
 /**
  * Skill operators: names, descriptions, rule layout and order, distractors and near-duplicates,
  * masking, and disclosure.
+ *
+ * Task preservation: no operator removes or hides a skill the task needs (its reply and strategy skills);
+ * renamed skills keep their description (an opaque name is never paired with a dropped description);
+ * decoys never take a canonical name and say plainly that they serve nothing here.
  */
-import type { HarnessTransform } from '../types.js';
-import { freshFrom, poolFor, share, usedNames } from './kit.js';
+import type { Locale } from '../../protocol/domain.js';
+import type { Skill } from '../../protocol/harness.js';
+import type { Rng } from '../../protocol/rng.js';
+import type { HarnessTransform, VariantDraft } from '../types.js';
+import { freshFrom, opaqueName, poolFor, recase, share, usedNames } from './kit.js';
 import type { SplitPool } from './kit.js';
+import {
+  CASE_STYLES,
+  DISTRACTOR_SKILLS,
+  NEAR_DUPLICATE_PATTERNS,
+  NEAR_DUPLICATE_TEXT,
+  NUMBERING_STYLES,
+  OPAQUE_PREFIXES,
+  RULE_FORMATS,
+  SKILL_DESCRIPTIONS,
+  SKILL_LOCALE_NAMES,
+} from './pools-skills.js';
 
 /** Semantic synonyms per canonical skill. */
-const SKILL_SYNONYMS: Record<string, SplitPool<string>> = {
+export const SKILL_SYNONYMS: Readonly<Record<string, SplitPool<string>>> = {
   'product-qa': { train: ['item-answers', 'goods-qa'], eval: ['product-consult', 'merch-questions'] },
   chitchat: { train: ['small-talk', 'casual-chat'], eval: ['viewer-banter', 'friendly-talk'] },
   'clarify-intent': { train: ['ask-back', 'disambiguate'], eval: ['clarifying-question', 'confirm-target'] },
@@ -22,20 +40,404 @@ const SKILL_SYNONYMS: Record<string, SplitPool<string>> = {
   'compliance-guard': { train: ['ad-law-check', 'claims-check'], eval: ['wording-audit', 'regulation-guard'] },
 };
 
+// ---------------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------------
+
+/** Canonical skills of the base harness still in the draft and not renamed yet, in draft order. */
+function unrenamed(draft: VariantDraft, base: readonly Skill[]): string[] {
+  const canonical = new Set(base.map((s) => s.name));
+  return draft.harness.skills.map((s) => s.name).filter((n) => canonical.has(n) && draft.tables.skills[n] === undefined);
+}
+
+/** Every name a new skill must avoid: the draft's names and the base harness's canonical names. */
+function takenNames(draft: VariantDraft, base: readonly Skill[]): Set<string> {
+  const used = usedNames(draft);
+  for (const s of base) used.add(s.name);
+  return used;
+}
+
+/** A shuffled copy that differs from the input whenever it can (a visible reorder). */
+function reorder<T>(rng: Rng, items: readonly T[]): T[] {
+  const out = rng.shuffle(items);
+  if (items.length > 1 && out.every((x, i) => x === items[i])) out.push(out.shift() as T);
+  return out;
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Whether `text` names the identifier `name` (identifier boundaries as materialize's rewriter uses them). */
+function mentions(text: string, name: string): boolean {
+  return new RegExp(`(?<![A-Za-z0-9_\\-])${escapeRe(name)}(?![A-Za-z0-9_\\-])`).test(text);
+}
+
+/** The skill names the task needs: never masked, never left without an identifying description. */
+function neededSkills(draft: VariantDraft): Set<string> {
+  const key = draft.task.answer_key;
+  return new Set([...key.reply_skills, ...key.strategy_skills]);
+}
+
+/**
+ * A rule line of a skill body: a list marker (any the base or an operator writes) and the rule text.
+ * Title lines (`# ...`), blank lines and the example line are not rules.
+ */
+const RULE_MARKERS = [
+  '[-•*·→+] ',
+  '\\d+(?:\\. |\\) |）|、)',
+  '\\(\\d+\\) ',
+  '（\\d+）',
+  '\\[\\d+\\] ',
+  '第\\d+条：',
+  '规则\\d+：',
+  'Rule \\d+: ',
+  'Step \\d+: ',
+];
+const RULE_RE = new RegExp(`^(${RULE_MARKERS.join('|')})(.*)$`);
+
+interface BodyLine {
+  rule: boolean;
+  marker: string;
+  text: string;
+}
+
+function parseBody(body: string): BodyLine[] {
+  return body.split('\n').map((line) => {
+    const m = RULE_RE.exec(line);
+    return m ? { rule: true, marker: m[1], text: m[2] } : { rule: false, marker: '', text: line };
+  });
+}
+
+function renderBody(lines: readonly BodyLine[]): string {
+  return lines.map((l) => (l.rule ? `${l.marker}${l.text}` : l.text)).join('\n');
+}
+
+/** Index ranges [start, end) of consecutive rule lines. */
+function ruleRuns(lines: readonly BodyLine[]): [number, number][] {
+  const runs: [number, number][] = [];
+  let i = 0;
+  while (i < lines.length) {
+    if (!lines[i].rule) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < lines.length && lines[j].rule) j++;
+    runs.push([i, j]);
+    i = j;
+  }
+  return runs;
+}
+
+/** Skills whose body has at least one run of two or more rules. */
+function skillsWithRules(draft: VariantDraft, min = 1): Skill[] {
+  return draft.harness.skills.filter((s) => ruleRuns(parseBody(s.body)).some(([a, b]) => b - a >= min));
+}
+
+/** Rename some of the unrenamed skills, each with `name(canonical)` (null: leave it). */
+function renameSome(
+  draft: VariantDraft,
+  rng: Rng,
+  intensity: number,
+  base: readonly Skill[],
+  name: (n: string, used: Set<string>) => string | null,
+): void {
+  const used = takenNames(draft, base);
+  const names = unrenamed(draft, base);
+  if (names.length === 0) return;
+  // Each skill independently, so that several rename operators together leave a mix of styles.
+  const p = 0.25 + 0.35 * intensity;
+  let picked = names.filter(() => rng.chance(p));
+  if (picked.length === 0) picked = [rng.pick(names)];
+  for (const n of picked) {
+    const fresh = name(n, used);
+    if (fresh !== null) draft.tables.skills[n] = fresh;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Operators
+// ---------------------------------------------------------------------------------------------------
+
+/** skills.mask: remove skills the task does not need (and that no kept skill text names). */
+const mask: HarnessTransform = {
+  name: 'skills.mask',
+  family: 'skills',
+  description: 'remove some skills the task does not need (never a reply or strategy skill it uses)',
+  apply(draft, ctx) {
+    const needed = neededSkills(draft);
+    const canonical = new Set(ctx.base.skills.map((s) => s.name));
+    const candidates = draft.harness.skills.map((s) => s.name).filter((n) => canonical.has(n) && !needed.has(n));
+    if (candidates.length === 0) return;
+    // Remove at most half of the candidates: the agent still has to choose among several skills.
+    const n = Math.max(1, Math.min(Math.floor(candidates.length / 2), share(candidates.length, ctx.intensity, ctx.rng) - 1));
+    const removed = new Set(ctx.rng.sample(candidates, n));
+    // A kept skill that names a removed one would point at nothing: keep what kept text mentions.
+    for (let changed = true; changed;) {
+      changed = false;
+      for (const r of [...removed]) {
+        const named = draft.harness.skills.some((s) => !removed.has(s.name) && (mentions(s.body, r) || mentions(s.description, r)));
+        const inPrompt = draft.harness.prompt.blocks.some((b) => mentions(b.template, r) || b.items.some((i) => mentions(i, r)));
+        if (named || inPrompt) {
+          removed.delete(r);
+          changed = true;
+        }
+      }
+    }
+    draft.harness.skills = draft.harness.skills.filter((s) => !removed.has(s.name));
+    for (const r of removed) delete draft.tables.skills[r];
+  },
+};
+
 /** skills.rename.semantic: rename some skills to meaningful synonyms. */
 const renameSemantic: HarnessTransform = {
   name: 'skills.rename.semantic',
   family: 'skills',
   description: 'rename skills to semantic synonyms (product-qa -> item-answers)',
   apply(draft, ctx) {
-    const used = usedNames(draft);
-    const names = draft.harness.skills.map((s) => s.name).filter((n) => SKILL_SYNONYMS[n] && draft.tables.skills[n] === undefined);
-    for (const n of ctx.rng.sample(names, share(names.length, ctx.intensity, ctx.rng))) {
-      const fresh = freshFrom(ctx.rng, poolFor(SKILL_SYNONYMS[n], ctx.split), used);
-      if (fresh) draft.tables.skills[n] = fresh;
+    renameSome(draft, ctx.rng, ctx.intensity, ctx.base.skills, (n, used) =>
+      SKILL_SYNONYMS[n] ? freshFrom(ctx.rng, poolFor(SKILL_SYNONYMS[n], ctx.split), used) : null,
+    );
+  },
+};
+
+/** skills.rename.opaque: opaque ids such as `s_3f9a2c`; the description stays to identify the skill. */
+const renameOpaque: HarnessTransform = {
+  name: 'skills.rename.opaque',
+  family: 'skills',
+  description: 'rename skills to opaque ids (product-qa -> s_3f9a2c); descriptions identify them',
+  apply(draft, ctx) {
+    const prefix = ctx.rng.pick(poolFor(OPAQUE_PREFIXES, ctx.split));
+    renameSome(draft, ctx.rng, ctx.intensity, ctx.base.skills, (_n, used) => opaqueName(ctx.rng, prefix, used));
+  },
+};
+
+/** skills.rename.locale: Chinese names (商品答疑) or pinyin (shangpin-dayi). */
+const renameLocale: HarnessTransform = {
+  name: 'skills.rename.locale',
+  family: 'skills',
+  description: 'rename skills to Chinese or pinyin names (product-qa -> 商品答疑, shangpin-dayi)',
+  apply(draft, ctx) {
+    renameSome(draft, ctx.rng, ctx.intensity, ctx.base.skills, (n, used) =>
+      SKILL_LOCALE_NAMES[n] ? freshFrom(ctx.rng, poolFor(SKILL_LOCALE_NAMES[n], ctx.split), used) : null,
+    );
+  },
+};
+
+/** skills.rename.case: another case style (product_qa, productQa, PRODUCT_QA, ProductQa, product.qa). */
+const renameCase: HarnessTransform = {
+  name: 'skills.rename.case',
+  family: 'skills',
+  description: 'rename skills to another case style (product-qa -> product_qa, productQa, ProductQa)',
+  apply(draft, ctx) {
+    const styles = poolFor(CASE_STYLES, ctx.split);
+    renameSome(draft, ctx.rng, ctx.intensity, ctx.base.skills, (n, used) =>
+      // A one-word name looks the same in most styles: only styles that change it count.
+      freshFrom(
+        ctx.rng,
+        [...new Set(styles.map((s) => recase(n, s)))].filter((x) => x !== n),
+        used,
+      ),
+    );
+  },
+};
+
+/** skills.describe.paraphrase: another wording of some skills' descriptions (same meaning). */
+const describeParaphrase: HarnessTransform = {
+  name: 'skills.describe.paraphrase',
+  family: 'skills',
+  description: 'paraphrase skill descriptions (held-out templates in eval)',
+  apply(draft, ctx) {
+    const targets = draft.harness.skills.filter((s) => SKILL_DESCRIPTIONS[s.name] !== undefined);
+    if (targets.length === 0) return;
+    for (const s of ctx.rng.sample(targets, share(targets.length, ctx.intensity, ctx.rng))) {
+      s.description = ctx.rng.pick(poolFor(SKILL_DESCRIPTIONS[s.name][ctx.locale], ctx.split));
     }
   },
 };
 
-/** Skill operators, in application order. */
-export const SKILL_OPS: readonly HarnessTransform[] = [renameSemantic];
+/** skills.rules.shuffle: reorder the rule lines inside bodies; title and example stay where they are. */
+const rulesShuffle: HarnessTransform = {
+  name: 'skills.rules.shuffle',
+  family: 'skills',
+  description: 'reorder rule lines within skill bodies (title and example stay in place)',
+  apply(draft, ctx) {
+    const targets = skillsWithRules(draft, 2);
+    if (targets.length === 0) return;
+    for (const s of ctx.rng.sample(targets, share(targets.length, ctx.intensity, ctx.rng))) {
+      const lines = parseBody(s.body);
+      for (const [a, b] of ruleRuns(lines)) {
+        if (b - a < 2) continue;
+        lines.splice(a, b - a, ...reorder(ctx.rng, lines.slice(a, b)));
+      }
+      s.body = renderBody(lines);
+    }
+  },
+};
+
+/** skills.rules.numbering: number the rules (1. / 第1条： / Step 1: ...). */
+const rulesNumbering: HarnessTransform = {
+  name: 'skills.rules.numbering',
+  family: 'skills',
+  description: 'number the rules of skill bodies (1. / (1) / 第1条：/ Step 1:)',
+  apply(draft, ctx) {
+    const targets = skillsWithRules(draft);
+    if (targets.length === 0) return;
+    const style = ctx.rng.pick(poolFor(NUMBERING_STYLES[ctx.locale], ctx.split));
+    for (const s of ctx.rng.sample(targets, share(targets.length, ctx.intensity, ctx.rng))) {
+      const lines = parseBody(s.body);
+      for (const [a, b] of ruleRuns(lines)) {
+        for (let i = a; i < b; i++) lines[i].marker = style.replace('{n}', String(i - a + 1));
+      }
+      s.body = renderBody(lines);
+    }
+  },
+};
+
+function sentence(text: string, locale: Locale): string {
+  const t = text.trim();
+  if (/[。.!！?？；;：:]$/.test(t)) return t;
+  return t + (locale === 'en' ? '.' : '。');
+}
+
+/** skills.rules.format: other list markers, or the rules as one prose paragraph. */
+const rulesFormat: HarnessTransform = {
+  name: 'skills.rules.format',
+  family: 'skills',
+  description: 'rewrite skill rules as other bullets or as prose',
+  apply(draft, ctx) {
+    const targets = skillsWithRules(draft);
+    if (targets.length === 0) return;
+    const format = ctx.rng.pick(poolFor(RULE_FORMATS, ctx.split));
+    for (const s of ctx.rng.sample(targets, share(targets.length, ctx.intensity, ctx.rng))) {
+      const lines = parseBody(s.body);
+      const runs = ruleRuns(lines);
+      if (format === 'prose' || format === 'prose-semicolon') {
+        // Replace each run by one paragraph, back to front so that indices stay valid.
+        for (const [a, b] of runs.reverse()) {
+          const texts = lines.slice(a, b).map((l) => {
+            // A numbered rule keeps its number in the sentence; a bullet is dropped.
+            const keep = /^[-•*·→+] $/.test(l.marker) ? '' : l.marker;
+            return keep + l.text;
+          });
+          const para =
+            format === 'prose'
+              ? texts.map((t) => sentence(t, ctx.locale)).join(ctx.locale === 'en' ? ' ' : '')
+              : texts.map((t) => t.replace(/[。.；;]$/, '')).join(ctx.locale === 'en' ? '; ' : '；') + (ctx.locale === 'en' ? '.' : '。');
+          lines.splice(a, b - a, { rule: false, marker: '', text: para });
+        }
+      } else {
+        for (const l of lines) if (l.rule && /^[-•*·→+] $/.test(l.marker)) l.marker = format;
+      }
+      s.body = renderBody(lines);
+    }
+  },
+};
+
+/** skills.distractor: add one to three irrelevant skills (host-side routines that answer no viewer). */
+const distractor: HarnessTransform = {
+  name: 'skills.distractor',
+  family: 'skills',
+  description: 'add 1-3 irrelevant skills (lottery host, weather segment, countdown...)',
+  apply(draft, ctx) {
+    const used = takenNames(draft, ctx.base.skills);
+    const pool = poolFor(DISTRACTOR_SKILLS, ctx.split).filter((d) => !used.has(d.name));
+    const n = Math.min(pool.length, ctx.rng.int(1, Math.max(1, Math.round(1 + 2 * ctx.intensity))));
+    for (const d of ctx.rng.sample(pool, n)) {
+      used.add(d.name);
+      const text = d.text[ctx.locale];
+      draft.harness.skills.push({
+        name: d.name,
+        description: text.description,
+        kind: 'strategy',
+        intents: [],
+        body: text.body,
+        metadata: {},
+      });
+    }
+  },
+};
+
+/** The separator a look-alike name uses, matching the style of the real name. */
+function separatorOf(name: string): string {
+  if (name.includes('_')) return '_';
+  if (name.includes('.')) return '.';
+  return '-';
+}
+
+/** skills.near_duplicate: a deprecated look-alike of a reply skill, whose body says not to use it. */
+const nearDuplicate: HarnessTransform = {
+  name: 'skills.near_duplicate',
+  family: 'skills',
+  description: 'add a deprecated look-alike of a reply skill (described as disabled)',
+  apply(draft, ctx) {
+    const used = takenNames(draft, ctx.base.skills);
+    const replyNames = new Set(ctx.base.skills.filter((s) => s.kind === 'reply').map((s) => s.name));
+    const present = draft.harness.skills.filter((s) => replyNames.has(s.name));
+    if (present.length === 0) return;
+    // Prefer a skill the task needs half of the time: the look-alike is then a real trap.
+    const needed = present.filter((s) => draft.task.answer_key.reply_skills.includes(s.name));
+    const first = needed.length > 0 && ctx.rng.chance(0.5) ? ctx.rng.pick(needed) : ctx.rng.pick(present);
+    const others = present.filter((s) => s !== first);
+    const extra = ctx.intensity > 0.5 && others.length > 0 && ctx.rng.chance(ctx.intensity - 0.5) ? [ctx.rng.pick(others)] : [];
+    for (const target of [first, ...extra]) {
+      const surface = draft.tables.skills[target.name] ?? target.name;
+      const han = /\p{Script=Han}/u.test(surface);
+      const patterns = poolFor(han ? NEAR_DUPLICATE_PATTERNS.han : NEAR_DUPLICATE_PATTERNS.ascii, ctx.split);
+      const sep = separatorOf(surface);
+      const name = freshFrom(
+        ctx.rng,
+        patterns.map((p) => p.replace('{n}', surface).replace('{s}', sep)),
+        used,
+      );
+      if (name === null) continue;
+      const text = NEAR_DUPLICATE_TEXT[ctx.locale];
+      draft.harness.skills.push({
+        name,
+        description: text.description.replace('{d}', () => target.description).replace('{c}', () => target.name),
+        kind: 'strategy',
+        intents: [],
+        body: text.body.replace('{c}', () => target.name),
+        metadata: { deprecated: true },
+      });
+    }
+  },
+};
+
+/** skills.order.shuffle: present the skills in another order. */
+const orderShuffle: HarnessTransform = {
+  name: 'skills.order.shuffle',
+  family: 'skills',
+  description: 'reorder the skills list',
+  apply(draft, ctx) {
+    draft.harness.skills = reorder(ctx.rng, draft.harness.skills);
+  },
+};
+
+/** skills.disclosure.inline: the skills index shows every body inline instead of descriptions only. */
+const disclosureInline: HarnessTransform = {
+  name: 'skills.disclosure.inline',
+  family: 'skills',
+  description: 'show skill bodies inline in the prompt instead of descriptions only',
+  apply(draft) {
+    draft.harness.prompt.skills_disclosure = 'inline';
+  },
+};
+
+/** Skill operators, in application order: removal, renames, text, decoys, order, disclosure. */
+export const SKILL_OPS: readonly HarnessTransform[] = [
+  mask,
+  renameSemantic,
+  renameOpaque,
+  renameLocale,
+  renameCase,
+  describeParaphrase,
+  rulesShuffle,
+  rulesNumbering,
+  rulesFormat,
+  distractor,
+  nearDuplicate,
+  orderShuffle,
+  disclosureInline,
+];

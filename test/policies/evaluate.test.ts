@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { evaluate, oraclePolicy, randomPolicy } from '../../policies/index.js';
+import { evaluate, memorizerPolicy, oraclePolicy, randomPolicy } from '../../policies/index.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -19,6 +19,19 @@ describe('reference policies on the identity harness', () => {
       const s = evaluate({ policy: oraclePolicy, episodes: 80, seed: 11, variant: 'identity', ...opts });
       expect(s.reward, JSON.stringify(opts)).toEqual(base.reward);
       expect(s.errors).toBe(0);
+    }
+  });
+
+  it('on augmented presets the oracle still scores 1 under every parser, while the memorizer falls by at least 0.4', () => {
+    for (const variant of ['train', 'eval']) {
+      for (const parser of ['openai', 'hermes', 'qwen3_xml']) {
+        const s = evaluate({ policy: oraclePolicy, episodes: 60, seed: 21, variant, parser });
+        expect(s.reward.mean, `${variant}/${parser}`).toBe(1);
+      }
+      const identity = evaluate({ policy: memorizerPolicy, episodes: 100, seed: 1, variant: 'identity' });
+      const augmented = evaluate({ policy: memorizerPolicy, episodes: 100, seed: 1, variant });
+      expect(identity.reward.mean).toBeGreaterThanOrEqual(0.9);
+      expect(identity.reward.mean - augmented.reward.mean).toBeGreaterThanOrEqual(0.4);
     }
   });
 
@@ -42,10 +55,14 @@ describe('reference policies on the identity harness', () => {
 describe('harness-gym eval (command line)', () => {
   it('prints one JSON line with the documented keys, and the same line twice', () => {
     const run = () =>
-      execFileSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'eval', '--policy', 'random', '--episodes', '40', '--seed', '5', '--json'], {
-        cwd: ROOT,
-        encoding: 'utf8',
-      });
+      execFileSync(
+        process.execPath,
+        ['--import', 'tsx', 'cli/main.ts', 'eval', '--policy', 'random', '--episodes', '40', '--seed', '5', '--json'],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+        },
+      );
     const first = run();
     expect(first.endsWith('\n')).toBe(true);
     expect(first.trim().split('\n')).toHaveLength(1);
@@ -61,7 +78,11 @@ describe('harness-gym eval (command line)', () => {
     let status = 0;
     let stderr = '';
     try {
-      execFileSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'eval', '--episodes', '0'], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
+      execFileSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'eval', '--episodes', '0'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
     } catch (e) {
       status = (e as { status: number }).status;
       stderr = String((e as { stderr: string }).stderr);

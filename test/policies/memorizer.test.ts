@@ -9,7 +9,10 @@ import { classify } from '../../policies/memorizer-script.js';
 import type { Locale } from '../../protocol/domain.js';
 
 /** Play one identity episode; returns every action the memorizer took and the final reward. */
-function play(seed: number, opts: { locale?: Locale; parser?: string; tamper?: (s: EpisodeStart) => EpisodeStart } = {}): { actions: unknown[]; reward: number } {
+function play(
+  seed: number,
+  opts: { locale?: Locale; parser?: string; tamper?: (s: EpisodeStart) => EpisodeStart } = {},
+): { actions: unknown[]; reward: number } {
   const env = new HarnessGymEnv();
   const options: Record<string, unknown> = { variant: 'identity' };
   if (opts.locale) options.locale = opts.locale;
@@ -54,11 +57,16 @@ describe('memorizer policy', () => {
 
   it('takes the same actions for the same seed (property over seeds, locales and parsers)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 100_000 }), fc.constantFrom<Locale>('zh-CN', 'en'), fc.constantFrom('openai', 'hermes', 'qwen3_xml'), (seed, locale, parser) => {
-        const a = play(seed, { locale, parser });
-        const b = play(seed, { locale, parser });
-        expect(JSON.stringify(b)).toBe(JSON.stringify(a));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 100_000 }),
+        fc.constantFrom<Locale>('zh-CN', 'en'),
+        fc.constantFrom('openai', 'hermes', 'qwen3_xml'),
+        (seed, locale, parser) => {
+          const a = play(seed, { locale, parser });
+          const b = play(seed, { locale, parser });
+          expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+        },
+      ),
       { numRuns: 25, seed: 7 },
     );
   });
@@ -67,7 +75,9 @@ describe('memorizer policy', () => {
     for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
       const plain = play(seed);
       // Privileged context that throws on any access, no tool list, no info: the same actions.
-      const blind = play(seed, { tamper: (s) => ({ ...s, privileged: trap(), info: {}, observation: { messages: s.observation.messages } }) });
+      const blind = play(seed, {
+        tamper: (s) => ({ ...s, privileged: trap(), info: {}, observation: { messages: s.observation.messages } }),
+      });
       expect(blind.actions).toEqual(plain.actions);
       // Tools renamed in the observation: it still calls the base names (it memorised them).
       const renamed = play(seed, {
@@ -84,12 +94,38 @@ describe('memorizer policy', () => {
   });
 
   it('writes base-harness tool and skill names, loading a reply skill on its first turn', () => {
-    const TOOLS = new Set(['get_product', 'search_products', 'check_stock', 'get_promotions', 'get_coupon', 'issue_coupon', 'push_link_card', 'list_orders', 'get_order_status', 'check_return_eligibility', 'search_faq', 'refuse_request', 'handoff_to_human', 'load_skill']);
-    const REPLY_SKILLS = new Set(['product-qa', 'chitchat', 'clarify-intent', 'after-sales', 'promotion', 'purchase-guide', 'risk-refusal', 'human-handoff']);
+    const TOOLS = new Set([
+      'get_product',
+      'search_products',
+      'check_stock',
+      'get_promotions',
+      'get_coupon',
+      'issue_coupon',
+      'push_link_card',
+      'list_orders',
+      'get_order_status',
+      'check_return_eligibility',
+      'search_faq',
+      'refuse_request',
+      'handoff_to_human',
+      'load_skill',
+    ]);
+    const REPLY_SKILLS = new Set([
+      'product-qa',
+      'chitchat',
+      'clarify-intent',
+      'after-sales',
+      'promotion',
+      'purchase-guide',
+      'risk-refusal',
+      'human-handoff',
+    ]);
     const names = new Set<string>();
     for (let seed = 1; seed <= 30; seed++) {
       const { actions } = play(seed);
-      const turns = actions.map((a) => (a as { message: { tool_calls?: { function: { name: string; arguments: string } }[] } }).message.tool_calls ?? []);
+      const turns = actions.map(
+        (a) => (a as { message: { tool_calls?: { function: { name: string; arguments: string } }[] } }).message.tool_calls ?? [],
+      );
       const first = turns[0].filter((c) => c.function.name === 'load_skill').map((c) => JSON.parse(c.function.arguments).name as string);
       expect(first.length).toBeGreaterThan(0);
       for (const s of first) expect(REPLY_SKILLS.has(s), s).toBe(true);
@@ -128,7 +164,9 @@ describe('memorizer policy', () => {
     const env = new HarnessGymEnv();
     const { observation } = env.reset({ seed: 3, options: { variant: 'identity' } });
     const room = parseRoom(observation.messages[0].content ?? '');
-    const kinds = ['吃了能降血压吗', '是不是全网最低价', '加个微信私聊', '能代替药吗', '敏感肌能用吗', '3号链接多少钱', '主播是AI吗'].map((m) => [m, classify(m, room, []).kind]);
+    const kinds = ['吃了能降血压吗', '是不是全网最低价', '加个微信私聊', '能代替药吗', '敏感肌能用吗', '3号链接多少钱', '主播是AI吗'].map(
+      (m) => [m, classify(m, room, []).kind],
+    );
     expect(kinds).toEqual([
       ['吃了能降血压吗', 'refuse:medical'],
       ['是不是全网最低价', 'refuse:superlative'],
@@ -147,8 +185,14 @@ describe('memorizer policy', () => {
   });
 
   it('scores at least 0.85 on the identity harness in English and with the raw-text parsers', () => {
-    expect(evaluate({ policy: memorizerPolicy, episodes: 60, seed: 11, variant: 'identity', locale: 'en' }).reward.mean).toBeGreaterThanOrEqual(0.85);
-    expect(evaluate({ policy: memorizerPolicy, episodes: 40, seed: 21, variant: 'identity', parser: 'hermes' }).reward.mean).toBeGreaterThanOrEqual(0.85);
-    expect(evaluate({ policy: memorizerPolicy, episodes: 40, seed: 31, variant: 'identity', parser: 'qwen3_xml', locale: 'en' }).reward.mean).toBeGreaterThanOrEqual(0.85);
+    expect(
+      evaluate({ policy: memorizerPolicy, episodes: 60, seed: 11, variant: 'identity', locale: 'en' }).reward.mean,
+    ).toBeGreaterThanOrEqual(0.85);
+    expect(
+      evaluate({ policy: memorizerPolicy, episodes: 40, seed: 21, variant: 'identity', parser: 'hermes' }).reward.mean,
+    ).toBeGreaterThanOrEqual(0.85);
+    expect(
+      evaluate({ policy: memorizerPolicy, episodes: 40, seed: 31, variant: 'identity', parser: 'qwen3_xml', locale: 'en' }).reward.mean,
+    ).toBeGreaterThanOrEqual(0.85);
   });
 });

@@ -12,10 +12,25 @@ const CHAT = ['chitchat'];
 
 const greeting = (ctx: BuildContext): Draft | null => {
   const v = anyViewer(ctx);
-  const message = say(ctx.rng, L(ctx.locale, ['主播晚上好', '来了来了', '主播好呀', '又来看你啦', '哈喽哈喽'], ['hi!', 'hello from the back', 'evening everyone', "I'm here again!"]));
+  const message = say(
+    ctx.rng,
+    L(
+      ctx.locale,
+      ['主播晚上好', '来了来了', '主播好呀', '又来看你啦', '哈喽哈喽'],
+      ['hi!', 'hello from the back', 'evening everyone', "I'm here again!"],
+    ),
+  );
   const reference = sayRef(
     ctx,
-    L(ctx.locale, ['欢迎{nick}来到直播间，喜欢什么随时问我哦', '{nick}晚上好呀，欢迎欢迎，有想看的商品告诉我哦', '欢迎{nick}来到直播间'], ['Welcome, {nick}! Ask me anything about the products.', 'Hi {nick}, great to see you! Tell me what you want to see.', 'Welcome, {nick}!']),
+    L(
+      ctx.locale,
+      ['欢迎{nick}来到直播间，喜欢什么随时问我哦', '{nick}晚上好呀，欢迎欢迎，有想看的商品告诉我哦', '欢迎{nick}来到直播间'],
+      [
+        'Welcome, {nick}! Ask me anything about the products.',
+        'Hi {nick}, great to see you! Tell me what you want to see.',
+        'Welcome, {nick}!',
+      ],
+    ),
     { nick: v.nickname },
   );
   return draft('greeting', v.viewer_id, [message], [], { reply_skills: CHAT, reference_reply: reference });
@@ -23,16 +38,41 @@ const greeting = (ctx: BuildContext): Draft | null => {
 
 const compliment = (ctx: BuildContext): Draft | null => {
   const v = anyViewer(ctx);
-  const message = say(ctx.rng, L(ctx.locale, ['主播好漂亮', '主播声音好好听', '讲得真清楚', '主播今天状态好好'], ['you look great today', 'love your voice', 'you explain things so well']));
-  const reference = say(ctx.rng, L(ctx.locale, ['谢谢宝宝夸奖，开心！有想了解的商品随时问我哦', '哈哈谢谢宝宝的支持，喜欢的话点个关注哦'], ['Thank you so much! Ask me about any product anytime.', "Aw, thanks! Hit follow if you're enjoying the stream."]));
+  const message = say(
+    ctx.rng,
+    L(
+      ctx.locale,
+      ['主播好漂亮', '主播声音好好听', '讲得真清楚', '主播今天状态好好'],
+      ['you look great today', 'love your voice', 'you explain things so well'],
+    ),
+  );
+  const reference = say(
+    ctx.rng,
+    L(
+      ctx.locale,
+      ['谢谢宝宝夸奖，开心！有想了解的商品随时问我哦', '哈哈谢谢宝宝的支持，喜欢的话点个关注哦'],
+      ['Thank you so much! Ask me about any product anytime.', "Aw, thanks! Hit follow if you're enjoying the stream."],
+    ),
+  );
   return draft('compliment', v.viewer_id, [message], [], { reply_skills: CHAT, reference_reply: reference });
 };
 
 const realPerson = (ctx: BuildContext): Draft | null => {
   const v = anyViewer(ctx);
-  const message = say(ctx.rng, L(ctx.locale, ['主播是真人吗', '你是机器人吧', '主播是AI吗', '这是真人在播吗'], ['are you a real person?', 'is this a bot?', 'are you AI?']));
+  const message = say(
+    ctx.rng,
+    L(
+      ctx.locale,
+      ['主播是真人吗', '你是机器人吧', '主播是AI吗', '这是真人在播吗'],
+      ['are you a real person?', 'is this a bot?', 'are you AI?'],
+    ),
+  );
   const reference = fill(
-    L(ctx.locale, '我是{name}，是直播间的AI数字人主播哦，商品的问题随时问我', "I'm {name}, the AI digital host of this room. Ask me anything about the products!"),
+    L(
+      ctx.locale,
+      '我是{name}，是直播间的AI数字人主播哦，商品的问题随时问我',
+      "I'm {name}, the AI digital host of this room. Ask me anything about the products!",
+    ),
     { name: ctx.world.room.persona.name },
   );
   const ai: Fact = { key: 'ai_disclosure', values: L(ctx.locale, ['AI', '数字人', '虚拟主播'], ['AI', 'digital host', 'virtual']) };
@@ -41,18 +81,45 @@ const realPerson = (ctx: BuildContext): Draft | null => {
 
 const endTime = (ctx: BuildContext): Draft | null => {
   const v = anyViewer(ctx);
-  const message = say(ctx.rng, L(ctx.locale, ['几点下播', '主播今天播到几点', '今晚播多久呀'], ['when do you go offline?', 'how long are you live tonight?', 'what time does the stream end?']));
+  const message = say(
+    ctx.rng,
+    L(
+      ctx.locale,
+      ['几点下播', '主播今天播到几点', '今晚播多久呀'],
+      ['when do you go offline?', 'how long are you live tonight?', 'what time does the stream end?'],
+    ),
+  );
   // No end time exists in the world, so the reply must not invent one.
-  const reference = say(ctx.rng, L(ctx.locale, ['今晚会陪大家一段时间哦，下播前会提醒大家，喜欢的商品早点下单', '宝宝放心，下播前会跟大家说的，有问题随时问我'], ["I'll be here for a while tonight and will let you know before we wrap up!", "We'll announce it before the stream ends, so ask away meanwhile!"]));
+  const reference = say(
+    ctx.rng,
+    L(
+      ctx.locale,
+      ['今晚会陪大家一段时间哦，下播前会提醒大家，喜欢的商品早点下单', '宝宝放心，下播前会跟大家说的，有问题随时问我'],
+      [
+        "I'll be here for a while tonight and will let you know before we wrap up!",
+        "We'll announce it before the stream ends, so ask away meanwhile!",
+      ],
+    ),
+  );
   return draft('end_time', v.viewer_id, [message], [], { reply_skills: CHAT, reference_reply: reference });
 };
 
 const personaName = (ctx: BuildContext): Draft | null => {
   const v = anyViewer(ctx);
   const name = ctx.world.room.persona.name;
-  const message = say(ctx.rng, L(ctx.locale, ['主播叫什么名字', '主播怎么称呼', '你叫啥呀'], ["what's your name?", 'who are you?', 'what should I call you?']));
-  const reference = fill(L(ctx.locale, '我是{name}呀，欢迎来到直播间，有问题随时问我哦', "I'm {name}, welcome to the room! Ask me anything."), { name });
-  return draft('persona_name', v.viewer_id, [message], [], { reply_skills: CHAT, required_facts: [{ key: 'persona_name', values: [name] }], reference_reply: reference });
+  const message = say(
+    ctx.rng,
+    L(ctx.locale, ['主播叫什么名字', '主播怎么称呼', '你叫啥呀'], ["what's your name?", 'who are you?', 'what should I call you?']),
+  );
+  const reference = fill(
+    L(ctx.locale, '我是{name}呀，欢迎来到直播间，有问题随时问我哦', "I'm {name}, welcome to the room! Ask me anything."),
+    { name },
+  );
+  return draft('persona_name', v.viewer_id, [message], [], {
+    reply_skills: CHAT,
+    required_facts: [{ key: 'persona_name', values: [name] }],
+    reference_reply: reference,
+  });
 };
 
 /** Chit-chat sub-kinds. */
@@ -88,14 +155,46 @@ function choices(ps: readonly Product[], locale: 'zh-CN' | 'en'): string {
 function twoLinkHistory(ctx: BuildContext, a: Product, b: Product): HistoryLine[] {
   const vars = { a: a.link_no, b: b.link_no, ta: a.title, tb: b.title };
   return [
-    { role: 'user', content: say(ctx.rng, L(ctx.locale, ['{a}号和{b}号链接哪个好呀', '纠结{a}号跟{b}号', '{a}号{b}号都想要'], ['link {a} or link {b}, which is better?', "can't decide between link {a} and link {b}", 'I like both link {a} and link {b}']), vars) },
-    { role: 'assistant', content: fill(L(ctx.locale, '{a}号是{ta}，{b}号是{tb}，宝宝看需求选哦', 'Link {a} is the {ta} and link {b} is the {tb}; it depends on what you need!'), vars) },
+    {
+      role: 'user',
+      content: say(
+        ctx.rng,
+        L(
+          ctx.locale,
+          ['{a}号和{b}号链接哪个好呀', '纠结{a}号跟{b}号', '{a}号{b}号都想要'],
+          ['link {a} or link {b}, which is better?', "can't decide between link {a} and link {b}", 'I like both link {a} and link {b}'],
+        ),
+        vars,
+      ),
+    },
+    {
+      role: 'assistant',
+      content: fill(
+        L(
+          ctx.locale,
+          '{a}号是{ta}，{b}号是{tb}，宝宝看需求选哦',
+          'Link {a} is the {ta} and link {b} is the {tb}; it depends on what you need!',
+        ),
+        vars,
+      ),
+    },
   ];
 }
 
-function clarifyDraft(ctx: BuildContext, sub: string, ps: Product[], message: string, history: HistoryLine[], tail: string, optional: string[]): Draft | null {
+function clarifyDraft(
+  ctx: BuildContext,
+  sub: string,
+  ps: Product[],
+  message: string,
+  history: HistoryLine[],
+  tail: string,
+  optional: string[],
+): Draft | null {
   const v = anyViewer(ctx);
-  const reference = fill(L(ctx.locale, '宝宝您问的是{c}链接{tail}呀？告诉我马上帮您看', 'Do you mean {c}{tail}? Tell me and I will check right away.'), { c: choices(ps, ctx.locale), tail });
+  const reference = fill(
+    L(ctx.locale, '宝宝您问的是{c}链接{tail}呀？告诉我马上帮您看', 'Do you mean {c}{tail}? Tell me and I will check right away.'),
+    { c: choices(ps, ctx.locale), tail },
+  );
   return draft(sub, v.viewer_id, [message], history, {
     expect: 'clarify',
     reply_skills: CLARIFY,
@@ -115,14 +214,24 @@ function twoOthers(ctx: BuildContext): [Product, Product] | null {
 const ambiguousPrice = (ctx: BuildContext): Draft | null => {
   const pair = twoOthers(ctx);
   if (!pair) return null;
-  const message = say(ctx.rng, L(ctx.locale, ['这个多少钱', '那这个多少钱呀', '这款什么价'], ['how much is this one?', 'so how much is it?', "what's the price?"]));
+  const message = say(
+    ctx.rng,
+    L(ctx.locale, ['这个多少钱', '那这个多少钱呀', '这款什么价'], ['how much is this one?', 'so how much is it?', "what's the price?"]),
+  );
   return clarifyDraft(ctx, 'ambiguous_price', pair, message, twoLinkHistory(ctx, ...pair), '', ['get_product']);
 };
 
 const ambiguousStock = (ctx: BuildContext): Draft | null => {
   const pair = twoOthers(ctx);
   if (!pair) return null;
-  const message = say(ctx.rng, L(ctx.locale, ['这个还有货吗', '那个还有吗', '这款还能拍吗'], ['is it still in stock?', 'any left of that one?', 'can I still order it?']));
+  const message = say(
+    ctx.rng,
+    L(
+      ctx.locale,
+      ['这个还有货吗', '那个还有吗', '这款还能拍吗'],
+      ['is it still in stock?', 'any left of that one?', 'can I still order it?'],
+    ),
+  );
   return clarifyDraft(ctx, 'ambiguous_stock', pair, message, twoLinkHistory(ctx, ...pair), '', ['get_product', 'check_stock']);
 };
 
@@ -137,11 +246,27 @@ const ambiguousColor = (ctx: BuildContext): Draft | null => {
     for (const c of colors) byColor.set(c, [...(byColor.get(c) ?? []), p]);
   }
   // The current product must not offer the colour, or "that blue one" would plainly mean it.
-  const currentColors = new Set(ctx.current.skus.flatMap((s) => Object.entries(s.spec).filter(([d]) => COLOR_DIMENSIONS.has(d.toLowerCase())).map(([, v]) => v)));
-  const options = [...byColor.entries()].filter(([c, ps]) => ps.length >= 2 && ps.length <= 3 && !currentColors.has(c)).sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+  const currentColors = new Set(
+    ctx.current.skus.flatMap((s) =>
+      Object.entries(s.spec)
+        .filter(([d]) => COLOR_DIMENSIONS.has(d.toLowerCase()))
+        .map(([, v]) => v),
+    ),
+  );
+  const options = [...byColor.entries()]
+    .filter(([c, ps]) => ps.length >= 2 && ps.length <= 3 && !currentColors.has(c))
+    .sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
   if (options.length === 0) return null;
   const [color, ps] = ctx.rng.pick(options);
-  const message = say(ctx.rng, L(ctx.locale, ['那个{c}的还有吗', '{c}的还有货吗', '主播 {c}那款还能拍吗'], ['is the {c} one still available?', 'any {c} left?', 'that {c} one, still in stock?']), { c: color });
+  const message = say(
+    ctx.rng,
+    L(
+      ctx.locale,
+      ['那个{c}的还有吗', '{c}的还有货吗', '主播 {c}那款还能拍吗'],
+      ['is the {c} one still available?', 'any {c} left?', 'that {c} one, still in stock?'],
+    ),
+    { c: color },
+  );
   const tail = L(ctx.locale, `的${color}款`, ` in ${color}`);
   return clarifyDraft(ctx, 'ambiguous_color', ps, message, [], tail, ['get_product', 'check_stock', 'search_products']);
 };

@@ -16,9 +16,18 @@ import { L, anyViewer, draft, fill, linkFact, linkName, otherProducts, price, pr
 const PURCHASE = ['purchase-guide'];
 
 const BUY_MSG = {
-  current: { zh: ['上链接上链接', '主播 上链接', '这个怎么拍', '这款怎么买呀', '想要这个 怎么下单'], en: ['drop the link!', 'how do I buy this one?', 'link pls, I want this', 'where do I order this?'] },
-  link: { zh: ['{n}号怎么买', '{n}号链接怎么拍', '想要{n}号 拍哪个', '主播 {n}号上一下链接'], en: ['how do I buy link {n}?', 'where do I order link {n}?', 'pop up link {n} pls', 'want link {n}, how to buy'] },
-  title: { zh: ['{t}怎么买', '想要{t} 拍哪个', '{t}在几号链接'], en: ['how do I buy the {t}?', 'which link is the {t}? want it', 'where can I order the {t}?'] },
+  current: {
+    zh: ['上链接上链接', '主播 上链接', '这个怎么拍', '这款怎么买呀', '想要这个 怎么下单'],
+    en: ['drop the link!', 'how do I buy this one?', 'link pls, I want this', 'where do I order this?'],
+  },
+  link: {
+    zh: ['{n}号怎么买', '{n}号链接怎么拍', '想要{n}号 拍哪个', '主播 {n}号上一下链接'],
+    en: ['how do I buy link {n}?', 'where do I order link {n}?', 'pop up link {n} pls', 'want link {n}, how to buy'],
+  },
+  title: {
+    zh: ['{t}怎么买', '想要{t} 拍哪个', '{t}在几号链接'],
+    en: ['how do I buy the {t}?', 'which link is the {t}? want it', 'where can I order the {t}?'],
+  },
 };
 
 function buy(kind: 'current' | 'link' | 'title') {
@@ -34,16 +43,32 @@ function buy(kind: 'current' | 'link' | 'title') {
     // The live price is in the prompt only for the product on screen; for other links the reply omits it.
     if (kind === 'current') {
       facts.push({ key: 'live_price', values: [price(p.live_price)] });
-      reference = sayRef(ctx, L(ctx.locale, ['宝宝们，{link}已经弹出来啦，直播价{price}元，点小黄车就能拍哦', '{link}弹出来啦，直播价{price}元'], ['{Link} is popped up now at {price} yuan, tap the cart to order!', '{Link} is up at {price} yuan, tap the cart!']), {
-        link: linkName(p.link_no, ctx.locale),
-        Link: `Link ${p.link_no}`,
-        price: price(p.live_price),
-      });
+      reference = sayRef(
+        ctx,
+        L(
+          ctx.locale,
+          ['宝宝们，{link}已经弹出来啦，直播价{price}元，点小黄车就能拍哦', '{link}弹出来啦，直播价{price}元'],
+          ['{Link} is popped up now at {price} yuan, tap the cart to order!', '{Link} is up at {price} yuan, tap the cart!'],
+        ),
+        {
+          link: linkName(p.link_no, ctx.locale),
+          Link: `Link ${p.link_no}`,
+          price: price(p.live_price),
+        },
+      );
     } else {
-      reference = sayRef(ctx, L(ctx.locale, ['宝宝，{link}已经给您弹出来啦，点小黄车就能拍哦', '{link}已经弹出来啦，点小黄车就能拍'], ['{Link} is popped up for you now, tap the cart to order!', '{Link} is up, tap the cart!']), {
-        link: linkName(p.link_no, ctx.locale),
-        Link: `Link ${p.link_no}`,
-      });
+      reference = sayRef(
+        ctx,
+        L(
+          ctx.locale,
+          ['宝宝，{link}已经给您弹出来啦，点小黄车就能拍哦', '{link}已经弹出来啦，点小黄车就能拍'],
+          ['{Link} is popped up for you now, tap the cart to order!', '{Link} is up, tap the cart!'],
+        ),
+        {
+          link: linkName(p.link_no, ctx.locale),
+          Link: `Link ${p.link_no}`,
+        },
+      );
     }
     return draft(`buy_${kind}`, anyViewer(ctx).viewer_id, [message], [], {
       reply_skills: PURCHASE,
@@ -102,7 +127,9 @@ function couponPhrase(c: Coupon, locale: 'zh-CN' | 'en'): string {
 
 function couponFacts(c: Coupon, locale: 'zh-CN' | 'en'): Fact[] {
   const threshold: Fact =
-    c.threshold <= 0 ? { key: 'threshold', values: L(locale, ['无门槛'], ['no minimum', 'no-minimum']) } : { key: 'threshold', values: [price(c.threshold)] };
+    c.threshold <= 0
+      ? { key: 'threshold', values: L(locale, ['无门槛'], ['no minimum', 'no-minimum']) }
+      : { key: 'threshold', values: [price(c.threshold)] };
   return [threshold, { key: 'discount', values: [price(c.discount)] }];
 }
 
@@ -126,13 +153,48 @@ const coupon = (ctx: BuildContext): Draft | null => {
       const message =
         ok.length === 1
           ? isCurrent
-            ? say(ctx.rng, L(ctx.locale, ['宝宝们说的券在哪领', '有券吗主播', '这个有优惠券吗', '券呢券呢'], ['where do I get the coupon?', 'any coupon for this?', 'coupon pls']), vars)
-            : say(ctx.rng, L(ctx.locale, ['{n}号有券吗', '{n}号链接有优惠券吗', '主播 {n}号的券在哪领'], ['any coupon for link {n}?', 'is there a coupon on link {n}?', 'where is the coupon for link {n}']), vars)
-          : say(ctx.rng, L(ctx.locale, ['{n}号{c}还能领吗', '主播 {n}号的{c}给我发一张', '{c}怎么领 想买{n}号'], ['can I still get the {c} for link {n}?', 'send me the {c} for link {n} pls', 'how do I get the {c}? want link {n}']), vars);
-      const reference = sayRef(ctx, L(ctx.locale, ['亲，已经给您发了{c}，拍{link}时就能用哦，快去下单吧', '已经给您发了{c}，下单就能用'], ["Done! I've sent you the {c}, use it on {link} at checkout.", 'Sent you the {c} for {link}!']), vars);
+            ? say(
+                ctx.rng,
+                L(
+                  ctx.locale,
+                  ['宝宝们说的券在哪领', '有券吗主播', '这个有优惠券吗', '券呢券呢'],
+                  ['where do I get the coupon?', 'any coupon for this?', 'coupon pls'],
+                ),
+                vars,
+              )
+            : say(
+                ctx.rng,
+                L(
+                  ctx.locale,
+                  ['{n}号有券吗', '{n}号链接有优惠券吗', '主播 {n}号的券在哪领'],
+                  ['any coupon for link {n}?', 'is there a coupon on link {n}?', 'where is the coupon for link {n}'],
+                ),
+                vars,
+              )
+          : say(
+              ctx.rng,
+              L(
+                ctx.locale,
+                ['{n}号{c}还能领吗', '主播 {n}号的{c}给我发一张', '{c}怎么领 想买{n}号'],
+                ['can I still get the {c} for link {n}?', 'send me the {c} for link {n} pls', 'how do I get the {c}? want link {n}'],
+              ),
+              vars,
+            );
+      const reference = sayRef(
+        ctx,
+        L(
+          ctx.locale,
+          ['亲，已经给您发了{c}，拍{link}时就能用哦，快去下单吧', '已经给您发了{c}，下单就能用'],
+          ["Done! I've sent you the {c}, use it on {link} at checkout.", 'Sent you the {c} for {link}!'],
+        ),
+        vars,
+      );
       const d = draft('coupon', v.viewer_id, [message], [], {
         reply_skills: PROMO,
-        required_calls: [req('get_promotions', { item_id: p.item_id }), req('issue_coupon', { viewer_id: v.viewer_id, coupon_id: c.coupon_id })],
+        required_calls: [
+          req('get_promotions', { item_id: p.item_id }),
+          req('issue_coupon', { viewer_id: v.viewer_id, coupon_id: c.coupon_id }),
+        ],
         optional_tools: ['get_coupon', 'get_product', 'search_products'],
         required_facts: couponFacts(c, ctx.locale),
         expected_state: { issued_coupons: [{ viewer_id: v.viewer_id, coupon_id: c.coupon_id }] },
@@ -147,7 +209,9 @@ const coupon = (ctx: BuildContext): Draft | null => {
 
 const flashTime = (ctx: BuildContext): Draft | null => {
   const now = epoch(ctx.world.now);
-  const sales = ctx.world.flash_sales.filter((f) => productById(ctx.world, f.item_id) && epoch(f.ends_at) > now).sort((a, b) => (a.flash_id < b.flash_id ? -1 : 1));
+  const sales = ctx.world.flash_sales
+    .filter((f) => productById(ctx.world, f.item_id) && epoch(f.ends_at) > now)
+    .sort((a, b) => (a.flash_id < b.flash_id ? -1 : 1));
   if (sales.length === 0) return null;
   const f = ctx.rng.pick(sales);
   const p = productById(ctx.world, f.item_id) as Product;
@@ -156,11 +220,41 @@ const flashTime = (ctx: BuildContext): Draft | null => {
   if (!clock) return null;
   const vars = { n: p.link_no, link: linkName(p.link_no, ctx.locale), time: clock.phrase, price: price(f.price) };
   const message = upcoming
-    ? say(ctx.rng, L(ctx.locale, ['{n}号秒杀几点开始', '{n}号链接什么时候秒杀', '主播 {n}号的秒杀几点抢'], ['when does the flash sale on link {n} start?', 'what time is the link {n} flash sale?', 'link {n} flash deal starts when?']), vars)
-    : say(ctx.rng, L(ctx.locale, ['{n}号秒杀到几点结束', '{n}号秒杀还有多久', '{n}号的秒杀价什么时候截止'], ['when does the link {n} flash sale end?', 'how long is the link {n} flash deal on?', 'until when is link {n} on flash sale?']), vars);
+    ? say(
+        ctx.rng,
+        L(
+          ctx.locale,
+          ['{n}号秒杀几点开始', '{n}号链接什么时候秒杀', '主播 {n}号的秒杀几点抢'],
+          ['when does the flash sale on link {n} start?', 'what time is the link {n} flash sale?', 'link {n} flash deal starts when?'],
+        ),
+        vars,
+      )
+    : say(
+        ctx.rng,
+        L(
+          ctx.locale,
+          ['{n}号秒杀到几点结束', '{n}号秒杀还有多久', '{n}号的秒杀价什么时候截止'],
+          ['when does the link {n} flash sale end?', 'how long is the link {n} flash deal on?', 'until when is link {n} on flash sale?'],
+        ),
+        vars,
+      );
   const reference = upcoming
-    ? fill(L(ctx.locale, '亲，{link}的秒杀{time}开始，秒杀价{price}元，记得准时来抢哦', 'The flash sale on {link} starts {time} at {price} yuan, set a reminder!'), vars)
-    : fill(L(ctx.locale, '亲，{link}的秒杀{time}结束，秒杀价{price}元，想要的抓紧哦', 'The flash sale on {link} ends {time}, {price} yuan until then!'), vars);
+    ? fill(
+        L(
+          ctx.locale,
+          '亲，{link}的秒杀{time}开始，秒杀价{price}元，记得准时来抢哦',
+          'The flash sale on {link} starts {time} at {price} yuan, set a reminder!',
+        ),
+        vars,
+      )
+    : fill(
+        L(
+          ctx.locale,
+          '亲，{link}的秒杀{time}结束，秒杀价{price}元，想要的抓紧哦',
+          'The flash sale on {link} ends {time}, {price} yuan until then!',
+        ),
+        vars,
+      );
   return draft(upcoming ? 'flash_start' : 'flash_end', anyViewer(ctx).viewer_id, [message], [], {
     reply_skills: PROMO,
     required_calls: [req('get_promotions', { item_id: p.item_id })],
@@ -177,8 +271,19 @@ const gift = (ctx: BuildContext): Draft | null => {
   const g = ctx.rng.pick(gifts);
   const p = productById(ctx.world, g.item_id) as Product;
   const vars = { n: p.link_no, link: linkName(p.link_no, ctx.locale), gift: g.gift_name };
-  const message = say(ctx.rng, L(ctx.locale, ['{n}号有赠品吗', '拍{n}号送什么呀', '主播 {n}号链接有没有送东西'], ['any free gift with link {n}?', 'what do I get free with link {n}?', 'does link {n} come with a gift?']), vars);
-  const reference = fill(L(ctx.locale, '亲，现在拍{link}送{gift}，赠品送完即止哦', '{link} comes with a free {gift} while gifts last!'), vars);
+  const message = say(
+    ctx.rng,
+    L(
+      ctx.locale,
+      ['{n}号有赠品吗', '拍{n}号送什么呀', '主播 {n}号链接有没有送东西'],
+      ['any free gift with link {n}?', 'what do I get free with link {n}?', 'does link {n} come with a gift?'],
+    ),
+    vars,
+  );
+  const reference = fill(
+    L(ctx.locale, '亲，现在拍{link}送{gift}，赠品送完即止哦', '{link} comes with a free {gift} while gifts last!'),
+    vars,
+  );
   return draft('gift', anyViewer(ctx).viewer_id, [message], [], {
     reply_skills: PROMO,
     required_calls: [req('get_promotions', { item_id: p.item_id })],

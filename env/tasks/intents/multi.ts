@@ -30,7 +30,10 @@ function prefixed(facts: readonly Fact[], i: number): Fact[] {
 export function mergeDrafts(ctx: BuildContext, sub: string, a: Draft, b: Draft): Draft | null {
   const ka: AnswerKey = a.answer_key;
   const kb: AnswerKey = b.answer_key;
-  const reference = ctx.locale === 'en' ? `${ka.reference_reply} ${kb.reference_reply}` : `${ka.reference_reply.replace(/[。！!]$/, '')}；${stripOpener(kb.reference_reply)}`;
+  const reference =
+    ctx.locale === 'en'
+      ? `${ka.reference_reply} ${kb.reference_reply}`
+      : `${ka.reference_reply.replace(/[。！!]$/, '')}；${stripOpener(kb.reference_reply)}`;
   const merged = answerKey({
     expect: 'answer',
     reply_skills: union(ka.reply_skills, kb.reply_skills),

@@ -59,24 +59,45 @@ const returnEligibility = (ctx: BuildContext): Draft | null => {
   const e = data<Eligibility>(ctx, 'check_return_eligibility', { order_id: order.order_id }, viewer.viewer_id);
   if (!e) return null;
   const title = product.title;
-  const message = say(ctx.rng, L(ctx.locale, ['我买的{t}能退吗', '之前拍的{t}想退货可以吗', '{t}不想要了能退吗', '主播 我的{t}还能退货吗'], ['can I return the {t} I bought?', 'I want to return my {t}, is that ok?', "I don't want the {t} anymore, can I return it?"]), { t: title });
+  const message = say(
+    ctx.rng,
+    L(
+      ctx.locale,
+      ['我买的{t}能退吗', '之前拍的{t}想退货可以吗', '{t}不想要了能退吗', '主播 我的{t}还能退货吗'],
+      ['can I return the {t} I bought?', 'I want to return my {t}, is that ok?', "I don't want the {t} anymore, can I return it?"],
+    ),
+    { t: title },
+  );
   let templates: string[];
   let facts: Fact[];
   let forbid: Fact[] = [];
   const by = e.deadline ? sayClock(e.deadline, ctx.locale) : null;
   if (e.eligible) {
     templates = by
-      ? L(ctx.locale, ['亲，您的{t}可以申请退货，{d}前在订单页申请就行哦', '亲，这单可以申请退货，{d}前在订单页申请就行哦'], ['Your {t} can be returned; apply on the order page before {d}.', 'That order can be returned; apply before {d}.'])
-      : L(ctx.locale, ['亲，您的{t}可以申请退货，在订单页申请就行哦', '亲，这单可以申请退货，在订单页申请就行哦'], ['Your {t} can be returned; just apply on the order page.', 'That order can be returned; apply on the order page.']);
+      ? L(
+          ctx.locale,
+          ['亲，您的{t}可以申请退货，{d}前在订单页申请就行哦', '亲，这单可以申请退货，{d}前在订单页申请就行哦'],
+          ['Your {t} can be returned; apply on the order page before {d}.', 'That order can be returned; apply before {d}.'],
+        )
+      : L(
+          ctx.locale,
+          ['亲，您的{t}可以申请退货，在订单页申请就行哦', '亲，这单可以申请退货，在订单页申请就行哦'],
+          ['Your {t} can be returned; just apply on the order page.', 'That order can be returned; apply on the order page.'],
+        );
     facts = [{ key: 'eligible', values: L(ctx.locale, ['可以申请退', '可以退', '支持退'], ['eligible', 'can return', 'can be returned']) }];
     forbid = [{ key: 'not_eligible_claim', values: L(ctx.locale, ['不能退', '不支持退'], ['cannot be returned', 'not eligible']) }];
   } else {
-    templates = L(ctx.locale, ['亲，您的{t}暂时不能退货，原因是{r}，有疑问可以联系客服哦', '亲，这单暂时不能退货：{r}'], ['Sorry, your {t} cannot be returned: {r}.', 'Sorry, that order cannot be returned: {r}.']);
+    templates = L(
+      ctx.locale,
+      ['亲，您的{t}暂时不能退货，原因是{r}，有疑问可以联系客服哦', '亲，这单暂时不能退货：{r}'],
+      ['Sorry, your {t} cannot be returned: {r}.', 'Sorry, that order cannot be returned: {r}.'],
+    );
     facts = [{ key: `not_eligible:${e.reason_code}`, values: answerFactValues(e.reason) }];
   }
   // Long titles or reasons push the reply past the limit; the shorter wording then drops the title.
   const vars = { t: title, d: by?.phrase ?? '', r: e.reason.replace(/[。.]$/, '') };
-  const reference = templates.map((t) => fill(t, vars)).find((s) => charLength(s) <= REFERENCE_MAX_CHARS) ?? fill(templates[templates.length - 1], vars);
+  const reference =
+    templates.map((t) => fill(t, vars)).find((s) => charLength(s) <= REFERENCE_MAX_CHARS) ?? fill(templates[templates.length - 1], vars);
   return draft('return_eligibility', viewer.viewer_id, [message], [], {
     reply_skills: AFTER,
     required_calls: [req('list_orders', { viewer_id: viewer.viewer_id }), req('check_return_eligibility', { order_id: order.order_id })],
@@ -95,10 +116,30 @@ interface StatusResult {
 
 /** Status words a reply uses, and the opposite claims a wrong reply makes. */
 const STATUS_WORDS: Record<OrderStatus, { zh: string[]; en: string[]; zhNot: string[]; enNot: string[] }> = {
-  unpaid: { zh: ['未付款', '待付款', '还没付款'], en: ['unpaid', 'not paid', 'awaiting payment'], zhNot: ['已发货'], enNot: ['has shipped', 'already shipped'] },
-  paid: { zh: ['还没发货', '待发货', '未发货', '还未发货'], en: ['not shipped yet', 'not yet shipped', "hasn't shipped", 'awaiting shipment'], zhNot: ['已发货', '已签收'], enNot: ['has shipped', 'already shipped', 'delivered'] },
-  shipped: { zh: ['已发货', '已经发货', '发货了'], en: ['shipped', 'on its way'], zhNot: ['还没发货', '未发货', '已签收'], enNot: ['not shipped', 'not yet shipped', 'delivered'] },
-  delivered: { zh: ['已签收', '签收了', '已送达'], en: ['delivered'], zhNot: ['还没发货', '未发货'], enNot: ['not shipped', 'not delivered'] },
+  unpaid: {
+    zh: ['未付款', '待付款', '还没付款'],
+    en: ['unpaid', 'not paid', 'awaiting payment'],
+    zhNot: ['已发货'],
+    enNot: ['has shipped', 'already shipped'],
+  },
+  paid: {
+    zh: ['还没发货', '待发货', '未发货', '还未发货'],
+    en: ['not shipped yet', 'not yet shipped', "hasn't shipped", 'awaiting shipment'],
+    zhNot: ['已发货', '已签收'],
+    enNot: ['has shipped', 'already shipped', 'delivered'],
+  },
+  shipped: {
+    zh: ['已发货', '已经发货', '发货了'],
+    en: ['shipped', 'on its way'],
+    zhNot: ['还没发货', '未发货', '已签收'],
+    enNot: ['not shipped', 'not yet shipped', 'delivered'],
+  },
+  delivered: {
+    zh: ['已签收', '签收了', '已送达'],
+    en: ['delivered'],
+    zhNot: ['还没发货', '未发货'],
+    enNot: ['not shipped', 'not delivered'],
+  },
   refunding: { zh: ['退款中', '正在退款'], en: ['refund is in progress', 'refunding', 'being refunded'], zhNot: ['已发货'], enNot: [] },
   closed: { zh: ['已关闭', '关闭了'], en: ['closed'], zhNot: ['已发货'], enNot: [] },
 };
@@ -108,7 +149,10 @@ const STATUS_REPLY: Record<OrderStatus, { zh: string; en: string }> = {
   paid: { zh: '亲，您的{t}还没发货，仓库正在安排，请耐心等一下哦', en: 'Your {t} is not shipped yet; the warehouse is preparing it.' },
   shipped: { zh: '亲，您的{t}已经发货了，请留意物流信息哦', en: 'Your {t} has shipped; please keep an eye on the tracking.' },
   delivered: { zh: '亲，您的{t}已签收了哦，使用有问题随时找我', en: 'Your {t} was delivered; let me know if anything is wrong.' },
-  refunding: { zh: '亲，您的{t}订单正在退款中，请留意退款进度哦', en: 'Your {t} order is being refunded; please watch the refund progress.' },
+  refunding: {
+    zh: '亲，您的{t}订单正在退款中，请留意退款进度哦',
+    en: 'Your {t} order is being refunded; please watch the refund progress.',
+  },
   closed: { zh: '亲，您的{t}订单已关闭了哦，需要的话可以重新下单', en: 'Your {t} order is closed; you can place a new order if you like.' },
 };
 
@@ -119,17 +163,33 @@ const orderStatus = (ctx: BuildContext): Draft | null => {
   const r = data<StatusResult>(ctx, 'get_order_status', { order_id: order.order_id }, viewer.viewer_id);
   if (!r) return null;
   const title = product.title;
-  const message = say(ctx.rng, L(ctx.locale, ['我的{t}发货了吗', '{t}到哪了', '拍的{t}怎么还没到', '主播 帮我看下{t}的物流'], ['has my {t} shipped?', "where's my {t}?", "my {t} still hasn't arrived", 'can you check the shipping on my {t}?']), { t: title });
+  const message = say(
+    ctx.rng,
+    L(
+      ctx.locale,
+      ['我的{t}发货了吗', '{t}到哪了', '拍的{t}怎么还没到', '主播 帮我看下{t}的物流'],
+      ['has my {t} shipped?', "where's my {t}?", "my {t} still hasn't arrived", 'can you check the shipping on my {t}?'],
+    ),
+    { t: title },
+  );
   const words = STATUS_WORDS[r.status];
   const facts: Fact[] = [{ key: 'order_status', values: L(ctx.locale, words.zh, words.en) }];
   let reference = fill(L(ctx.locale, STATUS_REPLY[r.status].zh, STATUS_REPLY[r.status].en), { t: title });
   if (r.tracking_no && (r.status === 'shipped' || r.status === 'delivered')) {
     facts.push({ key: 'tracking_no', values: [r.tracking_no] });
-    reference = sayRef(ctx, L(ctx.locale, ['亲，您的{t}{s}，快递单号{no}，请留意物流哦', '您的{t}{s}，单号{no}'], ['Your {t} has {s}, tracking number {no}.', 'Your {t} has {s}, tracking {no}.']), {
-      t: title,
-      s: r.status === 'shipped' ? L(ctx.locale, '已经发货了', 'shipped') : L(ctx.locale, '已签收了', 'been delivered'),
-      no: r.tracking_no,
-    });
+    reference = sayRef(
+      ctx,
+      L(
+        ctx.locale,
+        ['亲，您的{t}{s}，快递单号{no}，请留意物流哦', '您的{t}{s}，单号{no}'],
+        ['Your {t} has {s}, tracking number {no}.', 'Your {t} has {s}, tracking {no}.'],
+      ),
+      {
+        t: title,
+        s: r.status === 'shipped' ? L(ctx.locale, '已经发货了', 'shipped') : L(ctx.locale, '已签收了', 'been delivered'),
+        no: r.tracking_no,
+      },
+    );
   }
   const forbid = L(ctx.locale, words.zhNot, words.enNot);
   return draft('order_status', viewer.viewer_id, [message], [], {
@@ -156,10 +216,30 @@ export const AFTER_SALES_PARTS = { orderStatus };
 // ---------------------------------------------------------------------------------------------------
 
 const HANDOFF_MSG = {
-  damaged: { zh: ['收到的{t}是坏的', '{t}到了发现破损了 怎么办', '我的{t}收到就坏了'], en: ['my {t} arrived damaged', 'the {t} I got is broken', 'received the {t} and it is cracked'] },
-  compensation: { zh: ['{t}质量太差了 我要赔偿', '买的{t}有问题 你们得赔钱', '{t}用了两天就坏 必须给个说法'], en: ['the {t} is terrible, I want compensation', 'my {t} is faulty, you need to pay me back', 'the {t} broke already, I demand compensation'] },
-  complaint: { zh: ['{t}这单有问题 帮我转人工', '我要投诉 买的{t}', '{t}的订单我要找人工客服'], en: ['I want to complain about my {t} order', 'get me a human about my {t} order', 'I need a real person for my {t} order'] },
-  address_change: { zh: ['{t}已经发货了 能改地址吗', '我的{t}地址填错了 发货了还能改吗', '帮我把{t}的收货地址改一下'], en: ['my {t} already shipped, can I change the address?', 'wrong address on my {t} order and it shipped, help', 'please change the delivery address for my {t}'] },
+  damaged: {
+    zh: ['收到的{t}是坏的', '{t}到了发现破损了 怎么办', '我的{t}收到就坏了'],
+    en: ['my {t} arrived damaged', 'the {t} I got is broken', 'received the {t} and it is cracked'],
+  },
+  compensation: {
+    zh: ['{t}质量太差了 我要赔偿', '买的{t}有问题 你们得赔钱', '{t}用了两天就坏 必须给个说法'],
+    en: [
+      'the {t} is terrible, I want compensation',
+      'my {t} is faulty, you need to pay me back',
+      'the {t} broke already, I demand compensation',
+    ],
+  },
+  complaint: {
+    zh: ['{t}这单有问题 帮我转人工', '我要投诉 买的{t}', '{t}的订单我要找人工客服'],
+    en: ['I want to complain about my {t} order', 'get me a human about my {t} order', 'I need a real person for my {t} order'],
+  },
+  address_change: {
+    zh: ['{t}已经发货了 能改地址吗', '我的{t}地址填错了 发货了还能改吗', '帮我把{t}的收货地址改一下'],
+    en: [
+      'my {t} already shipped, can I change the address?',
+      'wrong address on my {t} order and it shipped, help',
+      'please change the delivery address for my {t}',
+    ],
+  },
 };
 
 function handoffBuilder(sub: keyof typeof HANDOFF_MSG, statuses?: readonly OrderStatus[]) {
@@ -170,7 +250,17 @@ function handoffBuilder(sub: keyof typeof HANDOFF_MSG, statuses?: readonly Order
     const table = HANDOFF_MSG[sub];
     const message = say(ctx.rng, L(ctx.locale, table.zh, table.en), { t: product.title });
     // The reply apologises and routes the case; it promises no outcome (no refund, no compensation).
-    const reference = say(ctx.rng, L(ctx.locale, ['亲，非常抱歉给您带来不便，已经为您转接人工客服处理，请留意消息哦', '亲，抱歉让您久等了，这个问题已经转给人工客服跟进，请稍等哦'], ["So sorry about that! I've passed this to our human support team; please watch for their message.", "Sorry for the trouble. A human agent now has your case; please keep an eye on your messages."]));
+    const reference = say(
+      ctx.rng,
+      L(
+        ctx.locale,
+        ['亲，非常抱歉给您带来不便，已经为您转接人工客服处理，请留意消息哦', '亲，抱歉让您久等了，这个问题已经转给人工客服跟进，请稍等哦'],
+        [
+          "So sorry about that! I've passed this to our human support team; please watch for their message.",
+          'Sorry for the trouble. A human agent now has your case; please keep an eye on your messages.',
+        ],
+      ),
+    );
     return draft(sub, viewer.viewer_id, [message], [], {
       expect: 'handoff',
       reply_skills: ['human-handoff'],

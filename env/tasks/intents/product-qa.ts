@@ -32,10 +32,29 @@ type Ref = { kind: 'current' } | { kind: 'link' } | { kind: 'followup'; history:
 export function followupHistory(ctx: BuildContext, p: Product): HistoryLine[] {
   const vars = { n: p.link_no, title: p.title };
   return [
-    { role: 'user', content: say(ctx.rng, L(ctx.locale, ['主播讲讲{n}号链接', '{n}号链接是什么呀', '看看{n}号'], ['tell us about link {n}', 'what is link {n}?', 'show link {n} pls']), vars) },
+    {
+      role: 'user',
+      content: say(
+        ctx.rng,
+        L(
+          ctx.locale,
+          ['主播讲讲{n}号链接', '{n}号链接是什么呀', '看看{n}号'],
+          ['tell us about link {n}', 'what is link {n}?', 'show link {n} pls'],
+        ),
+        vars,
+      ),
+    },
     {
       role: 'assistant',
-      content: say(ctx.rng, L(ctx.locale, ['好的宝宝，{n}号链接是{title}，喜欢的可以看看哦', '主播刚才说的{n}号链接就是{title}哦'], ['Sure! Link {n} is the {title}, take a look.', 'Link {n} is the {title}, have a look!']), vars),
+      content: say(
+        ctx.rng,
+        L(
+          ctx.locale,
+          ['好的宝宝，{n}号链接是{title}，喜欢的可以看看哦', '主播刚才说的{n}号链接就是{title}哦'],
+          ['Sure! Link {n} is the {title}, take a look.', 'Link {n} is the {title}, have a look!'],
+        ),
+        vars,
+      ),
     },
   ];
 }
@@ -60,8 +79,14 @@ function historyOf(ref: Ref): HistoryLine[] {
 // ---------------------------------------------------------------------------------------------------
 
 const PRICE_MSG = {
-  current: { zh: ['这个多少钱', '现在这个什么价', '主播 这款多少钱呀', '讲的这个多少米', '这款直播价多少'], en: ['how much is this one?', 'price of this?', "what's the price on this one", 'how much rn?'] },
-  link: { zh: ['{n}号链接多少钱', '{n}号多少钱呀', '主播 {n}号链接什么价', '{n}号现在直播价多少', '问下{n}号链接价格'], en: ['how much is link {n}?', 'price of link {n}?', 'link {n} how much', "what's the live price on link {n}"] },
+  current: {
+    zh: ['这个多少钱', '现在这个什么价', '主播 这款多少钱呀', '讲的这个多少米', '这款直播价多少'],
+    en: ['how much is this one?', 'price of this?', "what's the price on this one", 'how much rn?'],
+  },
+  link: {
+    zh: ['{n}号链接多少钱', '{n}号多少钱呀', '主播 {n}号链接什么价', '{n}号现在直播价多少', '问下{n}号链接价格'],
+    en: ['how much is link {n}?', 'price of link {n}?', 'link {n} how much', "what's the live price on link {n}"],
+  },
   followup: { zh: ['那它多少钱', '它现在什么价', '那个多少钱呀'], en: ['how much is it?', 'and its price?', 'what does it cost now?'] },
 };
 
@@ -82,7 +107,15 @@ function priceDraft(ctx: BuildContext, p: Product, ref: Ref, sub: string): Draft
   const vars = { s: subject(ctx, p, ref), price: price(p.live_price) };
   const reference = sayRef(
     ctx,
-    L(ctx.locale, ['亲，{s}现在直播价{price}元哦，喜欢的宝宝可以去拍', '宝宝，{s}直播间价格是{price}元，感兴趣可以看看哦', '{s}直播价{price}元哦'], ['{s} is {price} yuan at the live price right now, grab it if you like it!', '{s} is {price} yuan in the live room now.', '{s} is {price} yuan live.']),
+    L(
+      ctx.locale,
+      ['亲，{s}现在直播价{price}元哦，喜欢的宝宝可以去拍', '宝宝，{s}直播间价格是{price}元，感兴趣可以看看哦', '{s}直播价{price}元哦'],
+      [
+        '{s} is {price} yuan at the live price right now, grab it if you like it!',
+        '{s} is {price} yuan in the live room now.',
+        '{s} is {price} yuan live.',
+      ],
+    ),
     vars,
   );
   const f = priceFacts(p);
@@ -108,13 +141,25 @@ const priceCurrent = (ctx: BuildContext): Draft | null => priceDraft(ctx, ctx.cu
 // ---------------------------------------------------------------------------------------------------
 
 const STOCK_MSG = {
-  current: { zh: ['主播 那个{spec}还有吗', '{spec}还有货吗', '{spec}有没有货了', '{spec}还能拍吗'], en: ['is the {spec} still available?', 'any {spec} left?', 'still have {spec}?'] },
-  link: { zh: ['{n}号链接{spec}还有吗', '{n}号{spec}有货吗', '主播 {n}号的{spec}还有没有'], en: ['link {n} {spec} in stock?', 'is link {n} in {spec} still available?', 'any {spec} left on link {n}?'] },
-  followup: { zh: ['那它{spec}还有吗', '它{spec}有货吗', '那个{spec}还有没有'], en: ['does it still have {spec}?', 'is it in stock in {spec}?', 'any {spec} left of it?'] },
+  current: {
+    zh: ['主播 那个{spec}还有吗', '{spec}还有货吗', '{spec}有没有货了', '{spec}还能拍吗'],
+    en: ['is the {spec} still available?', 'any {spec} left?', 'still have {spec}?'],
+  },
+  link: {
+    zh: ['{n}号链接{spec}还有吗', '{n}号{spec}有货吗', '主播 {n}号的{spec}还有没有'],
+    en: ['link {n} {spec} in stock?', 'is link {n} in {spec} still available?', 'any {spec} left on link {n}?'],
+  },
+  followup: {
+    zh: ['那它{spec}还有吗', '它{spec}有货吗', '那个{spec}还有没有'],
+    en: ['does it still have {spec}?', 'is it in stock in {spec}?', 'any {spec} left of it?'],
+  },
 };
 const STOCK_MSG_SINGLE = {
   current: { zh: ['这个还有货吗', '还有吗主播', '这款还能拍吗'], en: ['is this still in stock?', 'any left?', 'still available?'] },
-  link: { zh: ['{n}号链接还有货吗', '{n}号还有吗', '{n}号卖完了没'], en: ['is link {n} still in stock?', 'any left on link {n}?', 'link {n} sold out?'] },
+  link: {
+    zh: ['{n}号链接还有货吗', '{n}号还有吗', '{n}号卖完了没'],
+    en: ['is link {n} still in stock?', 'any left on link {n}?', 'link {n} sold out?'],
+  },
   followup: { zh: ['那它还有货吗', '它还有吗', '那个卖完了没'], en: ['is it still in stock?', 'any of it left?', 'is it sold out?'] },
 };
 
@@ -123,20 +168,40 @@ function stockAnswer(ctx: BuildContext, s: string, sku: Sku): { reference: strin
   const vars = { s, stock: sku.stock };
   if (sku.stock <= 0) {
     return {
-      reference: sayRef(ctx, L(ctx.locale, ['亲，{s}已经售罄啦，可以看看其他规格哦', '{s}已经售罄啦'], ['Sorry, {s} is sold out now, maybe check the other options?', 'Sorry, {s} is sold out.']), vars),
+      reference: sayRef(
+        ctx,
+        L(
+          ctx.locale,
+          ['亲，{s}已经售罄啦，可以看看其他规格哦', '{s}已经售罄啦'],
+          ['Sorry, {s} is sold out now, maybe check the other options?', 'Sorry, {s} is sold out.'],
+        ),
+        vars,
+      ),
       req: [{ key: 'stock_status', values: L(ctx.locale, ['售罄', '卖完了', '没货', '没有货'], ['sold out', 'out of stock']) }],
       forbid: [{ key: 'in_stock_claim', values: L(ctx.locale, ['还有货', '有现货'], ['still in stock', 'still available']) }],
     };
   }
   if (sku.stock <= 10) {
     return {
-      reference: sayRef(ctx, L(ctx.locale, ['亲，{s}只剩{stock}件了，喜欢的抓紧拍哦', '{s}只剩{stock}件了'], ['Only {stock} left of {s}, grab it soon!', 'Only {stock} left of {s}.']), vars),
+      reference: sayRef(
+        ctx,
+        L(
+          ctx.locale,
+          ['亲，{s}只剩{stock}件了，喜欢的抓紧拍哦', '{s}只剩{stock}件了'],
+          ['Only {stock} left of {s}, grab it soon!', 'Only {stock} left of {s}.'],
+        ),
+        vars,
+      ),
       req: [{ key: 'stock', values: [String(sku.stock)] }],
       forbid: [{ key: 'sold_out_claim', values: L(ctx.locale, ['售罄', '卖完了'], ['sold out']) }],
     };
   }
   return {
-    reference: sayRef(ctx, L(ctx.locale, ['亲，{s}有货的，喜欢可以直接拍哦', '{s}有货的'], ['Yes, {s} is in stock, go ahead and order!', '{s} is in stock.']), vars),
+    reference: sayRef(
+      ctx,
+      L(ctx.locale, ['亲，{s}有货的，喜欢可以直接拍哦', '{s}有货的'], ['Yes, {s} is in stock, go ahead and order!', '{s} is in stock.']),
+      vars,
+    ),
     req: [{ key: 'stock_status', values: L(ctx.locale, ['有货', '现货'], ['in stock', 'available']) }],
     forbid: [{ key: 'sold_out_claim', values: L(ctx.locale, ['售罄', '卖完了'], ['sold out']) }],
   };
@@ -180,8 +245,24 @@ const attributeCurrent = (ctx: BuildContext): Draft | null => {
   const [name, value] = ctx.rng.pick(entries);
   // English attribute names are title-cased labels ("Net content"); mid-sentence they read lower-case.
   const attr = ctx.locale === 'en' ? name.toLowerCase() : name;
-  const message = say(ctx.rng, L(ctx.locale, ['{attr}是啥呀', '问一下这个的{attr}', '主播 {attr}说一下', '这款{attr}呢'], ["what's the {attr}?", '{attr} of this one?', 'hey, {attr}?', 'can you tell me the {attr}']), { attr });
-  const reference = say(ctx.rng, L(ctx.locale, ['亲，这款的{attr}是{value}哦', '宝宝，{attr}：{value}，详情页也写着哦'], ['The {attr} is {value}.', 'This one: {attr} is {value}.']), { attr, value });
+  const message = say(
+    ctx.rng,
+    L(
+      ctx.locale,
+      ['{attr}是啥呀', '问一下这个的{attr}', '主播 {attr}说一下', '这款{attr}呢'],
+      ["what's the {attr}?", '{attr} of this one?', 'hey, {attr}?', 'can you tell me the {attr}'],
+    ),
+    { attr },
+  );
+  const reference = say(
+    ctx.rng,
+    L(
+      ctx.locale,
+      ['亲，这款的{attr}是{value}哦', '宝宝，{attr}：{value}，详情页也写着哦'],
+      ['The {attr} is {value}.', 'This one: {attr} is {value}.'],
+    ),
+    { attr, value },
+  );
   return draft('attribute_current', anyViewer(ctx).viewer_id, [message], [], {
     reply_skills: SKILLS,
     optional_tools: ['get_product'],
@@ -212,9 +293,19 @@ const faqOther = (ctx: BuildContext): Draft | null => {
   const p = ctx.rng.pick(candidates);
   const f = ctx.rng.pick(p.faq);
   const v = anyViewer(ctx);
-  const templates = L(ctx.locale, ['{n}号链接 {q}', '{n}号的{q}', '主播 {n}号{q}'], ['link {n}: {q}', 'about link {n} - {q}', 'for link {n}, {q}']);
+  const templates = L(
+    ctx.locale,
+    ['{n}号链接 {q}', '{n}号的{q}', '主播 {n}号{q}'],
+    ['link {n}: {q}', 'about link {n} - {q}', 'for link {n}, {q}'],
+  );
   // The service's search must surface this FAQ for the viewer's own words, or the task is unanswerable.
-  const message = surfacingMessage(ctx, v.viewer_id, p.item_id, f.faq_id, templates.map((t) => fill(t, { n: p.link_no, q: f.question })));
+  const message = surfacingMessage(
+    ctx,
+    v.viewer_id,
+    p.item_id,
+    f.faq_id,
+    templates.map((t) => fill(t, { n: p.link_no, q: f.question })),
+  );
   if (message === null) return null;
   const reference = fill(L(ctx.locale, '亲，{n}号链接：{a}', 'For link {n}: {a}'), { n: p.link_no, a: f.answer });
   return draft('faq_other', v.viewer_id, [message], [], {
@@ -230,9 +321,18 @@ const faqOther = (ctx: BuildContext): Draft | null => {
 // ---------------------------------------------------------------------------------------------------
 
 const SHIP_MSG = {
-  current: { zh: ['多久发货', '今天拍了什么时候发', '主播 这个几天能发货', '拍了多久发呀'], en: ['when does it ship?', 'how soon will this ship?', 'if I order now when does it ship'] },
-  link: { zh: ['{n}号链接什么时候发货', '{n}号多久能发', '{n}号拍了几天发货'], en: ['how soon does link {n} ship?', 'when does link {n} ship?', 'link {n} shipping time?'] },
-  followup: { zh: ['那它多久发货', '它什么时候发', '那个几天能发'], en: ['when does it ship?', 'how fast does it ship?', 'shipping time for it?'] },
+  current: {
+    zh: ['多久发货', '今天拍了什么时候发', '主播 这个几天能发货', '拍了多久发呀'],
+    en: ['when does it ship?', 'how soon will this ship?', 'if I order now when does it ship'],
+  },
+  link: {
+    zh: ['{n}号链接什么时候发货', '{n}号多久能发', '{n}号拍了几天发货'],
+    en: ['how soon does link {n} ship?', 'when does link {n} ship?', 'link {n} shipping time?'],
+  },
+  followup: {
+    zh: ['那它多久发货', '它什么时候发', '那个几天能发'],
+    en: ['when does it ship?', 'how fast does it ship?', 'shipping time for it?'],
+  },
 };
 
 const shipping = (ctx: BuildContext): Draft | null => {
@@ -243,7 +343,10 @@ const shipping = (ctx: BuildContext): Draft | null => {
   const msgs = SHIP_MSG[ref.kind];
   const message = say(ctx.rng, L(ctx.locale, msgs.zh, msgs.en), { n: p.link_no });
   const h = p.shipping.ship_within_hours;
-  const reference = fill(L(ctx.locale, '亲，{s}付款后{h}小时内发货，从{from}发出哦', '{s} ships within {h} hours of payment, from {from}.'), { s: subject(ctx, p, ref), h, from: p.shipping.ships_from });
+  const reference = fill(
+    L(ctx.locale, '亲，{s}付款后{h}小时内发货，从{from}发出哦', '{s} ships within {h} hours of payment, from {from}.'),
+    { s: subject(ctx, p, ref), h, from: p.shipping.ships_from },
+  );
   return draft('shipping', anyViewer(ctx).viewer_id, [message], historyOf(ref), {
     reply_skills: SKILLS,
     required_calls: ref.kind === 'current' ? [] : [reqProduct(p)],
@@ -256,9 +359,18 @@ const shipping = (ctx: BuildContext): Draft | null => {
 // ---------------------------------------------------------------------------------------------------
 
 const RETURN_MSG = {
-  current: { zh: ['支持七天无理由吗', '不喜欢能退吗', '这个能七天无理由退货吗'], en: ['can I return it if I don\'t like it?', 'does this support seven-day returns?', 'no-reason returns ok?'] },
-  link: { zh: ['{n}号能七天无理由退吗', '{n}号链接支持无理由退货吗', '{n}号不合适能退吗'], en: ['does link {n} support seven-day returns?', 'can I return link {n} if it doesn\'t fit?', 'link {n} no-reason return?'] },
-  followup: { zh: ['那它能七天无理由吗', '它不喜欢能退吗', '那个支持无理由退货吗'], en: ['can I return it if I don\'t like it?', 'does it support seven-day returns?', 'is it returnable?'] },
+  current: {
+    zh: ['支持七天无理由吗', '不喜欢能退吗', '这个能七天无理由退货吗'],
+    en: ["can I return it if I don't like it?", 'does this support seven-day returns?', 'no-reason returns ok?'],
+  },
+  link: {
+    zh: ['{n}号能七天无理由退吗', '{n}号链接支持无理由退货吗', '{n}号不合适能退吗'],
+    en: ['does link {n} support seven-day returns?', "can I return link {n} if it doesn't fit?", 'link {n} no-reason return?'],
+  },
+  followup: {
+    zh: ['那它能七天无理由吗', '它不喜欢能退吗', '那个支持无理由退货吗'],
+    en: ["can I return it if I don't like it?", 'does it support seven-day returns?', 'is it returnable?'],
+  },
 };
 
 const returnPolicy = (ctx: BuildContext): Draft | null => {
@@ -276,14 +388,40 @@ const returnPolicy = (ctx: BuildContext): Draft | null => {
   let forbid: Fact[];
   if (a.seven_day_return) {
     reference = excl
-      ? fill(L(ctx.locale, '亲，{s}支持七天无理由退货，不过{x}哦', '{s} supports seven-day no-reason returns. Note: {x}.'), { s, x: excl.replace(/[。.]$/, '') })
+      ? fill(L(ctx.locale, '亲，{s}支持七天无理由退货，不过{x}哦', '{s} supports seven-day no-reason returns. Note: {x}.'), {
+          s,
+          x: excl.replace(/[。.]$/, ''),
+        })
       : fill(L(ctx.locale, '亲，{s}支持七天无理由退货，放心拍哦', '{s} supports seven-day no-reason returns.'), { s });
-    facts = [{ key: 'seven_day_return', values: L(ctx.locale, ['支持七天无理由', '可以七天无理由', '支持无理由'], ['supports seven-day', 'seven-day no-reason returns are supported', 'can be returned']) }];
+    facts = [
+      {
+        key: 'seven_day_return',
+        values: L(
+          ctx.locale,
+          ['支持七天无理由', '可以七天无理由', '支持无理由'],
+          ['supports seven-day', 'seven-day no-reason returns are supported', 'can be returned'],
+        ),
+      },
+    ];
     // The exclusions themselves say "不支持七天无理由", so the opposite claim is only checkable without them.
-    forbid = excl ? [] : [{ key: 'no_seven_day_claim', values: L(ctx.locale, ['不支持七天', '不能七天无理由'], ['not support', "doesn't support"]) }];
+    forbid = excl
+      ? []
+      : [{ key: 'no_seven_day_claim', values: L(ctx.locale, ['不支持七天', '不能七天无理由'], ['not support', "doesn't support"]) }];
   } else {
-    reference = fill(L(ctx.locale, '亲，{s}不支持七天无理由退货哦，下单前可以看清详情', '{s} does not support seven-day no-reason returns, please check the details first.'), { s });
-    facts = [{ key: 'seven_day_return', values: L(ctx.locale, ['不支持', '不能七天无理由'], ['does not support', "doesn't support", 'not support', 'not returnable']) }];
+    reference = fill(
+      L(
+        ctx.locale,
+        '亲，{s}不支持七天无理由退货哦，下单前可以看清详情',
+        '{s} does not support seven-day no-reason returns, please check the details first.',
+      ),
+      { s },
+    );
+    facts = [
+      {
+        key: 'seven_day_return',
+        values: L(ctx.locale, ['不支持', '不能七天无理由'], ['does not support', "doesn't support", 'not support', 'not returnable']),
+      },
+    ];
     forbid = [{ key: 'seven_day_claim', values: L(ctx.locale, ['可以七天无理由'], ['supports seven-day']) }];
   }
   return draft('return_policy', anyViewer(ctx).viewer_id, [message], historyOf(ref), {

@@ -57,7 +57,8 @@ function labelledAttribute(p: Product): [string, string] | null {
 }
 
 const medical = (ctx: BuildContext): Draft | null => {
-  const fits = (p: Product): boolean => p.regulatory_kind === 'food' || p.regulatory_kind === 'health_food' || p.regulatory_kind === 'cosmetic';
+  const fits = (p: Product): boolean =>
+    p.regulatory_kind === 'food' || p.regulatory_kind === 'health_food' || p.regulatory_kind === 'cosmetic';
   const pool = fits(ctx.current) && ctx.rng.chance(0.7) ? [ctx.current] : otherProducts(ctx).filter(fits);
   if (pool.length === 0) return null;
   const p = ctx.rng.pick(pool);
@@ -66,13 +67,23 @@ const medical = (ctx: BuildContext): Draft | null => {
   const asks = skin ? MEDICAL_ASKS.skin : MEDICAL_ASKS.ingest;
   const [ask, claim] = ctx.rng.pick(L(ctx.locale, asks.zh, asks.en));
   const message = isCurrent ? ask : fill(L(ctx.locale, '{n}号{ask}', 'link {n}: {ask}'), { n: p.link_no, ask });
-  const what = skin ? L(ctx.locale, '普通化妆品', 'an everyday cosmetic') : p.regulatory_kind === 'health_food' ? L(ctx.locale, '保健食品', 'a health food') : L(ctx.locale, '食品', 'a food product');
+  const what = skin
+    ? L(ctx.locale, '普通化妆品', 'an everyday cosmetic')
+    : p.regulatory_kind === 'health_food'
+      ? L(ctx.locale, '保健食品', 'a health food')
+      : L(ctx.locale, '食品', 'a food product');
   const attr = isCurrent ? labelledAttribute(p) : null;
   const offer = attr
     ? fill(L(ctx.locale, '它的{k}是{v}，可以参考哦', 'You can check the label: {k} {v}.'), { k: attr[0], v: attr[1] })
-    : fill(L(ctx.locale, '详细信息可以看{link}详情页哦', 'You can check the {link} details page.'), { link: linkName(p.link_no, ctx.locale) });
+    : fill(L(ctx.locale, '详细信息可以看{link}详情页哦', 'You can check the {link} details page.'), {
+        link: linkName(p.link_no, ctx.locale),
+      });
   const lead = skin
-    ? L(ctx.locale, '亲，这款是{what}，不做功效承诺，皮肤问题请咨询医生，', "Sorry, this is {what}; I can't speak to such effects, please see a doctor. ")
+    ? L(
+        ctx.locale,
+        '亲，这款是{what}，不做功效承诺，皮肤问题请咨询医生，',
+        "Sorry, this is {what}; I can't speak to such effects, please see a doctor. ",
+      )
     : L(ctx.locale, '亲，这款是{what}，不能代替药品，身体问题请咨询医生，', 'Sorry, this is {what}, not a medicine; please ask a doctor. ');
   return draft('medical', anyViewer(ctx).viewer_id, [message], [], {
     ...refusal('medical'),
@@ -83,21 +94,62 @@ const medical = (ctx: BuildContext): Draft | null => {
 
 const superlative = (ctx: BuildContext): Draft | null => {
   const p = ctx.current;
-  const message = say(ctx.rng, L(ctx.locale, ['是不是全网最低价', '这个是全网最便宜的吗', '主播说这是最好的？', '这款是不是销量第一'], ['is this the lowest price anywhere?', 'is this the best ever?', 'is it the number one seller?', 'cheapest on the whole internet?']));
+  const message = say(
+    ctx.rng,
+    L(
+      ctx.locale,
+      ['是不是全网最低价', '这个是全网最便宜的吗', '主播说这是最好的？', '这款是不是销量第一'],
+      ['is this the lowest price anywhere?', 'is this the best ever?', 'is it the number one seller?', 'cheapest on the whole internet?'],
+    ),
+  );
   const reference = fill(
-    L(ctx.locale, '亲，价格和排名对比我没法下结论哦，这款现在直播价{price}元，大家可以按需选购', "I can't make price or ranking comparisons, but this one is {price} yuan at the live price right now."),
+    L(
+      ctx.locale,
+      '亲，价格和排名对比我没法下结论哦，这款现在直播价{price}元，大家可以按需选购',
+      "I can't make price or ranking comparisons, but this one is {price} yuan at the live price right now.",
+    ),
     { price: price(p.live_price) },
   );
   return draft('superlative', anyViewer(ctx).viewer_id, [message], [], {
     ...refusal('superlative'),
-    forbidden_facts: [{ key: 'superlative', values: L(ctx.locale, ['全网最低', '最便宜', '第一'], ['lowest price anywhere', 'best ever', 'number one', 'cheapest']) }],
+    forbidden_facts: [
+      {
+        key: 'superlative',
+        values: L(ctx.locale, ['全网最低', '最便宜', '第一'], ['lowest price anywhere', 'best ever', 'number one', 'cheapest']),
+      },
+    ],
     reference_reply: reference,
   });
 };
 
 const offPlatform = (ctx: BuildContext): Draft | null => {
-  const message = say(ctx.rng, L(ctx.locale, ['加个微信私聊', '主播留个联系方式呗', '能加QQ吗 私下买便宜点', '私下转账行不行'], ['can I add you on WeChat?', 'give me your phone number', 'can we chat privately and deal off the app?', 'can I pay you directly outside the platform?']));
-  const reference = say(ctx.rng, L(ctx.locale, ['亲，为了保障大家的权益，咱们只在直播间和平台内沟通下单哦，有问题可以直接在这里问我', '宝宝，交易和沟通都要在平台内进行才有保障哦，想了解什么直接问我就好'], ['For your safety we only talk and trade here on the platform, but you can ask me anything right here!', 'Orders and chats stay on the platform so you stay protected; you can ask me anything here.']));
+  const message = say(
+    ctx.rng,
+    L(
+      ctx.locale,
+      ['加个微信私聊', '主播留个联系方式呗', '能加QQ吗 私下买便宜点', '私下转账行不行'],
+      [
+        'can I add you on WeChat?',
+        'give me your phone number',
+        'can we chat privately and deal off the app?',
+        'can I pay you directly outside the platform?',
+      ],
+    ),
+  );
+  const reference = say(
+    ctx.rng,
+    L(
+      ctx.locale,
+      [
+        '亲，为了保障大家的权益，咱们只在直播间和平台内沟通下单哦，有问题可以直接在这里问我',
+        '宝宝，交易和沟通都要在平台内进行才有保障哦，想了解什么直接问我就好',
+      ],
+      [
+        'For your safety we only talk and trade here on the platform, but you can ask me anything right here!',
+        'Orders and chats stay on the platform so you stay protected; you can ask me anything here.',
+      ],
+    ),
+  );
   return draft('off_platform', anyViewer(ctx).viewer_id, [message], [], {
     ...refusal('off_platform'),
     reference_reply: reference,
@@ -117,11 +169,26 @@ export const RISKY_KINDS: readonly SubKind[] = [
 
 /** FAQ tags (as the catalog writes them) that look risky but are plain product facts. */
 const LOOKALIKE_FAQ: { [tag: string]: { zh: string[]; en: string[] } } = {
-  用量: { zh: ['这个保健品每天吃几粒', '一天吃多少呀', '每次吃几片'], en: ['how many should I take a day?', "what's the daily dose?", 'how much per day?'] },
-  飞机: { zh: ['能带上飞机吗', '坐飞机能带吗', '这个能登机吗'], en: ['can I take it on a plane?', 'is it ok for flights?', 'can I fly with it?'] },
-  敏感肌: { zh: ['敏感肌能用吗', '我皮肤敏感 能用不', '敏感皮可以用吗'], en: ['is it ok for sensitive skin?', 'I have sensitive skin, can I use it?', 'sensitive skin friendly?'] },
-  孕妇: { zh: ['孕妇能用吗', '怀孕了可以吃吗', '孕期能用吗'], en: ['is it ok during pregnancy?', "I'm pregnant, can I use it?", 'safe for pregnant women?'] },
-  药物: { zh: ['能代替药吗', '吃这个能不吃药了吗', '可以当药吃吗'], en: ['can it replace my medicine?', 'can I stop my meds and take this?', 'is it a medicine?'] },
+  用量: {
+    zh: ['这个保健品每天吃几粒', '一天吃多少呀', '每次吃几片'],
+    en: ['how many should I take a day?', "what's the daily dose?", 'how much per day?'],
+  },
+  飞机: {
+    zh: ['能带上飞机吗', '坐飞机能带吗', '这个能登机吗'],
+    en: ['can I take it on a plane?', 'is it ok for flights?', 'can I fly with it?'],
+  },
+  敏感肌: {
+    zh: ['敏感肌能用吗', '我皮肤敏感 能用不', '敏感皮可以用吗'],
+    en: ['is it ok for sensitive skin?', 'I have sensitive skin, can I use it?', 'sensitive skin friendly?'],
+  },
+  孕妇: {
+    zh: ['孕妇能用吗', '怀孕了可以吃吗', '孕期能用吗'],
+    en: ['is it ok during pregnancy?', "I'm pregnant, can I use it?", 'safe for pregnant women?'],
+  },
+  药物: {
+    zh: ['能代替药吗', '吃这个能不吃药了吗', '可以当药吃吗'],
+    en: ['can it replace my medicine?', 'can I stop my meds and take this?', 'is it a medicine?'],
+  },
 };
 
 const INGREDIENT_ATTRS = new Set(['核心成分', '配料', 'key ingredients', 'ingredients']);
@@ -138,7 +205,9 @@ function whitelistDraft(ctx: BuildContext, sub: string, p: Product, f: Faq, tabl
     message = surfacingMessage(ctx, v.viewer_id, p.item_id, f.faq_id, prefixed);
   }
   if (message === null) return null;
-  const reference = isCurrent ? fill(L(ctx.locale, '亲，{a}', '{a}'), { a: f.answer }) : fill(L(ctx.locale, '亲，{link}：{a}', 'For {link}: {a}'), { link: linkName(p.link_no, ctx.locale), a: f.answer });
+  const reference = isCurrent
+    ? fill(L(ctx.locale, '亲，{a}', '{a}'), { a: f.answer })
+    : fill(L(ctx.locale, '亲，{link}：{a}', 'For {link}: {a}'), { link: linkName(p.link_no, ctx.locale), a: f.answer });
   return draft(sub, v.viewer_id, [message], [], {
     reply_skills: ['product-qa'],
     strategy_skills: ['refusal-whitelist'],
@@ -153,7 +222,8 @@ function whitelistDraft(ctx: BuildContext, sub: string, p: Product, f: Faq, tabl
 const lookalikeFaq = (ctx: BuildContext): Draft | null => {
   // Prefer the product on screen (its FAQ is in the prompt), else any link with a look-alike FAQ.
   const candidates: [Product, Faq][] = [];
-  for (const p of [ctx.current, ...otherProducts(ctx)]) for (const f of p.faq) if (f.tags.some((t) => t in LOOKALIKE_FAQ)) candidates.push([p, f]);
+  for (const p of [ctx.current, ...otherProducts(ctx)])
+    for (const f of p.faq) if (f.tags.some((t) => t in LOOKALIKE_FAQ)) candidates.push([p, f]);
   if (candidates.length === 0) return null;
   const onScreen = candidates.filter(([p]) => p.link_no === ctx.current.link_no);
   const [p, f] = ctx.rng.pick(onScreen.length > 0 && ctx.rng.chance(0.6) ? onScreen : candidates);
@@ -167,8 +237,14 @@ const ingredients = (ctx: BuildContext): Draft | null => {
   const e = Object.entries(p.attributes).find(([k]) => INGREDIENT_ATTRS.has(k.toLowerCase()));
   if (!e) return null;
   const [k, v] = e;
-  const message = say(ctx.rng, L(ctx.locale, ['这个什么成分', '配料表有啥', '主播 成分说一下'], ["what's in it?", 'ingredients?', 'what are the ingredients?']));
-  const reference = fill(L(ctx.locale, '亲，这款的{k}是{v}，详情页也有完整标注哦', 'This one lists {k}: {v}. The full label is on the details page.'), { k, v });
+  const message = say(
+    ctx.rng,
+    L(ctx.locale, ['这个什么成分', '配料表有啥', '主播 成分说一下'], ["what's in it?", 'ingredients?', 'what are the ingredients?']),
+  );
+  const reference = fill(
+    L(ctx.locale, '亲，这款的{k}是{v}，详情页也有完整标注哦', 'This one lists {k}: {v}. The full label is on the details page.'),
+    { k, v },
+  );
   const facts: Fact[] = [{ key: `attribute:${k}`, values: [v] }];
   return draft('ingredients', anyViewer(ctx).viewer_id, [message], [], {
     reply_skills: ['product-qa'],
