@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""A minimal GRPO-style rollout loop over harness-gym: groups, rewards, per-group advantages.
+
+This is the skeleton a verl / OpenRLHF / TRL user adapts: keep ``num_envs`` episodes in flight over one
+WebSocket session, in groups of ``group_size`` siblings that share a task and a harness variant; when a
+group finishes, compute each member's advantage against its own group; hand (trajectory, advantage)
+pairs to the trainer's policy-gradient step.
+
+THE POLICY HERE IS A STUB, clearly not a model: with probability ``--p-oracle`` it plays the server's
+oracle hint (``info.oracle_action``, a testing aid that needs ``serve --allow-oracle-hints``), otherwise it
+makes a random tool call or a short random reply. Replace ``StubPolicy.act`` with your model's generation
+(chat template over ``messages`` + ``tools``; send the raw completion as ``{"text": ...}``) and
+``update`` with your trainer's step.
+
+    npx harness-gym serve --allow-oracle-hints
+    python3 clients/python/examples/grpo_loop.py --url ws://127.0.0.1:8080/v1/env --iterations 3
+
+Prints one JSON line per iteration and a final summary line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import sys
+from typing import Any, Dict, List, Optional
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from harness_gym import AsyncVectorEnv, GroupResult, HarnessGymClient  # noqa: E402
+
+
+class StubPolicy:
+    """STUB POLICY (not a model): oracle hint with probability ``p_oracle``, else a random action."""
+
+    def __init__(self, p_oracle: float, seed: int) -> None:
+        self.p_oracle = p_oracle
+        self.rng = random.Random(seed)
+
+    def act(self, messages: List[Dict[str, Any]], tools: List[Dict[str, Any]], info: Dict[str, Any]) -> Dict[str, Any]:
+        """One assistant turn for one episode, as a protocol Action."""
+        hint = info.get("oracle_action")
+        if hint is not None and self.rng.random() < self.p_oracle:
+            return hint
+        if tools and self.rng.random() < 0.5:
+            tool = self.rng.choice(tools)["function"]["name"]
+            call = {"id": f"call_{self.rng.randrange(10**6)}", "type": "function", "function": {"name": tool, "arguments": "{}"}}
+            return {"message": {"role": "assistant", "content": None, "tool_calls": [call]}}
+        return {"text": self.rng.choice(["亲，稍等一下哦", "好的宝宝，马上为你查看", "Thanks for asking!"])}
+
+    def update(self, batch: List[Dict[str, Any]]) -> None:
+        """Where the trainer's GRPO step goes: loss = -advantage * logprob(trajectory) (+ KL, clipping)."""
+        del batch
+
+
+async def run(args: argparse.Namespace) -> Dict[str, Any]:
+    """Roll out ``iterations`` batches of ``groups_per_batch`` finished groups each."""
+    client = await HarnessGymClient.connect(args.url, seed=args.seed)
+    options = {"variant": args.variant, "max_turns": args.max_turns, "oracle_hints": args.p_oracle > 0}
+    env = AsyncVectorEnv(client, args.num_envs, group_size=args.group_size, seed=args.seed, options=options)
+    policy = StubPolicy(args.p_oracle, args.seed)
+
+    observations, infos = await env.reset()
+    # The client keeps each slot's conversation: delta observations omit the agent's own turns.
+    messages: List[List[Dict[str, Any]]] = [list(o["messages"]) for o in observations]
+    tools: List[List[Dict[str, Any]]] = [list(o.get("tools", [])) for o in observations]
+    last_info: List[Dict[str, Any]] = list(infos)
+
+    history: List[Dict[str, Any]] = []
+    for iteration in range(args.iterations):
+        batch: List[Dict[str, Any]] = []
+        groups: List[GroupResult] = []
+        while len(groups) < args.groups_per_batch:
+            actions: List[Optional[Dict[str, Any]]] = [
+                policy.act(messages[i], tools[i], last_info[i]) if live else None for i, live in enumerate(env.live)
+            ]
+            observations, rewards, terminated, truncated, infos = await env.step(actions)
+            for i, obs in enumerate(observations):
+                if obs is None:
+                    continue  # waiting for its siblings
+                if infos[i].get("autoreset"):
+                    messages[i], tools[i] = list(obs["messages"]), list(obs.get("tools", []))
+                else:
+                    action = actions[i] or {}
+                    messages[i].append(action.get("message") or {"role": "assistant", "content": action.get("text", "")})
+                    messages[i].extend(obs["messages"])
+                    if "tools" in obs:
+                        tools[i] = list(obs["tools"])
+                last_info[i] = infos[i]
+            for group in env.finished_groups():
+                groups.append(group)
+                # GRPO: each member's advantage is relative to its own group (same task, same harness).
+                for slot, reward, advantage in zip(group.slots, group.rewards, group.advantages()):
+                    batch.append({"group_id": group.group_id, "messages": list(messages[slot]), "reward": reward, "advantage": advantage})
+        policy.update(batch)
+        all_rewards = [r for g in groups for r in g.rewards]
+        line = {
+            "iteration": iteration,
+            "groups": len(groups),
+            "episodes": len(all_rewards),
+            "mean_reward": round(sum(all_rewards) / len(all_rewards), 4),
+            # Groups whose members all scored the same carry no GRPO signal.
+            "groups_with_signal": sum(1 for g in groups if max(g.rewards) > min(g.rewards)),
+            "max_abs_group_advantage_sum": round(max(abs(sum(g.advantages())) for g in groups), 9),
+        }
+        history.append(line)
+        print(json.dumps(line), flush=True)
+    await env.close()
+    await client.close()
+    return {
+        "summary": True,
+        "iterations": args.iterations,
+        "mean_reward": round(sum(h["mean_reward"] for h in history) / len(history), 4),
+        "episodes": sum(h["episodes"] for h in history),
+    }
+
+
+def main() -> None:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", default=os.environ.get("HARNESS_GYM_URL", "ws://127.0.0.1:8080/v1/env"))
+    parser.add_argument("--num-envs", type=int, default=32)
+    parser.add_argument("--group-size", type=int, default=8)
+    parser.add_argument("--groups-per-batch", type=int, default=8)
+    parser.add_argument("--iterations", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--variant", default="train")
+    parser.add_argument("--max-turns", type=int, default=6)
+    parser.add_argument("--p-oracle", type=float, default=0.7, help="stub policy: chance of playing the oracle hint")
+    args = parser.parse_args()
+    print(json.dumps(asyncio.run(run(args))))
+
+
+if __name__ == "__main__":
+    main()
