@@ -5,6 +5,8 @@
  */
 import { Command } from 'commander';
 import { registerLocalCommands } from './commands/local.js';
+import { registerRecordCommands } from './commands/records.js';
+import { registerRolloutCommand } from './commands/rollout.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerVariantCommands } from './commands/variants.js';
 import { packageVersion } from './version.js';
@@ -17,7 +19,9 @@ program
   .showHelpAfterError();
 
 registerLocalCommands(program);
+registerRolloutCommand(program);
 registerServeCommand(program);
 registerVariantCommands(program);
+registerRecordCommands(program);
 
 await program.parseAsync(process.argv);

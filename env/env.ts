@@ -260,4 +260,16 @@ export class HarnessGymEnv {
     const { ok: _ok, ...out } = result;
     return out;
   }
+
+  /**
+   * `step` that awaits async reward modules (an LLM judge) on the final step; for profiles without them
+   * it returns what `step` would. Same errors as `step` (as a rejected promise).
+   */
+  async stepAsync(action: unknown): Promise<StepOutput> {
+    if (!this.#episode) throw new EnvError({ code: 'RESET_NEEDED', message: 'call reset before step' });
+    const result = await this.#episode.stepAsync(action);
+    if (!result.ok) throw new EnvError(result.error);
+    const { ok: _ok, ...out } = result;
+    return out;
+  }
 }

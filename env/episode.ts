@@ -12,6 +12,7 @@ import AjvModule from 'ajv';
 import type {
   ChatMessage,
   HookViolation,
+  JsonSchema,
   Outcome,
   Task,
   ToolError,
@@ -31,12 +32,14 @@ import { Rng } from '../protocol/rng.js';
 import { extractNumbers } from '../protocol/text.js';
 import { callService, worldFor } from '../mock-services/index.js';
 import type { World } from '../mock-services/index.js';
-import { scoreEpisode } from '../rewards/index.js';
+import { needsAsyncScoring, scoreEpisode, scoreEpisodeAsync } from '../rewards/index.js';
 import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
 import { autoCorrect, feedbackMessage, runInputHooks, runReplyHooks } from './hooks.js';
 import { coerceArguments } from './parsers.js';
 import type { ActionParser, ParsedAction, ParsedCall } from './parsers.js';
 import { promptFacts, renderSystemPrompt } from './prompt.js';
+import { DISCOVER_TOOLS_TOOL, MARKETING_TOOLS, marketingHub } from './mcp.js';
+import { MCP_LIST_CHANGED_MARK } from '../harness-variants/ops/mcp.js';
 
 // ajv ships CommonJS with a default export; under NodeNext the class sits on `.default`.
 const Ajv = (AjvModule as unknown as { default: typeof AjvType }).default ?? (AjvModule as unknown as typeof AjvType);
@@ -149,6 +152,32 @@ function toolErrorContent(error: ToolError): string {
   return JSON.stringify(error.field === undefined ? { error: { code: error.code, message: error.message } } : { error });
 }
 
+/** Whether a parameter schema has a property marked as announced later (`tools.mcp.list_changed`). */
+function hasMark(schema: JsonSchema, depth: number): boolean {
+  const props = schema.properties;
+  if (!isRecord(props) || depth > 2) return false;
+  return Object.values(props).some((p) => isRecord(p) && (p[MCP_LIST_CHANGED_MARK] === true || hasMark(p, depth + 1)));
+}
+
+/** The schema without the marked properties (`drop`), or with them unmarked. Never mutates the input. */
+function unmark(schema: JsonSchema, drop: boolean, depth: number): JsonSchema {
+  const props = schema.properties;
+  if (!isRecord(props) || depth > 2) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, p] of Object.entries(props)) {
+    if (!isRecord(p)) {
+      out[k] = p;
+    } else if (p[MCP_LIST_CHANGED_MARK] === true) {
+      if (drop) continue;
+      const { [MCP_LIST_CHANGED_MARK]: _mark, ...rest } = p;
+      out[k] = rest;
+    } else {
+      out[k] = unmark(p, drop, depth + 1);
+    }
+  }
+  return { ...schema, properties: out };
+}
+
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -174,11 +203,39 @@ export class Episode {
   #outcome: Outcome | null = null;
   #finalReply: string | null = null;
   #reward: RewardResult | null = null;
+  /** Surface names of the MCP tools not yet discovered: not offered, UNKNOWN_TOOL when called. */
+  readonly #hidden = new Set<string>();
+  /** Whether the offered tool list changed during the current step (the observation then carries it). */
+  #toolsChanged = false;
+  /** The turn discovery happened on (0: not yet). */
+  #discoveredAt = 0;
+  /** `tools.mcp.list_changed`: whether this variant's MCP server announces a changed list, and whether it has. */
+  readonly #listChange: boolean;
+  #listChanged = false;
 
   constructor(params: EpisodeParams) {
     this.params = params;
     this.world = params.world ?? worldFor(params.task.world_seed, params.task.locale);
     this.#faultRng = new Rng(params.seed, 'faults');
+    // The marketing tools arrive through discovery (MCP), as in production; the harness holds them all.
+    for (const t of MARKETING_TOOLS) {
+      const surface = params.map.toolToSurface(t);
+      if (surface !== undefined) this.#hidden.add(surface);
+    }
+    this.#listChange = params.harness.tools.some((t) => this.#hidden.has(t.function.name) && hasMark(t.function.parameters, 0));
+  }
+
+  /** The tools the episode offers now, in the harness's order. */
+  offeredTools(): ToolSchema[] {
+    const all = this.params.harness.tools;
+    const offered = this.#hidden.size === 0 ? all.slice() : all.filter((t) => !this.#hidden.has(t.function.name));
+    if (!this.#listChange) return offered;
+    // The announced parameter is absent before the list change, and unmarked after it.
+    return offered.map((t) =>
+      hasMark(t.function.parameters, 0)
+        ? { ...t, function: { ...t.function, parameters: unmark(t.function.parameters, !this.#listChanged, 0) } }
+        : t,
+    );
   }
 
   /** True once the episode terminated or was truncated. */
@@ -209,7 +266,8 @@ export class Episode {
   /** Build the first observation. */
   reset(): ResetOutput {
     const { task, harness } = this.params;
-    const system = renderSystemPrompt(harness, this.world, task);
+    const offered = this.offeredTools();
+    const system = renderSystemPrompt(offered.length === harness.tools.length ? harness : { ...harness, tools: offered }, this.world, task);
     this.#messages.push({ role: 'system', content: system });
     for (const line of task.history) this.#messages.push({ role: line.role, content: line.content });
     const userText = task.messages.join('\n');
@@ -227,15 +285,61 @@ export class Episode {
     const inputViolations = runInputHooks(harness.hooks, userText);
     const info = this.#baseInfo();
     if (inputViolations.length > 0) info.hook_violations = inputViolations.map((v) => ({ hook: v.hook, code: v.code }));
-    return { observation: { messages: this.#messages.slice(), tools: harness.tools.slice() }, info };
+    return { observation: { messages: this.#messages.slice(), tools: offered }, info };
   }
 
-  /** Apply one assistant turn. Errors are data; an INVALID_ACTION leaves the episode unchanged. */
+  // Computed once: the server asks on every step, and profile and registry are fixed at creation.
+  #asyncScoring: boolean | null = null;
+
+  /** True when the profile has an async module (an LLM judge): the final step should use `stepAsync`. */
+  get needsAsyncScoring(): boolean {
+    return (this.#asyncScoring ??= needsAsyncScoring(this.params.profile, this.params.registry));
+  }
+
+  /**
+   * Apply one assistant turn. Errors are data; an INVALID_ACTION leaves the episode unchanged. A final
+   * step scores synchronously: async modules (if any) answer with their sync fallback; use `stepAsync`.
+   */
   step(action: unknown): StepResult {
+    const r = this.#advance(action);
+    if (!r.ok || !this.#ended) return r;
+    return this.#withReward(r, this.#score());
+  }
+
+  /**
+   * `step`, awaiting the profile's async reward modules on the final step. Everything up to scoring runs
+   * synchronously before the first await (the episode's state advances in call order); for profiles
+   * without async modules the result equals `step`'s, byte for byte.
+   */
+  async stepAsync(action: unknown): Promise<StepResult> {
+    const r = this.#advance(action);
+    if (!r.ok || !this.#ended) return r;
+    if (!this.#reward) {
+      const { task, profile, registry } = this.params;
+      this.#reward = this.needsAsyncScoring
+        ? await scoreEpisodeAsync(this.trace(), task, profile, registry)
+        : scoreEpisode(this.trace(), task, profile, registry);
+    }
+    return this.#withReward(r, this.#reward);
+  }
+
+  /** Put the final reward into a final step's result (keys in the order clients have always seen). */
+  #withReward(r: { ok: true } & StepOutput, result: RewardResult): StepResult {
+    r.reward = result.reward;
+    r.info.outcome = this.#outcome;
+    r.info.reward_components = result.components;
+    r.info.reward_details = result.details;
+    r.info.segments = result.segments;
+    return r;
+  }
+
+  /** The turn itself, without scoring (`reward` is 0 here; the callers add the final reward). */
+  #advance(action: unknown): StepResult {
     if (this.#ended) return { ok: false, error: { code: 'RESET_NEEDED', message: 'the episode has ended; reset it' } };
     const parsed = this.params.parser.parse(action, this.#turn + 1);
     if (!parsed.ok) return { ok: false, error: { code: 'INVALID_ACTION', message: parsed.message } };
     this.#turn++;
+    this.#toolsChanged = false;
     const firstNew = this.#messages.length;
     this.#messages.push(this.#assistantMessage(parsed.action));
     const info = this.#baseInfo();
@@ -289,17 +393,17 @@ export class Episode {
     }
     if (violations.length > 0) info.hook_violations = violations.map((v) => ({ hook: v.hook, code: v.code }));
 
-    let reward = 0;
-    if (this.#ended) {
-      const result = this.#score();
-      reward = result.reward;
-      info.outcome = this.#outcome;
-      info.reward_components = result.components;
-      info.reward_details = result.details;
-      info.segments = result.segments;
-    }
+    // The final reward is added by `step` / `stepAsync` (#withReward), after the same keys as before.
+    const reward = 0;
     const messages = this.params.observation === 'full' ? this.#messages.slice() : this.#messages.slice(firstNew + 1);
-    return { ok: true, observation: { messages }, reward, terminated, truncated, info };
+    // The MCP server announces its changed list on the step after discovery (tools.mcp.list_changed).
+    if (this.#listChange && !this.#listChanged && this.#discoveredAt > 0 && this.#turn > this.#discoveredAt) {
+      this.#listChanged = true;
+      this.#toolsChanged = true;
+    }
+    // PROTOCOL.md: a step's observation carries `tools` only when the tool set changed, and then in full.
+    const observation: Observation = this.#toolsChanged ? { messages, tools: this.offeredTools() } : { messages };
+    return { ok: true, observation, reward, terminated, truncated, info };
   }
 
   /** The finished canonical trace (what rewards see). */
@@ -383,7 +487,7 @@ export class Episode {
       return fail({ code: 'PARSE_ERROR', message: call.error?.message ?? 'the arguments could not be parsed' });
     }
     const canonicalName = map.toolToCanonical(call.name);
-    const offered = harness.tools.some((t) => t.function.name === call.name);
+    const offered = !this.#hidden.has(call.name) && harness.tools.some((t) => t.function.name === call.name);
     if (!offered) return fail({ code: 'UNKNOWN_TOOL', message: `no tool named "${call.name}"` });
     if (canonicalName === undefined) {
       // A decoy the variant added (a distractor or a look-alike): it exists, but serves nothing here.
@@ -411,13 +515,14 @@ export class Episode {
     }
 
     if (canonicalName === LOAD_SKILL_TOOL) return this.#loadSkill(call, args, traced, fail);
+    if (canonicalName === DISCOVER_TOOLS_TOOL) return this.#discover(call, traced);
 
-    const outcome = callService(
-      canonicalName,
-      args,
-      { world: this.world, state: this.#state, viewer_id: this.params.task.viewer_id },
-      this.params.faults > 0 ? { rate: this.params.faults, rng: this.#faultRng } : undefined,
-    );
+    const ctx = { world: this.world, state: this.#state, viewer_id: this.params.task.viewer_id };
+    const faults = this.params.faults > 0 ? { rate: this.params.faults, rng: this.#faultRng } : undefined;
+    // Marketing tools are served by the MCP server (same handlers, same fault draw); the rest in-process.
+    const outcome = MARKETING_TOOLS.includes(canonicalName)
+      ? marketingHub(this.params.task.locale).callSync(canonicalName, args, faults ? { ctx, faults } : { ctx })
+      : callService(canonicalName, args, ctx, faults);
     if (!outcome.ok) {
       // The service speaks canonical names; the policy must read the variant's.
       const message = map.rewriteText(outcome.error.message);
@@ -433,6 +538,25 @@ export class Episode {
     numbersOf(text, this.#evidence);
     this.#noteItems(args, outcome.data);
     this.#messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(map.resultToSurface(canonicalName, outcome.data)) });
+    return traced;
+  }
+
+  /**
+   * `discover_tools`: read the marketing server's `tools/list`, map its canonical names to the variant's
+   * and offer them from now on. The result lists the tools found, in surface names.
+   */
+  #discover(call: ParsedCall, traced: TraceCall): TraceCall {
+    const found: string[] = [];
+    for (const t of marketingHub(this.params.task.locale).listedTools()) {
+      const surface = this.params.map.toolToSurface(t.function.name);
+      if (surface === undefined) continue;
+      found.push(surface);
+      if (this.#hidden.delete(surface)) this.#toolsChanged = true;
+    }
+    if (this.#discoveredAt === 0) this.#discoveredAt = this.#turn;
+    traced.ok = true;
+    traced.result = { server: 'marketing', tools: found };
+    this.#messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify({ server: 'marketing', tools: found }) });
     return traced;
   }
 

@@ -16,6 +16,7 @@ export {
 export type { EnvConfig, EnvDefaults, EpisodeLimits, EpisodeRequest, EnvResetArgs, ResetOptions, ResolvedVariant } from './env.js';
 export { renderSystemPrompt, promptFacts, renderToolsDoc, renderSkillsIndex, linkName } from './prompt.js';
 export { PARSERS, coerceArguments } from './parsers.js';
+export { DISCOVER_TOOLS_TOOL, MARKETING_TOOLS, MarketingHub, marketingHub, marketingSchemas, connectMarketingHttp } from './mcp.js';
 export type { ActionParser, ParsedAction, ParsedCall, ParseResult } from './parsers.js';
 export { runReplyHooks, runInputHooks, feedbackMessage, autoCorrect } from './hooks.js';
 export { GeneratorTaskSource, JsonlTaskSource, generateTask, INTENT_WEIGHTS } from './tasks/index.js';

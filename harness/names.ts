@@ -21,6 +21,7 @@ export const CANONICAL_TOOLS = [
   'refuse_request',
   'handoff_to_human',
   'load_skill',
+  'discover_tools',
 ] as const;
 
 /** A canonical tool name. */

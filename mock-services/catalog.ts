@@ -68,11 +68,31 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
       [t('尺码', 'Size'), SIZES],
     ],
     faq: [
-      [t('怎么洗？', 'How do I wash it?'), t('建议30度以下冷水手洗或机洗，反面晾干，避免暴晒', 'Hand or machine wash below 30 C, dry inside out, out of strong sun'), ['洗涤']],
-      [t('会缩水吗？', 'Will it shrink?'), t('出厂前做过预缩处理，按洗标护理基本不会明显缩水', 'It is pre-shrunk; following the care label it keeps its size'), ['缩水']],
-      [t('身高165体重110斤穿什么码？', 'I am 165 cm and 55 kg, which size?'), t('身高160到168、体重100到120斤建议M码，喜欢宽松可以拍L', 'For 160-168 cm and 50-60 kg take M; take L for a looser fit'), ['尺码']],
-      [t('白色透不透？', 'Is the white one see-through?'), t('白色略透，建议搭配肤色内衣', 'White is slightly sheer; wear a skin-tone layer underneath'), ['颜色']],
-      [t('会起球吗？', 'Does it pill?'), t('面料经过抗起球处理，正常穿着洗涤不易起球', 'The fabric has an anti-pilling finish for normal wear and washing'), ['起球']],
+      [
+        t('怎么洗？', 'How do I wash it?'),
+        t('建议30度以下冷水手洗或机洗，反面晾干，避免暴晒', 'Hand or machine wash below 30 C, dry inside out, out of strong sun'),
+        ['洗涤'],
+      ],
+      [
+        t('会缩水吗？', 'Will it shrink?'),
+        t('出厂前做过预缩处理，按洗标护理基本不会明显缩水', 'It is pre-shrunk; following the care label it keeps its size'),
+        ['缩水'],
+      ],
+      [
+        t('身高165体重110斤穿什么码？', 'I am 165 cm and 55 kg, which size?'),
+        t('身高160到168、体重100到120斤建议M码，喜欢宽松可以拍L', 'For 160-168 cm and 50-60 kg take M; take L for a looser fit'),
+        ['尺码'],
+      ],
+      [
+        t('白色透不透？', 'Is the white one see-through?'),
+        t('白色略透，建议搭配肤色内衣', 'White is slightly sheer; wear a skin-tone layer underneath'),
+        ['颜色'],
+      ],
+      [
+        t('会起球吗？', 'Does it pill?'),
+        t('面料经过抗起球处理，正常穿着洗涤不易起球', 'The fabric has an anti-pilling finish for normal wear and washing'),
+        ['起球'],
+      ],
     ],
     exclusions: [],
   },
@@ -93,10 +113,26 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
       [t('尺码', 'Size'), SIZES],
     ],
     faq: [
-      [t('能机洗吗？', 'Can it be machine washed?'), t('建议手洗或专业干洗，不要拧干，避免暴晒', 'Hand wash or dry clean; do not wring or sun-dry'), ['洗涤']],
-      [t('会钻绒吗？', 'Does down leak out?'), t('采用防钻绒面料和走线工艺，正常穿着很少钻绒', 'Down-proof fabric and stitching keep leaking rare in normal wear'), ['钻绒']],
-      [t('零下10度够暖吗？', 'Warm enough at minus 10 C?'), t('充绒量{a1}，适合零下10度到5度左右的天气', 'With {a1} of fill it suits about minus 10 to 5 C'), ['保暖']],
-      [t('尺码偏大还是偏小？', 'Does it run large or small?'), t('版型偏宽松，建议拍平时尺码', 'It is a relaxed fit; take your usual size'), ['尺码']],
+      [
+        t('能机洗吗？', 'Can it be machine washed?'),
+        t('建议手洗或专业干洗，不要拧干，避免暴晒', 'Hand wash or dry clean; do not wring or sun-dry'),
+        ['洗涤'],
+      ],
+      [
+        t('会钻绒吗？', 'Does down leak out?'),
+        t('采用防钻绒面料和走线工艺，正常穿着很少钻绒', 'Down-proof fabric and stitching keep leaking rare in normal wear'),
+        ['钻绒'],
+      ],
+      [
+        t('零下10度够暖吗？', 'Warm enough at minus 10 C?'),
+        t('充绒量{a1}，适合零下10度到5度左右的天气', 'With {a1} of fill it suits about minus 10 to 5 C'),
+        ['保暖'],
+      ],
+      [
+        t('尺码偏大还是偏小？', 'Does it run large or small?'),
+        t('版型偏宽松，建议拍平时尺码', 'It is a relaxed fit; take your usual size'),
+        ['尺码'],
+      ],
     ],
     exclusions: [],
   },
@@ -116,9 +152,21 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
       [t('尺码', 'Size'), [v('26', '26'), v('27', '27'), v('28', '28'), v('29', '29'), v('30', '30')]],
     ],
     faq: [
-      [t('掉色吗？', 'Does the color run?'), t('首次洗涤可能轻微浮色，建议单独冷水反面清洗', 'The first wash may release a little dye; wash alone, cold, inside out'), ['掉色']],
-      [t('弹力大吗？', 'Is it stretchy?'), t('含{a0}，有微弹，久坐不紧绷', 'Made of {a0}, slightly stretchy and comfortable when sitting'), ['弹力']],
-      [t('腰围怎么选码？', 'How do I pick the waist size?'), t('26码腰围约66厘米，每大一码加约2.5厘米，按腰围选码', 'Size 26 fits a 66 cm waist, each size adds about 2.5 cm'), ['尺码']],
+      [
+        t('掉色吗？', 'Does the color run?'),
+        t('首次洗涤可能轻微浮色，建议单独冷水反面清洗', 'The first wash may release a little dye; wash alone, cold, inside out'),
+        ['掉色'],
+      ],
+      [
+        t('弹力大吗？', 'Is it stretchy?'),
+        t('含{a0}，有微弹，久坐不紧绷', 'Made of {a0}, slightly stretchy and comfortable when sitting'),
+        ['弹力'],
+      ],
+      [
+        t('腰围怎么选码？', 'How do I pick the waist size?'),
+        t('26码腰围约66厘米，每大一码加约2.5厘米，按腰围选码', 'Size 26 fits a 66 cm waist, each size adds about 2.5 cm'),
+        ['尺码'],
+      ],
     ],
     exclusions: [],
   },
@@ -138,7 +186,14 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
       [t('尺码', 'Size'), [v('M', 'M'), v('L', 'L'), v('XL', 'XL')]],
     ],
     faq: [
-      [t('拆开试穿了能退吗？', 'Can I return it after trying it on?'), t('贴身衣物拆封后因卫生原因不支持退换，未拆封可以七天无理由', 'Once unsealed it cannot be returned for hygiene reasons; sealed packs have 7-day returns'), ['退货']],
+      [
+        t('拆开试穿了能退吗？', 'Can I return it after trying it on?'),
+        t(
+          '贴身衣物拆封后因卫生原因不支持退换，未拆封可以七天无理由',
+          'Once unsealed it cannot be returned for hygiene reasons; sealed packs have 7-day returns',
+        ),
+        ['退货'],
+      ],
       [t('怎么洗？', 'How do I wash it?'), t('建议单独手洗，水温不超过30度', 'Hand wash separately below 30 C'), ['洗涤']],
       [t('勒不勒？', 'Is it tight?'), t('激光切边无痕设计，腰头柔软不勒', 'Laser-cut edges and a soft waistband, not tight'), ['舒适']],
     ],
@@ -149,7 +204,10 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     key: 'sunscreen',
     category: 'beauty',
     kind: 'special_cosmetic',
-    names: [t('清透水感防晒乳SPF50+ PA++++', 'Lightweight sunscreen SPF50+ PA++++'), t('户外防晒喷雾SPF50+ PA++++', 'Outdoor sunscreen spray SPF50+ PA++++')],
+    names: [
+      t('清透水感防晒乳SPF50+ PA++++', 'Lightweight sunscreen SPF50+ PA++++'),
+      t('户外防晒喷雾SPF50+ PA++++', 'Outdoor sunscreen spray SPF50+ PA++++'),
+    ],
     price: [79, 199],
     attrs: [
       [t('防晒指数', 'Protection'), [t('SPF50+ PA++++', 'SPF50+ PA++++')]],
@@ -160,10 +218,29 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     ],
     dims: [[t('规格', 'Pack'), [v('单支装', 'Single'), v('两支装', 'Twin pack', 79)]]],
     faq: [
-      [t('敏感肌能用吗？', 'Is it OK for sensitive skin?'), t('配方无酒精无香精，敏感肌建议先在耳后小面积试用', 'Alcohol- and fragrance-free; sensitive skin should patch test behind the ear first'), ['敏感肌']],
-      [t('需要卸妆吗？', 'Do I need makeup remover?'), t('质地轻薄，用洗面奶清洁即可，叠加彩妆时建议卸妆', 'It is light; a cleanser is enough, use remover when wearing makeup on top'), ['卸妆']],
-      [t('多久补涂一次？', 'How often should I reapply?'), t('户外建议每2到3小时补涂一次，出汗后及时补涂', 'Outdoors reapply every 2 to 3 hours and after sweating'), ['补涂']],
-      [t('能带上飞机吗？', 'Can I take it on a plane?'), t('本品{a1}，单瓶100ml以内可以随身携带登机', 'This is {a1}; bottles up to 100 ml may go in cabin baggage'), ['飞机']],
+      [
+        t('敏感肌能用吗？', 'Is it OK for sensitive skin?'),
+        t(
+          '配方无酒精无香精，敏感肌建议先在耳后小面积试用',
+          'Alcohol- and fragrance-free; sensitive skin should patch test behind the ear first',
+        ),
+        ['敏感肌'],
+      ],
+      [
+        t('需要卸妆吗？', 'Do I need makeup remover?'),
+        t('质地轻薄，用洗面奶清洁即可，叠加彩妆时建议卸妆', 'It is light; a cleanser is enough, use remover when wearing makeup on top'),
+        ['卸妆'],
+      ],
+      [
+        t('多久补涂一次？', 'How often should I reapply?'),
+        t('户外建议每2到3小时补涂一次，出汗后及时补涂', 'Outdoors reapply every 2 to 3 hours and after sweating'),
+        ['补涂'],
+      ],
+      [
+        t('能带上飞机吗？', 'Can I take it on a plane?'),
+        t('本品{a1}，单瓶100ml以内可以随身携带登机', 'This is {a1}; bottles up to 100 ml may go in cabin baggage'),
+        ['飞机'],
+      ],
     ],
     exclusions: ['used_cosmetic'],
   },
@@ -182,10 +259,22 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     ],
     dims: [[t('规格', 'Pack'), [v('30ml', '30 ml'), v('30ml+10ml小样', '30 ml + 10 ml mini', 40), v('两瓶装', 'Twin pack', 150)]]],
     faq: [
-      [t('孕妇能用吗？', 'Is it safe during pregnancy?'), t('孕期和哺乳期建议咨询医生后再使用', 'During pregnancy or breastfeeding, ask your doctor first'), ['孕妇']],
-      [t('多久能看到变化？', 'How soon will I see a change?'), t('肤质不同感受不同，建议连续使用28天以上再观察', 'Skin differs; use it for at least 28 days before judging'), ['效果']],
+      [
+        t('孕妇能用吗？', 'Is it safe during pregnancy?'),
+        t('孕期和哺乳期建议咨询医生后再使用', 'During pregnancy or breastfeeding, ask your doctor first'),
+        ['孕妇'],
+      ],
+      [
+        t('多久能看到变化？', 'How soon will I see a change?'),
+        t('肤质不同感受不同，建议连续使用28天以上再观察', 'Skin differs; use it for at least 28 days before judging'),
+        ['效果'],
+      ],
       [t('白天能用吗？', 'Is it fine in the daytime?'), t('白天可以用，用后请做好防晒', 'Yes, and wear sunscreen afterwards'), ['白天']],
-      [t('敏感肌能用吗？', 'Is it OK for sensitive skin?'), t('敏感肌建议先隔天使用建立耐受，并在耳后试用', 'Sensitive skin should start every other day and patch test first'), ['敏感肌']],
+      [
+        t('敏感肌能用吗？', 'Is it OK for sensitive skin?'),
+        t('敏感肌建议先隔天使用建立耐受，并在耳后试用', 'Sensitive skin should start every other day and patch test first'),
+        ['敏感肌'],
+      ],
     ],
     exclusions: ['used_cosmetic'],
   },
@@ -204,10 +293,26 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     ],
     dims: [[t('规格', 'Pack'), [v('50g', '50 g'), v('50g+15g小样', '50 g + 15 g mini', 30)]]],
     faq: [
-      [t('油皮能用吗？', 'Is it OK for oily skin?'), t('质地偏滋润，油皮建议晚上薄涂', 'It is rich; oily skin should apply a thin layer at night'), ['油皮']],
-      [t('会闷痘吗？', 'Will it clog pores?'), t('质地好推开，建议少量多次按压吸收', 'It spreads easily; press in small amounts'), ['闷痘']],
-      [t('能当妆前用吗？', 'Does it work under makeup?'), t('可以，吸收后再上底妆更服帖', 'Yes, let it absorb before foundation'), ['妆前']],
-      [t('敏感肌能用吗？', 'Is it OK for sensitive skin?'), t('无香精配方，敏感肌建议先在耳后试用', 'Fragrance-free; sensitive skin should patch test first'), ['敏感肌']],
+      [
+        t('油皮能用吗？', 'Is it OK for oily skin?'),
+        t('质地偏滋润，油皮建议晚上薄涂', 'It is rich; oily skin should apply a thin layer at night'),
+        ['油皮'],
+      ],
+      [
+        t('会闷痘吗？', 'Will it clog pores?'),
+        t('质地好推开，建议少量多次按压吸收', 'It spreads easily; press in small amounts'),
+        ['闷痘'],
+      ],
+      [
+        t('能当妆前用吗？', 'Does it work under makeup?'),
+        t('可以，吸收后再上底妆更服帖', 'Yes, let it absorb before foundation'),
+        ['妆前'],
+      ],
+      [
+        t('敏感肌能用吗？', 'Is it OK for sensitive skin?'),
+        t('无香精配方，敏感肌建议先在耳后试用', 'Fragrance-free; sensitive skin should patch test first'),
+        ['敏感肌'],
+      ],
     ],
     exclusions: ['used_cosmetic'],
   },
@@ -222,11 +327,33 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
       [t('质地', 'Finish'), [t('丝绒雾面', 'Velvet matte')]],
       [t('保质期', 'Shelf life'), [t('3年', '3 years')]],
     ],
-    dims: [[t('色号', 'Shade'), [v('M01 正红', 'M01 Classic red'), v('M05 豆沙', 'M05 Rosewood'), v('M08 枫叶棕', 'M08 Maple brown'), v('M12 奶茶色', 'M12 Milk tea')]]],
+    dims: [
+      [
+        t('色号', 'Shade'),
+        [
+          v('M01 正红', 'M01 Classic red'),
+          v('M05 豆沙', 'M05 Rosewood'),
+          v('M08 枫叶棕', 'M08 Maple brown'),
+          v('M12 奶茶色', 'M12 Milk tea'),
+        ],
+      ],
+    ],
     faq: [
-      [t('沾杯吗？', 'Does it transfer?'), t('成膜后轻微沾杯，抿一下纸巾会更持久', 'Slight transfer once set; blot with a tissue to make it last'), ['沾杯']],
-      [t('黄皮选哪个色号？', 'Which shade suits warm skin?'), t('黄皮推荐M05豆沙和M08枫叶棕，日常通勤都好搭', 'Warm skin tones often pick M05 Rosewood or M08 Maple brown'), ['色号']],
-      [t('拆封了能退吗？', 'Can I return it once opened?'), t('化妆品拆封使用后不支持七天无理由，未拆封可以退', 'Once opened or used it cannot be returned; unopened it can'), ['退货']],
+      [
+        t('沾杯吗？', 'Does it transfer?'),
+        t('成膜后轻微沾杯，抿一下纸巾会更持久', 'Slight transfer once set; blot with a tissue to make it last'),
+        ['沾杯'],
+      ],
+      [
+        t('黄皮选哪个色号？', 'Which shade suits warm skin?'),
+        t('黄皮推荐M05豆沙和M08枫叶棕，日常通勤都好搭', 'Warm skin tones often pick M05 Rosewood or M08 Maple brown'),
+        ['色号'],
+      ],
+      [
+        t('拆封了能退吗？', 'Can I return it once opened?'),
+        t('化妆品拆封使用后不支持七天无理由，未拆封可以退', 'Once opened or used it cannot be returned; unopened it can'),
+        ['退货'],
+      ],
     ],
     exclusions: ['used_cosmetic'],
   },
@@ -243,9 +370,21 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     ],
     dims: [[t('规格', 'Pack'), [v('单支', 'Single'), v('两支装', 'Twin pack', 45)]]],
     faq: [
-      [t('能卸妆吗？', 'Does it remove makeup?'), t('可以洗掉淡妆和防晒，浓妆建议先用卸妆产品', 'It removes light makeup and sunscreen; use remover for heavy makeup'), ['卸妆']],
-      [t('早上能用吗？', 'Is it fine for mornings?'), t('早晚都可以用，泡沫绵密不紧绷', 'Morning and evening; the foam is gentle'), ['用法']],
-      [t('敏感肌能用吗？', 'Is it OK for sensitive skin?'), t('弱酸性氨基酸配方，敏感肌建议先试用', 'A mild amino acid formula; sensitive skin should try a little first'), ['敏感肌']],
+      [
+        t('能卸妆吗？', 'Does it remove makeup?'),
+        t('可以洗掉淡妆和防晒，浓妆建议先用卸妆产品', 'It removes light makeup and sunscreen; use remover for heavy makeup'),
+        ['卸妆'],
+      ],
+      [
+        t('早上能用吗？', 'Is it fine for mornings?'),
+        t('早晚都可以用，泡沫绵密不紧绷', 'Morning and evening; the foam is gentle'),
+        ['用法'],
+      ],
+      [
+        t('敏感肌能用吗？', 'Is it OK for sensitive skin?'),
+        t('弱酸性氨基酸配方，敏感肌建议先试用', 'A mild amino acid formula; sensitive skin should try a little first'),
+        ['敏感肌'],
+      ],
     ],
     exclusions: ['used_cosmetic'],
   },
@@ -261,14 +400,30 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
       [t('保质期', 'Shelf life'), [t('180天', '180 days')]],
       [t('配料', 'Ingredients'), [t('腰果 巴旦木 核桃仁 蔓越莓干', 'Cashews, almonds, walnuts, dried cranberries')]],
       [t('贮存方式', 'Storage'), [t('阴凉干燥处', 'Cool and dry place')]],
-      [t('产地', 'Made in'), [t('临安', 'Lin\'an')]],
+      [t('产地', 'Made in'), [t('临安', "Lin'an")]],
     ],
     dims: [[t('规格', 'Pack'), [v('30包', '30 packs'), v('60包', '60 packs', 70)]]],
     faq: [
-      [t('保质期多久？', 'What is the shelf life?'), t('保质期{a1}，开袋后建议尽快吃完', 'Shelf life {a1}; eat soon after opening'), ['保质期']],
-      [t('孕妇能吃吗？', 'Can pregnant women eat it?'), t('可以作为日常零食，对坚果过敏的朋友请勿食用', 'It is an everyday snack; not for anyone allergic to nuts'), ['孕妇']],
-      [t('是独立包装吗？', 'Are the packs individually wrapped?'), t('每日一小包独立包装，方便携带', 'Yes, one small sealed pack per day'), ['包装']],
-      [t('拆开了能退吗？', 'Can I return it once opened?'), t('食品拆封后不支持七天无理由退货，未拆封可以退', 'Opened food cannot be returned; unopened packs can'), ['退货']],
+      [
+        t('保质期多久？', 'What is the shelf life?'),
+        t('保质期{a1}，开袋后建议尽快吃完', 'Shelf life {a1}; eat soon after opening'),
+        ['保质期'],
+      ],
+      [
+        t('孕妇能吃吗？', 'Can pregnant women eat it?'),
+        t('可以作为日常零食，对坚果过敏的朋友请勿食用', 'It is an everyday snack; not for anyone allergic to nuts'),
+        ['孕妇'],
+      ],
+      [
+        t('是独立包装吗？', 'Are the packs individually wrapped?'),
+        t('每日一小包独立包装，方便携带', 'Yes, one small sealed pack per day'),
+        ['包装'],
+      ],
+      [
+        t('拆开了能退吗？', 'Can I return it once opened?'),
+        t('食品拆封后不支持七天无理由退货，未拆封可以退', 'Opened food cannot be returned; unopened packs can'),
+        ['退货'],
+      ],
     ],
     exclusions: ['opened_food'],
   },
@@ -288,9 +443,21 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
       [t('规格', 'Pack'), [v('3袋', '3 bags'), v('5袋', '5 bags', 20), v('10袋', '10 bags', 50)]],
     ],
     faq: [
-      [t('有多辣？', 'How spicy is it?'), t('辣油单独包装，怕辣可以少放', 'The chili oil is in its own pouch; use less if you prefer'), ['辣度']],
-      [t('怎么煮？', 'How do I cook it?'), t('水开后下粉煮8分钟，捞出加入料包即可', 'Boil the noodles 8 minutes, drain, add the sauce packs'), ['做法']],
-      [t('味道大吗？', 'Does it smell strong?'), t('酸笋风味明显，建议在通风处煮', 'The pickled bamboo aroma is strong; cook with ventilation'), ['气味']],
+      [
+        t('有多辣？', 'How spicy is it?'),
+        t('辣油单独包装，怕辣可以少放', 'The chili oil is in its own pouch; use less if you prefer'),
+        ['辣度'],
+      ],
+      [
+        t('怎么煮？', 'How do I cook it?'),
+        t('水开后下粉煮8分钟，捞出加入料包即可', 'Boil the noodles 8 minutes, drain, add the sauce packs'),
+        ['做法'],
+      ],
+      [
+        t('味道大吗？', 'Does it smell strong?'),
+        t('酸笋风味明显，建议在通风处煮', 'The pickled bamboo aroma is strong; cook with ventilation'),
+        ['气味'],
+      ],
     ],
     exclusions: ['opened_food'],
   },
@@ -310,9 +477,17 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
       [t('规格', 'Pack'), [v('250g', '250 g'), v('500g', '500 g', 60)]],
     ],
     faq: [
-      [t('硬不硬？', 'Is it hard to chew?'), t('风干工艺偏有嚼劲，老人小孩建议撕小条吃', 'It is chewy; tear into thin strips for children and elders'), ['口感']],
+      [
+        t('硬不硬？', 'Is it hard to chew?'),
+        t('风干工艺偏有嚼劲，老人小孩建议撕小条吃', 'It is chewy; tear into thin strips for children and elders'),
+        ['口感'],
+      ],
       [t('是真牛肉吗？', 'Is it real beef?'), t('配料为{a0}', 'Ingredients: {a0}'), ['配料']],
-      [t('开封后怎么保存？', 'How do I store it after opening?'), t('开袋后密封冷藏，建议3天内吃完', 'Seal and refrigerate after opening, eat within 3 days'), ['保存']],
+      [
+        t('开封后怎么保存？', 'How do I store it after opening?'),
+        t('开袋后密封冷藏，建议3天内吃完', 'Seal and refrigerate after opening, eat within 3 days'),
+        ['保存'],
+      ],
     ],
     exclusions: ['opened_food'],
   },
@@ -325,7 +500,7 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     attrs: [
       [t('净含量', 'Net content'), [t('10g×20片', '10 g x 20 bags')]],
       [t('烘焙度', 'Roast'), [t('中深烘', 'Medium-dark')]],
-      [t('产地', 'Origin'), [t('云南普洱', 'Pu\'er, Yunnan')]],
+      [t('产地', 'Origin'), [t('云南普洱', "Pu'er, Yunnan")]],
       [t('保质期', 'Shelf life'), [t('12个月', '12 months')]],
     ],
     dims: [
@@ -333,8 +508,16 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
       [t('规格', 'Pack'), [v('20片', '20 bags'), v('40片', '40 bags', 45)]],
     ],
     faq: [
-      [t('孕妇可以喝吗？', 'Can pregnant women drink it?'), t('含咖啡因，孕期请适量饮用或先咨询医生', 'It contains caffeine; drink little during pregnancy or ask a doctor'), ['孕妇']],
-      [t('怎么冲？', 'How do I brew it?'), t('用90度左右热水分3次注水，约200ml', 'Pour about 200 ml of water at 90 C in 3 pours'), ['冲泡']],
+      [
+        t('孕妇可以喝吗？', 'Can pregnant women drink it?'),
+        t('含咖啡因，孕期请适量饮用或先咨询医生', 'It contains caffeine; drink little during pregnancy or ask a doctor'),
+        ['孕妇'],
+      ],
+      [
+        t('怎么冲？', 'How do I brew it?'),
+        t('用90度左右热水分3次注水，约200ml', 'Pour about 200 ml of water at 90 C in 3 pours'),
+        ['冲泡'],
+      ],
       [t('有糖吗？', 'Does it contain sugar?'), t('纯咖啡粉，无糖无奶', 'Pure ground coffee, no sugar, no milk'), ['配料']],
     ],
     exclusions: ['opened_food'],
@@ -355,8 +538,16 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     dims: [[t('规格', 'Pack'), [v('1瓶', '1 bottle'), v('2瓶', '2 bottles', 90)]]],
     faq: [
       [t('每天吃几粒？', 'How many per day?'), t('每日2次，每次1粒，随餐服用', '1 softgel twice a day with meals'), ['用量']],
-      [t('能代替药物吗？', 'Can it replace medicine?'), t('本品是保健食品，不能代替药物', 'This is a health food and cannot replace medicine'), ['药物']],
-      [t('孕妇能吃吗？', 'Can pregnant women take it?'), t('本品不适宜孕妇、乳母和儿童', 'Not suitable for pregnant or breastfeeding women or children'), ['孕妇']],
+      [
+        t('能代替药物吗？', 'Can it replace medicine?'),
+        t('本品是保健食品，不能代替药物', 'This is a health food and cannot replace medicine'),
+        ['药物'],
+      ],
+      [
+        t('孕妇能吃吗？', 'Can pregnant women take it?'),
+        t('本品不适宜孕妇、乳母和儿童', 'Not suitable for pregnant or breastfeeding women or children'),
+        ['孕妇'],
+      ],
     ],
     exclusions: ['opened_food'],
   },
@@ -374,9 +565,17 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     ],
     dims: [[t('规格', 'Pack'), [v('60片', '60 tablets'), v('120片', '120 tablets', 40)]]],
     faq: [
-      [t('小孩能吃吗？', 'Can children take it?'), t('本品适宜成人，儿童请选择儿童专用产品', 'It is for adults; choose a children\'s product for kids'), ['儿童']],
+      [
+        t('小孩能吃吗？', 'Can children take it?'),
+        t('本品适宜成人，儿童请选择儿童专用产品', "It is for adults; choose a children's product for kids"),
+        ['儿童'],
+      ],
       [t('每天吃几片？', 'How many per day?'), t('每日1片，饭后嚼服', '1 tablet a day, chewed after a meal'), ['用量']],
-      [t('饭前吃还是饭后吃？', 'Before or after meals?'), t('建议饭后嚼服，减少对肠胃的刺激', 'After a meal, which is gentler on the stomach'), ['用法']],
+      [
+        t('饭前吃还是饭后吃？', 'Before or after meals?'),
+        t('建议饭后嚼服，减少对肠胃的刺激', 'After a meal, which is gentler on the stomach'),
+        ['用法'],
+      ],
     ],
     exclusions: ['opened_food'],
   },
@@ -394,8 +593,16 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     ],
     dims: [[t('口味', 'Flavor'), [v('香草', 'Vanilla'), v('巧克力', 'Chocolate')]]],
     faq: [
-      [t('乳糖不耐受能喝吗？', 'Is it OK if I am lactose intolerant?'), t('含少量乳糖，乳糖不耐受建议少量多次尝试', 'It contains a little lactose; start with small servings'), ['乳糖']],
-      [t('怎么冲？', 'How do I mix it?'), t('用200ml温水或牛奶冲调，水温不超过50度', 'Mix with 200 ml of water or milk below 50 C'), ['冲泡']],
+      [
+        t('乳糖不耐受能喝吗？', 'Is it OK if I am lactose intolerant?'),
+        t('含少量乳糖，乳糖不耐受建议少量多次尝试', 'It contains a little lactose; start with small servings'),
+        ['乳糖'],
+      ],
+      [
+        t('怎么冲？', 'How do I mix it?'),
+        t('用200ml温水或牛奶冲调，水温不超过50度', 'Mix with 200 ml of water or milk below 50 C'),
+        ['冲泡'],
+      ],
       [t('每天喝几次？', 'How many times a day?'), t('每日1到2次，每次30g', '30 g once or twice a day'), ['用量']],
     ],
     exclusions: ['opened_food'],
@@ -416,7 +623,11 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     faq: [
       [t('每天吃几粒？', 'How many per day?'), t('每日1次，每次1粒', '1 softgel once a day'), ['用量']],
       [t('能和牛奶一起吃吗？', 'Can I take it with milk?'), t('可以随餐或搭配牛奶服用', 'Yes, with a meal or with milk'), ['用法']],
-      [t('能代替药物吗？', 'Can it replace medicine?'), t('本品是保健食品，不能代替药物', 'This is a health food and cannot replace medicine'), ['药物']],
+      [
+        t('能代替药物吗？', 'Can it replace medicine?'),
+        t('本品是保健食品，不能代替药物', 'This is a health food and cannot replace medicine'),
+        ['药物'],
+      ],
     ],
     exclusions: ['opened_food'],
   },
@@ -435,9 +646,17 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     ],
     dims: [[t('颜色', 'Color'), [v('白色', 'White'), v('黑色', 'Black'), v('远峰蓝', 'Sierra blue')]]],
     faq: [
-      [t('能带上飞机吗？', 'Can I take it on a plane?'), t('{a0}额定能量低于100Wh，可以随身携带登机，不能托运', '{a0} is under 100 Wh: cabin baggage only, never checked'), ['飞机']],
+      [
+        t('能带上飞机吗？', 'Can I take it on a plane?'),
+        t('{a0}额定能量低于100Wh，可以随身携带登机，不能托运', '{a0} is under 100 Wh: cabin baggage only, never checked'),
+        ['飞机'],
+      ],
       [t('保修多久？', 'How long is the warranty?'), t('整机保修{a3}', 'Warranty: {a3}'), ['保修']],
-      [t('能给笔记本充电吗？', 'Can it charge a laptop?'), t('支持PD协议的笔记本可以充，功率{a1}，充得较慢', 'PD laptops can charge at {a1}, slowly'), ['笔记本']],
+      [
+        t('能给笔记本充电吗？', 'Can it charge a laptop?'),
+        t('支持PD协议的笔记本可以充，功率{a1}，充得较慢', 'PD laptops can charge at {a1}, slowly'),
+        ['笔记本'],
+      ],
     ],
     exclusions: [],
   },
@@ -455,8 +674,16 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     ],
     dims: [[t('颜色', 'Color'), [v('白色', 'White'), v('黑色', 'Black')]]],
     faq: [
-      [t('安卓能用吗？', 'Does it work with Android?'), t('安卓和苹果手机都可以蓝牙连接', 'It pairs with Android and iPhone over Bluetooth'), ['兼容']],
-      [t('能跑步戴吗？', 'Can I run with them?'), t('{a2}防汗防水，可以运动佩戴，不能游泳', '{a2} sweat and splash resistant; fine for running, not swimming'), ['运动']],
+      [
+        t('安卓能用吗？', 'Does it work with Android?'),
+        t('安卓和苹果手机都可以蓝牙连接', 'It pairs with Android and iPhone over Bluetooth'),
+        ['兼容'],
+      ],
+      [
+        t('能跑步戴吗？', 'Can I run with them?'),
+        t('{a2}防汗防水，可以运动佩戴，不能游泳', '{a2} sweat and splash resistant; fine for running, not swimming'),
+        ['运动'],
+      ],
       [t('保修多久？', 'How long is the warranty?'), t('整机保修{a3}', 'Warranty: {a3}'), ['保修']],
       [t('续航多久？', 'How long does the battery last?'), t('{a0}', '{a0}'), ['续航']],
     ],
@@ -476,8 +703,16 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     ],
     dims: [[t('规格', 'Pack'), [v('单机', 'Unit only'), v('单机+电池', 'Unit + batteries', 10)]]],
     faq: [
-      [t('测得准吗？', 'Is it accurate?'), t('在室温15到35度下使用，误差为{a1}', 'Used at a room temperature of 15 to 35 C, accuracy is {a1}'), ['精度']],
-      [t('能测水温吗？', 'Can it measure water temperature?'), t('支持物体温度模式，可以测水温', 'Yes, it has an object temperature mode'), ['模式']],
+      [
+        t('测得准吗？', 'Is it accurate?'),
+        t('在室温15到35度下使用，误差为{a1}', 'Used at a room temperature of 15 to 35 C, accuracy is {a1}'),
+        ['精度'],
+      ],
+      [
+        t('能测水温吗？', 'Can it measure water temperature?'),
+        t('支持物体温度模式，可以测水温', 'Yes, it has an object temperature mode'),
+        ['模式'],
+      ],
       [t('保修多久？', 'How long is the warranty?'), t('整机保修{a3}', 'Warranty: {a3}'), ['保修']],
     ],
     exclusions: [],
@@ -499,8 +734,16 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
       [t('套装', 'Set'), [v('配2个刷头', 'With 2 heads'), v('配4个刷头', 'With 4 heads', 30)]],
     ],
     faq: [
-      [t('刷头多久换一次？', 'How often should I change the head?'), t('建议每3个月更换一次刷头', 'Change the brush head every 3 months'), ['刷头']],
-      [t('能带上飞机吗？', 'Can I take it on a plane?'), t('可以随身携带，建议关机后放入行李', 'Yes, switch it off before packing'), ['飞机']],
+      [
+        t('刷头多久换一次？', 'How often should I change the head?'),
+        t('建议每3个月更换一次刷头', 'Change the brush head every 3 months'),
+        ['刷头'],
+      ],
+      [
+        t('能带上飞机吗？', 'Can I take it on a plane?'),
+        t('可以随身携带，建议关机后放入行李', 'Yes, switch it off before packing'),
+        ['飞机'],
+      ],
       [t('保修多久？', 'How long is the warranty?'), t('主机保修{a3}', 'Handle warranty: {a3}'), ['保修']],
     ],
     exclusions: [],
@@ -523,8 +766,16 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
       [t('颜色', 'Color'), [v('奶咖', 'Latte'), v('雾蓝', 'Mist blue'), v('浅灰', 'Light grey')]],
     ],
     faq: [
-      [t('会掉色吗？', 'Does the color run?'), t('{a2}工艺，首次洗涤建议冷水单独洗', '{a2}; wash alone in cold water the first time'), ['掉色']],
-      [t('被套多大？', 'How big is the duvet cover?'), t('1.5m床被套200x230cm，1.8m床被套220x240cm', '1.5 m bed: 200 x 230 cm cover; 1.8 m bed: 220 x 240 cm'), ['尺寸']],
+      [
+        t('会掉色吗？', 'Does the color run?'),
+        t('{a2}工艺，首次洗涤建议冷水单独洗', '{a2}; wash alone in cold water the first time'),
+        ['掉色'],
+      ],
+      [
+        t('被套多大？', 'How big is the duvet cover?'),
+        t('1.5m床被套200x230cm，1.8m床被套220x240cm', '1.5 m bed: 200 x 230 cm cover; 1.8 m bed: 220 x 240 cm'),
+        ['尺寸'],
+      ],
       [t('会起球吗？', 'Does it pill?'), t('{a1}面料顺滑，正常使用不易起球', '{a1} is smooth and resists pilling in normal use'), ['起球']],
     ],
     exclusions: [],
@@ -546,9 +797,21 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
       [t('款式', 'Style'), [v('标准款', 'Standard'), v('定制刻字款', 'Custom engraved', 20)]],
     ],
     faq: [
-      [t('能装牛奶吗？', 'Can I put milk in it?'), t('可以装牛奶，建议当天喝完并及时清洗', 'Yes; finish it the same day and rinse promptly'), ['用法']],
-      [t('能放洗碗机吗？', 'Is it dishwasher safe?'), t('建议手洗，不能放洗碗机和微波炉', 'Hand wash only; no dishwasher, no microwave'), ['清洗']],
-      [t('刻字款能退吗？', 'Can I return an engraved one?'), t('定制刻字款不支持七天无理由退货，标准款可以', 'Engraved bottles cannot be returned without a reason; standard ones can'), ['退货']],
+      [
+        t('能装牛奶吗？', 'Can I put milk in it?'),
+        t('可以装牛奶，建议当天喝完并及时清洗', 'Yes; finish it the same day and rinse promptly'),
+        ['用法'],
+      ],
+      [
+        t('能放洗碗机吗？', 'Is it dishwasher safe?'),
+        t('建议手洗，不能放洗碗机和微波炉', 'Hand wash only; no dishwasher, no microwave'),
+        ['清洗'],
+      ],
+      [
+        t('刻字款能退吗？', 'Can I return an engraved one?'),
+        t('定制刻字款不支持七天无理由退货，标准款可以', 'Engraved bottles cannot be returned without a reason; standard ones can'),
+        ['退货'],
+      ],
     ],
     exclusions: ['custom_made'],
   },
@@ -567,7 +830,11 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     dims: [[t('颜色', 'Color'), [v('奶白', 'Cream'), v('墨绿', 'Dark green')]]],
     faq: [
       [t('需要预热吗？', 'Does it need preheating?'), t('建议200度预热3分钟', 'Preheat at 200 C for 3 minutes'), ['预热']],
-      [t('好清洗吗？', 'Is it easy to clean?'), t('炸篮可拆卸，用软布清洗即可', 'The basket comes out; wipe it with a soft cloth'), ['清洗']],
+      [
+        t('好清洗吗？', 'Is it easy to clean?'),
+        t('炸篮可拆卸，用软布清洗即可', 'The basket comes out; wipe it with a soft cloth'),
+        ['清洗'],
+      ],
       [t('保修多久？', 'How long is the warranty?'), t('整机保修{a2}', 'Warranty: {a2}'), ['保修']],
     ],
     exclusions: [],
@@ -586,8 +853,16 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     ],
     dims: [[t('颜色', 'Color'), [v('白色', 'White'), v('粉色', 'Pink')]]],
     faq: [
-      [t('孕妇能用吗？', 'Can pregnant women use it?'), t('孕期和佩戴心脏起搏器的朋友不建议使用', 'Not recommended during pregnancy or with a pacemaker'), ['孕妇']],
-      [t('能一直开着用吗？', 'Can it run non-stop?'), t('单次建议15分钟，到时会自动关机', 'Use 15 minutes at a time; it switches off automatically'), ['用法']],
+      [
+        t('孕妇能用吗？', 'Can pregnant women use it?'),
+        t('孕期和佩戴心脏起搏器的朋友不建议使用', 'Not recommended during pregnancy or with a pacemaker'),
+        ['孕妇'],
+      ],
+      [
+        t('能一直开着用吗？', 'Can it run non-stop?'),
+        t('单次建议15分钟，到时会自动关机', 'Use 15 minutes at a time; it switches off automatically'),
+        ['用法'],
+      ],
       [t('保修多久？', 'How long is the warranty?'), t('整机保修{a3}', 'Warranty: {a3}'), ['保修']],
     ],
     exclusions: [],
@@ -645,7 +920,13 @@ export const CARRIERS: readonly (readonly [name: T2, prefix: string])[] = [
 ];
 
 /** The avatar's persona names and speaking styles. */
-export const PERSONA_NAMES: readonly T2[] = [t('小桃', 'Peach'), t('糖糖', 'Candy'), t('阿澈', 'Leo'), t('小满', 'Mia'), t('星星', 'Stella')];
+export const PERSONA_NAMES: readonly T2[] = [
+  t('小桃', 'Peach'),
+  t('糖糖', 'Candy'),
+  t('阿澈', 'Leo'),
+  t('小满', 'Mia'),
+  t('星星', 'Stella'),
+];
 /** Speaking styles of the avatar persona. */
 export const PERSONA_STYLES: readonly T2[] = [
   t('元气活泼', 'upbeat and lively'),

@@ -22,21 +22,7 @@ import {
 import type { ExclusionCode, ProductTemplate, T2 } from './catalog.js';
 import { DAY, HOUR, MINUTE, localMidnight, localMs, toIso } from './time.js';
 import { CATEGORIES } from './world.js';
-import type {
-  Bundle,
-  Category,
-  Coupon,
-  Faq,
-  FlashSale,
-  Gift,
-  Order,
-  OrderStatus,
-  Presale,
-  Product,
-  Sku,
-  Viewer,
-  World,
-} from './world.js';
+import type { Bundle, Category, Coupon, Faq, FlashSale, Gift, Order, OrderStatus, Presale, Product, Sku, Viewer, World } from './world.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Static indexes built once at module load
@@ -52,7 +38,9 @@ const EXCLUSION_BY_TEXT: ReadonlyMap<string, ExclusionCode> = new Map(
 );
 
 // Carrier name (either locale) -> tracking-number prefix.
-const CARRIER_PREFIX: ReadonlyMap<string, string> = new Map(CARRIERS.flatMap(([name, prefix]) => [[name[0], prefix] as const, [name[1], prefix] as const]));
+const CARRIER_PREFIX: ReadonlyMap<string, string> = new Map(
+  CARRIERS.flatMap(([name, prefix]) => [[name[0], prefix] as const, [name[1], prefix] as const]),
+);
 
 const COUPON_TIERS: readonly (readonly [threshold: number, discount: number])[] = [
   [0, 5],
@@ -106,7 +94,11 @@ function makeId(prefix: string, rng: Rng, used: Set<string>): string {
 }
 
 /** Fill `{a<i>}` and shipping placeholders of an FAQ answer. */
-function fillAnswer(text: string, attrValues: readonly string[], vars: { ship_hours: string; ships_from: string; carrier: string }): string {
+function fillAnswer(
+  text: string,
+  attrValues: readonly string[],
+  vars: { ship_hours: string; ships_from: string; carrier: string },
+): string {
   return text.replace(/\{(a\d+|ship_hours|ships_from|carrier)\}/g, (_, k: string) =>
     k[0] === 'a' ? (attrValues[Number(k.slice(1))] ?? '') : vars[k as keyof typeof vars],
   );
@@ -310,10 +302,12 @@ function buildProduct(tp: ProductTemplate, linkNo: number, r: Rng, tx: (p: T2) =
   let combos = 1;
   for (const [dn, vals] of tp.dims) {
     const k = r.int(1, Math.max(1, Math.min(vals.length, Math.floor(6 / combos))));
-    const idx = r.sample(
-      vals.map((_, i) => i),
-      k,
-    ).sort((a, b) => a - b);
+    const idx = r
+      .sample(
+        vals.map((_, i) => i),
+        k,
+      )
+      .sort((a, b) => a - b);
     picked.push([dn, idx.map((i) => vals[i])]);
     combos *= k;
   }
@@ -326,7 +320,13 @@ function buildProduct(tp: ProductTemplate, linkNo: number, r: Rng, tx: (p: T2) =
     if (d === picked.length) {
       const roll = r.next();
       const stock = soldOutAll ? 0 : roll < 0.15 ? 0 : roll < 0.35 ? r.int(1, 10) : r.int(11, 999);
-      skus.push({ sku_id: `sk_${suffix}_${skus.length + 1}`, spec: { ...spec }, spec_text: parts.join(' '), price: cents(live_price + delta), stock });
+      skus.push({
+        sku_id: `sk_${suffix}_${skus.length + 1}`,
+        spec: { ...spec },
+        spec_text: parts.join(' '),
+        price: cents(live_price + delta),
+        stock,
+      });
       return;
     }
     const [dn, vals] = picked[d];
@@ -359,10 +359,12 @@ function buildProduct(tp: ProductTemplate, linkNo: number, r: Rng, tx: (p: T2) =
 
   const vars = { ship_hours: String(shipping.ship_within_hours), ships_from: shipping.ships_from, carrier: shipping.carrier };
   const nFaq = r.int(Math.min(2, tp.faq.length), Math.min(5, tp.faq.length));
-  const faqIdx = r.sample(
-    tp.faq.map((_, i) => i),
-    nFaq,
-  ).sort((a, b) => a - b);
+  const faqIdx = r
+    .sample(
+      tp.faq.map((_, i) => i),
+      nFaq,
+    )
+    .sort((a, b) => a - b);
   const faq: Faq[] = faqIdx.map((fi, k) => {
     const [q, a, tags] = tp.faq[fi];
     return { faq_id: `fq_${suffix}_${k + 1}`, question: tx(q), answer: fillAnswer(tx(a), attrValues, vars), tags: tags.slice() };
@@ -425,7 +427,14 @@ function buildCoupon(
     fromMs = toMs - r.int(24, 72) * HOUR;
   }
   const members_only = !forceUsable && r.chance(0.25);
-  const base = threshold === 0 ? (L === 0 ? `无门槛${discount}元券` : `${discount} yuan off, no minimum`) : L === 0 ? `满${threshold}减${discount}` : `${discount} off orders over ${threshold}`;
+  const base =
+    threshold === 0
+      ? L === 0
+        ? `无门槛${discount}元券`
+        : `${discount} yuan off, no minimum`
+      : L === 0
+        ? `满${threshold}减${discount}`
+        : `${discount} off orders over ${threshold}`;
   const prefix = [members_only ? (L === 0 ? '会员专享' : 'Members') : '', scopeName].filter((s) => s !== '');
   const name = prefix.length === 0 ? base : L === 0 ? `${prefix.join('')}${base}` : `${prefix.join(' ')}: ${base}`;
   return {

@@ -10,7 +10,9 @@ const PARTICLES = /[吗呢吧啊呀的了么嘛哦]/g;
 const CJK_RUN = /[\u3400-\u9fff]+/g;
 const LATIN_RUN = /[a-z0-9]+(?:\.[0-9]+)?/g;
 const EN_STOP: ReadonlySet<string> = new Set(
-  'a an the is are am it its do does did can could i me my you your we for of to and or with this that how what which in on at be have has there any will would should much many'.split(' '),
+  'a an the is are am it its do does did can could i me my you your we for of to and or with this that how what which in on at be have has there any will would should much many'.split(
+    ' ',
+  ),
 );
 
 /** The distinct search tokens of a text. */

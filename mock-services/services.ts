@@ -55,7 +55,11 @@ function ok(data: unknown): ToolOutcome {
  * A service from a schema and a handler: arguments are parsed once at the edge, and the first schema
  * issue becomes INVALID_ARGUMENTS naming the canonical argument (absent when the whole value is wrong).
  */
-function service<S extends z.ZodType>(name: string, schema: S, handler: (args: z.infer<S>, ctx: ServiceContext) => ToolOutcome): MockService {
+function service<S extends z.ZodType>(
+  name: string,
+  schema: S,
+  handler: (args: z.infer<S>, ctx: ServiceContext) => ToolOutcome,
+): MockService {
   return {
     name,
     call(args: unknown, ctx: ServiceContext): ToolOutcome {
@@ -178,7 +182,9 @@ const searchProducts = service(
       pool.map((p) => ({ item: p, tokens: tokensOfProduct(p) })),
       3,
     );
-    return ok({ results: hits.map((p) => ({ item_id: p.item_id, link_no: p.link_no, title: p.title, live_price: p.live_price, status: p.status })) });
+    return ok({
+      results: hits.map((p) => ({ item_id: p.item_id, link_no: p.link_no, title: p.title, live_price: p.live_price, status: p.status })),
+    });
   },
 );
 
@@ -221,7 +227,14 @@ const getPromotions = service('get_promotions', z.object({ item_id: id.optional(
   return ok({
     coupons: w.coupons
       .filter((c) => item === undefined || couponCovers(c, item))
-      .map((c) => ({ coupon_id: c.coupon_id, name: c.name, threshold: c.threshold, discount: c.discount, valid_to: c.valid_to, members_only: c.members_only })),
+      .map((c) => ({
+        coupon_id: c.coupon_id,
+        name: c.name,
+        threshold: c.threshold,
+        discount: c.discount,
+        valid_to: c.valid_to,
+        members_only: c.members_only,
+      })),
     flash_sales: w.flash_sales
       .filter((f) => forItem(f.item_id))
       .map((f) => ({
@@ -236,7 +249,9 @@ const getPromotions = service('get_promotions', z.object({ item_id: id.optional(
     bundles: w.bundles
       .filter((b) => item === undefined || b.item_ids.includes(item.item_id))
       .map((b) => ({ bundle_id: b.bundle_id, item_ids: b.item_ids.slice(), price: b.price, description: b.description })),
-    gifts: w.gifts.filter((g) => forItem(g.item_id)).map((g) => ({ gift_id: g.gift_id, item_id: g.item_id, gift_name: g.gift_name, remaining: g.remaining })),
+    gifts: w.gifts
+      .filter((g) => forItem(g.item_id))
+      .map((g) => ({ gift_id: g.gift_id, item_id: g.item_id, gift_name: g.gift_name, remaining: g.remaining })),
     presales: w.presales
       .filter((s) => forItem(s.item_id))
       .map((s) => ({
@@ -259,7 +274,12 @@ const getCoupon = service('get_coupon', z.object({ coupon_id: id }), (a, ctx) =>
     name: c.name,
     threshold: c.threshold,
     discount: c.discount,
-    scope: s.kind === 'all' ? { kind: 'all' } : s.kind === 'category' ? { kind: 'category', category: s.category } : { kind: 'items', item_ids: s.item_ids.slice() },
+    scope:
+      s.kind === 'all'
+        ? { kind: 'all' }
+        : s.kind === 'category'
+          ? { kind: 'category', category: s.category }
+          : { kind: 'items', item_ids: s.item_ids.slice() },
     valid_from: c.valid_from,
     valid_to: c.valid_to,
     per_user_limit: c.per_user_limit,
@@ -280,7 +300,8 @@ const issueCoupon = service('issue_coupon', z.object({ viewer_id: id, coupon_id:
   if (c.members_only && viewer.membership === 'none') return fail('CONFLICT', `coupon ${c.coupon_id} is for members only`, 'viewer_id');
   let mine = 0;
   for (const x of ctx.state.issued_coupons) if (x.coupon_id === c.coupon_id && x.viewer_id === viewer.viewer_id) mine++;
-  if (mine >= c.per_user_limit) return fail('LIMIT_REACHED', `viewer already holds ${mine} of coupon ${c.coupon_id} (limit ${c.per_user_limit})`, 'coupon_id');
+  if (mine >= c.per_user_limit)
+    return fail('LIMIT_REACHED', `viewer already holds ${mine} of coupon ${c.coupon_id} (limit ${c.per_user_limit})`, 'coupon_id');
   if (couponRemaining(c, ctx.state) === 0) return fail('LIMIT_REACHED', `coupon ${c.coupon_id} has run out`, 'coupon_id');
   ctx.state.issued_coupons.push({ viewer_id: viewer.viewer_id, coupon_id: c.coupon_id });
   return ok({ issued: true, coupon_id: c.coupon_id, viewer_id: viewer.viewer_id });
@@ -305,7 +326,13 @@ const listOrders = service('list_orders', z.object({ viewer_id: id }), (a, ctx) 
   // Newest first, as an order list in a shopping app reads.
   const orders = w.orders.filter((o) => o.viewer_id === viewer.viewer_id).reverse();
   return ok({
-    orders: orders.map((o) => ({ order_id: o.order_id, item_id: o.item_id, title: productById(w, o.item_id)?.title ?? '', status: o.status, placed_at: o.placed_at })),
+    orders: orders.map((o) => ({
+      order_id: o.order_id,
+      item_id: o.item_id,
+      title: productById(w, o.item_id)?.title ?? '',
+      status: o.status,
+      placed_at: o.placed_at,
+    })),
   });
 });
 
@@ -352,7 +379,11 @@ export const RETURN_REASONS: Readonly<Record<ReturnReasonCode, T2>> = {
 };
 
 /** Decide return eligibility: status first, then the item's policy, the 7-day window and its exclusions. */
-export function returnEligibility(o: Order, p: Product | undefined, nowIso: string): { eligible: boolean; code: ReturnReasonCode; deadline?: string } {
+export function returnEligibility(
+  o: Order,
+  p: Product | undefined,
+  nowIso: string,
+): { eligible: boolean; code: ReturnReasonCode; deadline?: string } {
   const deadline = o.delivered_at === undefined ? undefined : toIso(ms(o.delivered_at) + 7 * DAY);
   const withDeadline = (eligible: boolean, code: ReturnReasonCode): { eligible: boolean; code: ReturnReasonCode; deadline?: string } =>
     deadline === undefined ? { eligible, code } : { eligible, code, deadline };
@@ -387,7 +418,12 @@ const checkReturnEligibility = service('check_return_eligibility', z.object({ or
   if (isOutcome(o)) return o;
   const p = productById(ctx.world, o.item_id);
   const r = returnEligibility(o, p, ctx.world.now);
-  const out: { [k: string]: unknown } = { order_id: o.order_id, eligible: r.eligible, reason_code: r.code, reason: LX(ctx.world, RETURN_REASONS[r.code]) };
+  const out: { [k: string]: unknown } = {
+    order_id: o.order_id,
+    eligible: r.eligible,
+    reason_code: r.code,
+    reason: LX(ctx.world, RETURN_REASONS[r.code]),
+  };
   if (r.deadline !== undefined) out.deadline = r.deadline;
   out.return_shipping_insurance = p?.after_sales.return_shipping_insurance ?? false;
   return ok(out);
@@ -424,7 +460,11 @@ const handoffToHuman = service('handoff_to_human', z.object({ reason: z.string()
   // The ticket id depends only on the world and how many hand-offs came before: replays reproduce it.
   const n = ctx.state.handoffs.length;
   const ticket_id = `tk_${fnv1a(`${ctx.world.seed}/handoff/${n}`).toString(16).padStart(8, '0')}`;
-  ctx.state.handoffs.push(a.order_id === undefined ? { viewer_id: ctx.viewer_id, reason: a.reason } : { viewer_id: ctx.viewer_id, order_id: a.order_id, reason: a.reason });
+  ctx.state.handoffs.push(
+    a.order_id === undefined
+      ? { viewer_id: ctx.viewer_id, reason: a.reason }
+      : { viewer_id: ctx.viewer_id, order_id: a.order_id, reason: a.reason },
+  );
   return ok({ ticket_id, queued: true });
 });
 
@@ -479,5 +519,9 @@ export function callService(name: string, args: unknown, ctx: ServiceContext, fa
   s.handoffs.length = lens[2];
   s.refusals.length = lens[3];
   const text = Array.from(JSON.stringify(real.ok ? real.data : real.error));
-  return { ok: false, error: { code: 'MALFORMED_OUTPUT', message: `${name} returned malformed output` }, raw: text.slice(0, Math.max(1, Math.floor(text.length / 2))).join('') };
+  return {
+    ok: false,
+    error: { code: 'MALFORMED_OUTPUT', message: `${name} returned malformed output` },
+    raw: text.slice(0, Math.max(1, Math.floor(text.length / 2))).join(''),
+  };
 }

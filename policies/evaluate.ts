@@ -6,6 +6,7 @@ import type { Locale } from '../protocol/domain.js';
 import { HarnessGymEnv } from '../env/index.js';
 import type { EnvConfig, ResetOptions } from '../env/index.js';
 import type { VariantSpec } from '../harness-variants/index.js';
+import type { EpisodeRecorder } from '../recording/index.js';
 import type { Policy } from './policy.js';
 
 /** What to evaluate. */
@@ -21,6 +22,8 @@ export interface EvalOptions {
   intent?: string;
   rewards?: string;
   config?: Partial<EnvConfig>;
+  /** Records episodes (`eval --record`): fed the reset, every action and output, and the end. */
+  recorder?: EpisodeRecorder;
 }
 
 /** The eval summary line (issue 2's contract; the remote eval prints the same). */
@@ -102,6 +105,12 @@ export function playEpisode(env: HarnessGymEnv, opts: EvalOptions, seed: number)
   const { observation, info } = env.reset({ seed, options });
   const episode = env.episode;
   if (!episode) throw new Error('reset produced no episode');
+  const { variant: _v, task: _t, ...createOptions } = options;
+  const tape =
+    opts.recorder?.begin({ episode_id: `eval-${seed}`, seed, variant: opts.variant, variant_seed: seed, options: createOptions }, episode, {
+      observation,
+      info,
+    }) ?? null;
   const instance = opts.policy.start({
     seed,
     parser: episode.params.parser.name === 'auto' ? 'openai' : episode.params.parser.name,
@@ -117,6 +126,7 @@ export function playEpisode(env: HarnessGymEnv, opts: EvalOptions, seed: number)
   for (let i = 0; i < MAX_STEPS_GUARD; i++) {
     const action = instance.act(obs, lastInfo);
     const result = episode.step(action);
+    tape?.step(action, result);
     if (!result.ok) {
       errors++;
       continue;
@@ -124,6 +134,7 @@ export function playEpisode(env: HarnessGymEnv, opts: EvalOptions, seed: number)
     obs = result.observation;
     lastInfo = result.info;
     if (result.terminated || result.truncated) {
+      if (tape) opts.recorder?.end(tape);
       return {
         reward: result.reward,
         components: (result.info.reward_components ?? {}) as Record<string, number>,

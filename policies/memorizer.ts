@@ -22,6 +22,8 @@ import { MEMORIZED_MAX_CHARS, classify, joinReplies } from './memorizer-script.j
 
 /** The base harness's skill loader, memorised by name. */
 const LOAD_SKILL = 'load_skill';
+/** The base harness's MCP discovery tool, memorised by name. */
+const DISCOVER_TOOLS = 'discover_tools';
 /** Faults that are worth one more try (the service, not the request, was at fault). */
 const TRANSIENT = new Set(['TIMEOUT', 'PERMISSION_DENIED', 'MALFORMED_OUTPUT']);
 const MAX_ATTEMPTS = 3;
@@ -110,7 +112,11 @@ class MemorizerInstance implements PolicyInstance {
     }
     if (this.#turn === 1) {
       const skills = [...new Set(this.#parts.map((p) => p.skill))];
-      needed.unshift(...skills.map((name) => ({ name: LOAD_SKILL, arguments: { name } })));
+      // The base habit: marketing tools come through discovery, so a promotion script discovers first.
+      const discover = this.#parts.some((p) => p.skill === 'promotion')
+        ? [{ name: DISCOVER_TOOLS, arguments: { server: 'marketing' } }]
+        : [];
+      needed.unshift(...skills.map((name) => ({ name: LOAD_SKILL, arguments: { name } })), ...discover);
     }
     if (needed.length > 0) return this.#send(needed);
     const text = clip(this.#compose(this.#compact, giveUp), MEMORIZED_MAX_CHARS);

@@ -12,6 +12,9 @@ import type { EpisodeStart, Policy, PolicyInstance, PolicyObservation, SurfaceCa
 import { toSurface, writeCalls, writeReply } from './policy.js';
 
 const LOAD_SKILL = 'load_skill';
+const DISCOVER_TOOLS = 'discover_tools';
+/** Canonical tools served by the marketing MCP server (mock-services/mcp.ts `MARKETING_TOOLS`). */
+const MARKETING = new Set(['get_promotions', 'get_coupon', 'issue_coupon']);
 
 /**
  * The reference reply as this harness wants it said: an IFEval-style `required_ending` that a variant's
@@ -37,8 +40,12 @@ class OracleInstance implements PolicyInstance {
     if (!ctx) throw new Error('the oracle needs privileged context');
     this.#parser = start.parser;
     const key = ctx.task.answer_key;
+    // Marketing tools are offered only after MCP discovery: a solution that uses one discovers first
+    // (generated answer keys already do; a hand-written task file may not).
+    const needsDiscovery = key.solution.some((c) => MARKETING.has(c.name)) && !key.solution.some((c) => c.name === DISCOVER_TOOLS);
     const canonical: CanonicalCall[] = [
       ...key.reply_skills.map((s) => ({ name: LOAD_SKILL, arguments: { name: ctx.map.skillToSurface(s) ?? s } })),
+      ...(needsDiscovery ? [{ name: DISCOVER_TOOLS, arguments: { server: 'marketing' } }] : []),
       ...key.solution,
     ];
     this.#pending = [];

@@ -20,6 +20,26 @@ export interface RewardModule {
   readonly segment: RewardSegment;
   /** Score a finished trace. `params` come from the profile entry (empty object when absent). */
   score(trace: Trace, task: Task, params: Readonly<Record<string, unknown>>): RewardDetail;
+  /**
+   * Optional asynchronous scorer (an LLM judge, a remote classifier). The async scoring path
+   * (`Episode.stepAsync`, `HarnessGymEnv.stepAsync`, the server) awaits it instead of calling `score`;
+   * `score` stays the answer of the synchronous path, so a module with `scoreAsync` still needs one
+   * (typically a documented fallback). Like `score`, it should resolve to a value in [0, 1]; a
+   * rejection or an out-of-range value marks the component failed for that episode.
+   */
+  scoreAsync?(trace: Trace, task: Task, params: Readonly<Record<string, unknown>>, ctx: AsyncScoreContext): Promise<RewardDetail>;
+  /**
+   * Optional check of a profile entry's `params`, run when a profile file is loaded, so a typo in a
+   * judge's `timeout_ms` is a start-up error rather than a failed component per episode. Returns one
+   * message per problem (`key: message`), empty when the params are fine.
+   */
+  checkParams?(params: Readonly<Record<string, unknown>>): string[];
+}
+
+/** What the async scoring path hands a module's `scoreAsync` besides the trace. */
+export interface AsyncScoreContext {
+  /** Another module of the registry the episode scores with (e.g. a judge's fallback), if registered. */
+  module(name: string): RewardModule | undefined;
 }
 
 /** One module entry in a profile. */

@@ -70,6 +70,17 @@ export function serverState(app: GymApp): ServerState {
 }
 
 /**
+ * Re-read the reward profile files and module directories named in the config and swap them in
+ * atomically (what SIGHUP does): new resets see the new set, episodes in flight keep theirs; a bad file
+ * keeps the old set and is reported in the outcome.
+ */
+export function reloadRewards(app: GymApp): ReturnType<ServerCore['reloadRewards']> {
+  const core = cores.get(app);
+  if (!core) throw new TypeError('not a harness-gym server');
+  return core.reloadRewards();
+}
+
+/**
  * Graceful shutdown, starting at once: new requests get `SHUTTING_DOWN` and /readyz 503 from this call
  * on (a bare `app.close()` does the same, but only once fastify reaches its pre-close hooks, a few event
  * loop turns later). Resolves when every in-flight request was answered and the server is closed.

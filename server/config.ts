@@ -44,6 +44,20 @@ export const ServerLimitsSchema = z.strictObject({
   replay_window: z.int().min(0).max(100_000).default(64),
 });
 
+/** Episode recording (docs/RECORDS.md): off unless `dir` is set. */
+export const RecordConfigSchema = z.strictObject({
+  /** Directory of the record files; null records nothing. */
+  dir: z.string().min(1).nullable().default(null),
+  /** Fraction of finished episodes recorded, decided from each episode's seed. */
+  sample: z.number().min(0).max(1).default(1),
+  /** Bytes after which a session's record file is rotated (64 MiB). */
+  max_file_bytes: z
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024 * 1024)
+    .default(64 * 1024 * 1024),
+});
+
 /** The whole server configuration. */
 export const ServerConfigSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
@@ -55,14 +69,26 @@ export const ServerConfigSchema = z.strictObject({
   /** Honour `options.oracle_hints` (testing only, never training). */
   allow_oracle_hints: z.boolean().default(false),
   limits: ServerLimitsSchema.prefault({}),
+  record: RecordConfigSchema.prefault({}),
   /** Concurrent sessions (attached or waiting for a resume). */
   max_sessions: z.int().min(1).max(1_000_000).default(256),
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Reward files (docs/REWARDS.md): profile files (JSON/YAML) and directories of custom module files
+   * (`*.js`/`*.mjs`), read at start-up and again on SIGHUP. Paths are relative to the working directory.
+   */
+  rewards: z
+    .strictObject({
+      profiles: z.array(z.string().min(1)).default([]),
+      module_dirs: z.array(z.string().min(1)).default([]),
+    })
+    .prefault({}),
 });
 
 /** A parsed, frozen server configuration. */
-export type ServerConfig = Readonly<Omit<z.infer<typeof ServerConfigSchema>, 'limits'>> & {
+export type ServerConfig = Readonly<Omit<z.infer<typeof ServerConfigSchema>, 'limits' | 'record'>> & {
   readonly limits: Readonly<z.infer<typeof ServerLimitsSchema>>;
+  readonly record: Readonly<z.infer<typeof RecordConfigSchema>>;
 };
 
 /** Server limits. */

@@ -9,6 +9,7 @@ import { deriveSeed } from '../protocol/rng.js';
 import type { RequestId, ServerInfo, WireError } from '../protocol/wire.js';
 import { defaultEnvConfig } from '../env/index.js';
 import type { EnvConfig } from '../env/index.js';
+import type { ReloadOutcome, RewardCatalog, RewardSet } from '../rewards/index.js';
 import { Codec } from './codec.js';
 import type { ServerConfig } from './config.js';
 import type { Connection } from './connection.js';
@@ -29,6 +30,13 @@ export interface ServerDeps {
    * sessions and shutdown responsive during a big batch, larger saves a little overhead.
    */
   yieldEvery?: number;
+  /**
+   * The reward set from files (`config.rewards`), loaded before the server is built (module files are
+   * imported asynchronously; `RewardCatalog.load`). It replaces `env.registry` / `env.profiles`, and each
+   * successful `catalog.reload()` (SIGHUP) swaps them for new resets. Required when `config.rewards`
+   * names any file.
+   */
+  rewards?: RewardCatalog;
 }
 
 /** A snapshot of a server's state, for tests and diagnostics. */
@@ -47,11 +55,13 @@ function digest(s: string): Buffer {
 /** Shared server state. */
 export class ServerCore {
   readonly config: ServerConfig;
-  readonly env: EnvConfig;
+  #env: EnvConfig;
   readonly codec = new Codec();
   readonly metrics: ServerMetrics;
   readonly log: Logger;
-  readonly info: ServerInfo;
+  #info: ServerInfo;
+  readonly #catalog: RewardCatalog | null;
+  readonly #unsubscribe: () => void;
   readonly sessions = new Map<string, Session>();
   readonly connections = new Set<Connection>();
   /** Batch items between two yields to the event loop. */
@@ -60,17 +70,27 @@ export class ServerCore {
   #sessionCounter = 0;
   #inFlight = 0;
   #drainWaiters: (() => void)[] = [];
+  /** Record writers still flushing after their session ended (shutdown waits for them). */
+  readonly #recordCloses = new Set<Promise<void>>();
   shuttingDown = false;
 
   constructor(config: ServerConfig, logger: Logger, deps: ServerDeps = {}) {
     this.config = config;
     this.log = logger;
-    this.env = defaultEnvConfig({
+    const files = config.rewards.profiles.length + config.rewards.module_dirs.length;
+    if (files > 0 && deps.rewards === undefined) {
+      throw new TypeError('config.rewards names files: load them with RewardCatalog.load and pass deps.rewards');
+    }
+    this.#catalog = deps.rewards ?? null;
+    const set = this.#catalog?.current;
+    this.#env = defaultEnvConfig({
       ...deps.env,
+      ...(set === undefined ? {} : { registry: set.registry, profiles: set.profiles }),
       limits: { max_turns: config.limits.max_turns, max_errors: config.limits.max_errors },
     });
     this.yieldEvery = Math.max(1, Math.floor(deps.yieldEvery ?? 32));
-    this.info = buildServerInfo(config, this.env, serverIdentity());
+    this.#info = buildServerInfo(config, this.#env, serverIdentity());
+    this.#unsubscribe = this.#catalog?.onSwap((next) => this.#swapRewards(next)) ?? (() => {});
     this.#tokenDigest = config.token === null ? null : digest(config.token);
     this.metrics = createMetrics({
       sessions: () => this.sessions.size,
@@ -80,6 +100,37 @@ export class ServerCore {
         return n;
       },
     });
+  }
+
+  /** The environment config new resets use (replaced, never mutated, when the reward set is reloaded). */
+  get env(): EnvConfig {
+    return this.#env;
+  }
+
+  /** The server description (`welcome`, `/v1/info`), rebuilt when the reward set is reloaded. */
+  get info(): ServerInfo {
+    return this.#info;
+  }
+
+  /**
+   * Re-read the reward files and swap the profiles atomically (what SIGHUP does). Episodes in flight keep
+   * the profile and registry they were reset with; new resets and new `welcome`s see the new set. On any
+   * error the old set stays and the errors are logged and returned.
+   */
+  async reloadRewards(): Promise<ReloadOutcome> {
+    if (this.#catalog === null) return { ok: false, errors: ['no reward files configured (config.rewards is empty)'] };
+    const r = await this.#catalog.reload();
+    if (r.ok) this.log.info({ profiles: r.profiles, generation: r.generation }, 'reward profiles reloaded');
+    else this.log.error({ errors: r.errors }, 'reward reload failed; keeping the previous profiles');
+    return r;
+  }
+
+  /** Point new resets at a new reward set: one assignment each, so no reset sees half of it. */
+  #swapRewards(set: RewardSet): void {
+    const env: EnvConfig = { ...this.#env, registry: set.registry, profiles: set.profiles };
+    const info = buildServerInfo(this.config, env, serverIdentity());
+    this.#env = env;
+    this.#info = info;
   }
 
   /** A snapshot for tests and diagnostics. */
@@ -127,6 +178,12 @@ export class ServerCore {
     conn?.close(1000, 'idle');
   }
 
+  /** Keep a session's record flush until it is done, so that shutdown can wait for it. */
+  trackRecordClose(p: Promise<void>): void {
+    const tracked = p.catch(() => undefined).finally(() => this.#recordCloses.delete(tracked));
+    this.#recordCloses.add(tracked);
+  }
+
   /** Count an error reply (`harness_gym_errors_total{code}`). */
   countError(code: ErrorCode): void {
     this.metrics.errors.inc({ code });
@@ -164,6 +221,7 @@ export class ServerCore {
    */
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
+    this.#unsubscribe();
     if (this.#inFlight > 0) await new Promise<void>((resolve) => this.#drainWaiters.push(resolve));
     for (const session of [...this.sessions.values()]) {
       const conn = session.conn;
@@ -171,5 +229,6 @@ export class ServerCore {
       conn?.close(1001, 'shutting down');
     }
     for (const conn of [...this.connections]) conn.close(1001, 'shutting down');
+    await Promise.all([...this.#recordCloses]);
   }
 }

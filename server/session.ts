@@ -15,8 +15,10 @@ import { Rng, deriveSeed } from '../protocol/rng.js';
 import type { Closed, RequestId, ResetItem, WireError } from '../protocol/wire.js';
 import { ResetItemSchema, StepItemSchema, wireIssues } from '../protocol/wire.js';
 import { createEpisode } from '../env/index.js';
-import type { Episode, EpisodeRequest, Observation, ResetOptions } from '../env/index.js';
+import type { Episode, EpisodeRequest, Observation, ResetOptions, StepResult } from '../env/index.js';
 import { oraclePolicy } from '../policies/index.js';
+import { Recorder } from '../recording/index.js';
+import type { EpisodeTape } from '../recording/index.js';
 import type { PolicyInstance } from '../policies/index.js';
 import type { FreeReason } from './metrics.js';
 import type { ServerCore } from './core.js';
@@ -40,6 +42,8 @@ interface StoredReply {
 interface LiveEpisode {
   episode: Episode;
   oracle: PolicyInstance | null;
+  /** The episode's recording until it ends; null when not recorded (off, or not sampled). */
+  tape: EpisodeTape | null;
 }
 
 /** A GRPO group: what its first member fixed for the others. */
@@ -124,6 +128,8 @@ export class Session {
   #lastRequest = performance.now();
   #idleTimer: NodeJS.Timeout | null = null;
   #graceTimer: NodeJS.Timeout | null = null;
+  /** The session's recorder, made for the first episode reset while recording is on. */
+  #recorder: Recorder | null = null;
   /** The connection attached now; null while dropped (waiting for a resume). */
   conn: Connection | null = null;
   /** True once freed; a freed session is never reused. */
@@ -183,6 +189,8 @@ export class Session {
     if (this.#graceTimer) clearTimeout(this.#graceTimer);
     this.#graceTimer = null;
     const n = this.#episodes.size;
+    // Unfinished episodes are not recorded; finished ones are flushed (shutdown waits for it).
+    if (this.#recorder) this.#core.trackRecordClose(this.#recorder.close());
     this.#episodes.clear();
     this.#groups.clear();
     this.#replay.clear();
@@ -425,9 +433,40 @@ export class Session {
         members: 1,
       });
     }
-    this.#episodes.set(episode_id, { episode, oracle });
+    let tape: EpisodeTape | null = null;
+    if (core.config.record.dir !== null) {
+      tape = this.#recorderFor().begin(
+        {
+          seed,
+          variant: variant ?? core.env.defaults.variant,
+          variant_seed: variantSeed ?? seed,
+          options,
+          oracle_hints: opts.oracle_hints === true,
+        },
+        episode,
+        { observation, info },
+      );
+    }
+    this.#episodes.set(episode_id, { episode, oracle, tape });
     core.metrics.resets.inc();
     return { ok: true, episode_id, observation, info };
+  }
+
+  /** The session's recorder (one writer per session; its files appear with the first finished episode). */
+  #recorderFor(): Recorder {
+    if (!this.#recorder) {
+      const core = this.#core;
+      this.#recorder = new Recorder({
+        dir: core.config.record.dir as string,
+        sample: core.config.record.sample,
+        max_file_bytes: core.config.record.max_file_bytes,
+        stem: `session-${this.id}`,
+        created_by: 'serve',
+        env: { limits: core.env.limits, defaults: core.env.defaults },
+        onError: (e) => this.log.warn({ err: e }, 'recording failed'),
+      });
+    }
+    return this.#recorder;
   }
 
   /** A server-made episode id: `ep-<n>`, deterministic per session, never one in use. */
@@ -448,16 +487,40 @@ export class Session {
   async #step(id: RequestId, items: unknown[]): Promise<{ type: 'step_result'; id: RequestId; items: (StepOkValue | ItemErrorValue)[] }> {
     const out: (StepOkValue | ItemErrorValue)[] = [];
     const seen = new Set<string>();
+    // Final steps of episodes whose profile has an async reward module (an LLM judge) return promises:
+    // the frame's reply waits for them, but they run concurrently while the other items are applied.
+    let pending: Promise<void>[] | null = null;
     for (let i = 0; i < items.length; i++) {
       if (i > 0 && i % this.#core.yieldEvery === 0) await yieldToLoop();
       const ctx: { episode_id?: string } = { episode_id: rawEpisodeId(items[i]) };
-      out.push(this.#guard(ctx, () => this.#stepOne(items[i], seen, ctx)));
+      const r = this.#guard(ctx, () => this.#stepOne(items[i], seen, ctx));
+      if (r instanceof Promise) {
+        const at = out.length;
+        // A placeholder keeps the item's position; it is replaced before the reply is encoded.
+        out.push({ ok: false, error: { code: 'INTERNAL', message: 'pending' } });
+        (pending ??= []).push(
+          r.then(
+            (v) => {
+              out[at] = v;
+            },
+            (e: unknown) => {
+              out[at] = this.#itemError(ctx.episode_id, 'INTERNAL', 'internal error', { trace_id: this.#trace(e) });
+            },
+          ),
+        );
+      } else {
+        out.push(r);
+      }
     }
+    if (pending !== null) await Promise.all(pending);
     return { type: 'step_result', id, items: out };
   }
 
-  #stepOne(raw: unknown, seen: Set<string>, ctx: { episode_id?: string }): StepOkValue | ItemErrorValue {
-    const core = this.#core;
+  #stepOne(
+    raw: unknown,
+    seen: Set<string>,
+    ctx: { episode_id?: string },
+  ): StepOkValue | ItemErrorValue | Promise<StepOkValue | ItemErrorValue> {
     const parsed = StepItemSchema.safeParse(raw);
     if (!parsed.success) {
       return this.#itemError(ctx.episode_id, 'INVALID_MESSAGE', 'the step item fails the schema', {
@@ -472,8 +535,20 @@ export class Session {
     const live = this.#episodes.get(episode_id);
     if (!live) return this.#itemError(episode_id, 'UNKNOWN_EPISODE', `no episode "${episode_id}" in this session`);
     const t0 = performance.now();
-    const r = live.episode.step(parsed.data.action);
-    if (!r.ok) return this.#itemError(episode_id, r.error.code, r.error.message, r.error.details);
+    const action = parsed.data.action;
+    if (live.episode.needsAsyncScoring) {
+      return live.episode.stepAsync(action).then((r) => this.#stepDone(live, episode_id, action, r, t0));
+    }
+    return this.#stepDone(live, episode_id, action, live.episode.step(action), t0);
+  }
+
+  /** Book-keeping after a step (sync, or once an async final score settled): metrics, oracle, recording. */
+  #stepDone(live: LiveEpisode, episode_id: string, action: unknown, r: StepResult, t0: number): StepOkValue | ItemErrorValue {
+    const core = this.#core;
+    if (!r.ok) {
+      live.tape?.step(action, r);
+      return this.#itemError(episode_id, r.error.code, r.error.message, r.error.details);
+    }
     const { observation, reward, terminated, truncated, info } = r;
     if (terminated || truncated) {
       core.metrics.reward.observe({ component: 'total' }, reward);
@@ -483,6 +558,13 @@ export class Session {
       }
     } else if (live.oracle) {
       info.oracle_action = live.oracle.act(observation, info);
+    }
+    if (live.tape) {
+      live.tape.step(action, { ok: true, observation, reward, terminated, truncated, info });
+      if (terminated || truncated) {
+        this.#recorder?.end(live.tape);
+        live.tape = null;
+      }
     }
     core.metrics.steps.inc();
     core.metrics.stepSeconds.observe((performance.now() - t0) / 1000);

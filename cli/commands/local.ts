@@ -5,7 +5,8 @@ import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import { LOCALES, INTENTS } from '../../protocol/domain.js';
 import type { Locale } from '../../protocol/domain.js';
-import { PARSERS, HarnessGymEnv, VARIANT_PRESETS } from '../../env/index.js';
+import { PARSERS, HarnessGymEnv, VARIANT_PRESETS, defaultEnvConfig } from '../../env/index.js';
+import { Recorder } from '../../recording/index.js';
 import { evaluate, POLICIES } from '../../policies/index.js';
 import { evaluateRemote } from '../../client/index.js';
 import { formatSummary } from '../format.js';
@@ -27,6 +28,8 @@ export function registerLocalCommands(program: Command): void {
     .option('--json', 'print one JSON line instead of a table')
     .option('--url <ws-url>', 'evaluate against a running server (e.g. ws://127.0.0.1:8080/v1/env) instead of in-process')
     .option('--token <token>', 'auth token for --url')
+    .option('--record <dir>', 'record finished episodes (in-process only) into this directory')
+    .option('--record-sample <rate>', 'fraction of episodes recorded, decided from each seed', rateArg, 1)
     .action(
       async (opts: {
         policy: string;
@@ -40,6 +43,8 @@ export function registerLocalCommands(program: Command): void {
         json?: boolean;
         url?: string;
         token?: string;
+        record?: string;
+        recordSample: number;
       }) => {
         const policy = POLICIES.get(opts.policy);
         if (!policy) throw new InvalidArgumentError(`unknown policy ${opts.policy}`);
@@ -60,7 +65,20 @@ export function registerLocalCommands(program: Command): void {
           process.stdout.write(opts.json ? JSON.stringify(remote) + '\n' : formatSummary(remote));
           return;
         }
+        const env = defaultEnvConfig();
+        const recorder =
+          opts.record === undefined
+            ? undefined
+            : new Recorder({
+                dir: opts.record,
+                sample: opts.recordSample,
+                stem: `eval-${opts.policy}-s${opts.seed}-n${opts.episodes}`,
+                created_by: 'eval',
+                env: { limits: env.limits, defaults: env.defaults },
+                onError: (e) => process.stderr.write(`harness-gym eval: recording failed: ${(e as Error).message}\n`),
+              });
         const summary = evaluate({
+          recorder,
           policy,
           episodes: opts.episodes,
           seed: opts.seed,
@@ -70,6 +88,10 @@ export function registerLocalCommands(program: Command): void {
           intent: opts.intent,
           faults: opts.faults,
         });
+        if (recorder) {
+          await recorder.close();
+          process.stderr.write(`harness-gym eval: recorded ${recorder.recorded} episodes in ${opts.record}\n`);
+        }
         process.stdout.write(opts.json ? JSON.stringify(summary) + '\n' : formatSummary(summary));
       },
     );

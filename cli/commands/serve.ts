@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { loadServerConfig, startServer } from '../../server/index.js';
+import { RewardCatalog } from '../../rewards/index.js';
 
 /** Flags as commander hands them over (strings; the config schema validates and names the key). */
 interface ServeFlags {
@@ -25,6 +26,15 @@ interface ServeFlags {
   resumeGrace?: string;
   pingInterval?: string;
   replayWindow?: string;
+  record?: string;
+  recordSample?: string;
+  rewardsProfile?: string[];
+  rewardModules?: string[];
+}
+
+/** Commander collector for repeatable flags. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 /** A numeric flag as a number (NaN when not numeric, which the schema reports under the key's name). */
@@ -53,6 +63,9 @@ export function flagsToOverrides(f: ServeFlags, env: Readonly<Record<string, str
       ping_interval_s: num(f.pingInterval),
       replay_window: num(f.replayWindow),
     },
+    record: { dir: f.record, sample: num(f.recordSample) },
+    // Repeated flags replace the config file's lists (absent flags keep them).
+    rewards: { profiles: f.rewardsProfile, module_dirs: f.rewardModules },
   };
 }
 
@@ -78,6 +91,10 @@ export function registerServeCommand(program: Command): void {
     .option('--resume-grace <s>', 'seconds a dropped session waits for a resume (default 60)')
     .option('--ping-interval <s>', 'seconds between WebSocket pings (default 20)')
     .option('--replay-window <n>', 'replies kept per session for re-sent requests (default 64)')
+    .option('--record <dir>', 'record finished episodes into this directory (default: off)')
+    .option('--record-sample <rate>', 'fraction of episodes recorded, decided from each seed (default 1)')
+    .option('--rewards-profile <file>', 'reward profile file, JSON or YAML (repeatable; reloaded on SIGHUP)', collect)
+    .option('--reward-modules <dir>', 'directory of custom reward modules, *.js/*.mjs (repeatable; reloaded on SIGHUP)', collect)
     .action(async (flags: ServeFlags) => {
       const loaded = loadServerConfig({ file: flags.config, overrides: flagsToOverrides(flags, process.env) });
       if (!loaded.ok) {
@@ -85,7 +102,16 @@ export function registerServeCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      const running = await startServer(loaded.config);
+      // Reward files are read (and module files imported) before the server starts: a bad one is a
+      // start-up error naming the file. HARNESS_GYM_JUDGE_API_KEY is the llm_judge's bearer token.
+      const rewards = await RewardCatalog.load(loaded.config.rewards, { judge: { api_key: process.env.HARNESS_GYM_JUDGE_API_KEY } });
+      if (!rewards.ok) {
+        process.stderr.write(`harness-gym serve: invalid reward files\n${rewards.errors.map((e) => `  ${e}\n`).join('')}`);
+        process.exitCode = 2;
+        return;
+      }
+      const catalog = rewards.catalog;
+      const running = await startServer(loaded.config, { rewards: catalog });
       const ws = running.url.replace(/^http/, 'ws');
       process.stdout.write(`harness-gym serve: listening on ${running.url} (WebSocket ${ws}/v1/env)\n`);
       let stopping = false;
@@ -105,5 +131,12 @@ export function registerServeCommand(program: Command): void {
       };
       process.on('SIGTERM', () => stop('SIGTERM'));
       process.on('SIGINT', () => stop('SIGINT'));
+      // SIGHUP: re-read the reward files; swap only when all of them validate (sessions are untouched).
+      process.on('SIGHUP', () => {
+        void catalog.reload().then((r) => {
+          if (r.ok) running.app.log.info({ profiles: r.profiles, generation: r.generation }, 'reward profiles reloaded');
+          else running.app.log.error({ errors: r.errors }, 'reward reload failed; keeping the previous profiles');
+        });
+      });
     });
 }

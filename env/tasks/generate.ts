@@ -100,6 +100,13 @@ export function generateTaskInWorld(
   intent: Intent,
   split: Split,
 ): { task: Task; sub_kind: string } {
+  const built = tryTaskInWorld(world, seed, locale, intent, split);
+  if (!built) throw new Error(`no ${intent} task fits world ${world.seed} (${locale})`);
+  return built;
+}
+
+/** The task of `(seed, intent)` in this world, or null when no sub-kind of the intent fits it. */
+function tryTaskInWorld(world: World, seed: number, locale: Locale, intent: Intent, split: Split): { task: Task; sub_kind: string } | null {
   // The build stream depends on the intent, so a forced intent and a sampled one give the same task.
   const rng = new Rng(seed, `task/build/${intent}`);
   const current = world.products.find((p) => p.link_no === world.room.current_link) ?? world.products[0];
@@ -127,8 +134,7 @@ export function generateTaskInWorld(
     };
     return { task, sub_kind: d.sub_kind };
   }
-  // Every intent has a sub-kind that any generated world supports; reaching here is a generator bug.
-  throw new Error(`no ${intent} task fits world ${world.seed} (${locale})`);
+  return null;
 }
 
 /**
@@ -138,6 +144,16 @@ export function generateTaskInWorld(
 export function generateTask(seed: number, locale: Locale, opts: GenerateOptions = {}): Task {
   const split = opts.split ?? 'train';
   const intent = opts.intent ?? sampleIntent(seed);
-  const world = worldFor(taskWorldSeed(seed, split), locale);
-  return generateTaskInWorld(world, seed, locale, intent, split).task;
+  // A forced intent may need what a world lacks (a coupon this viewer can take, a nameable flash sale):
+  // then the task moves to the next world of a fixed, seed-derived sequence. Deterministic, so a task id
+  // still regenerates the same task; the task records the world it was built in.
+  for (let attempt = 0; attempt < WORLD_ATTEMPTS; attempt++) {
+    const worldSeed = attempt === 0 ? taskWorldSeed(seed, split) : deriveSeed(taskWorldSeed(seed, split), `retry:${attempt}`);
+    const built = tryTaskInWorld(worldFor(worldSeed, locale), seed, locale, intent, split);
+    if (built) return built.task;
+  }
+  throw new Error(`no ${intent} task fits ${WORLD_ATTEMPTS} worlds of seed ${seed} (${locale})`);
 }
+
+/** How many worlds a forced intent may try before giving up (a generator bug if ever reached). */
+const WORLD_ATTEMPTS = 16;

@@ -5,15 +5,7 @@
  */
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
 import { charLength } from '../../protocol/text.js';
-import {
-  asksQuestion,
-  clamp01,
-  factStated,
-  hasCallToAction,
-  numParam,
-  offersAlternative,
-  refusalPhrased,
-} from '../common.js';
+import { asksQuestion, clamp01, factStated, hasCallToAction, numParam, offersAlternative, refusalPhrased } from '../common.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `effectiveness`. */

@@ -24,10 +24,15 @@ interface Run {
 /** Run python asynchronously: the server lives in this process, so its event loop must keep turning. */
 function python(args: string[], env: Record<string, string> = {}, timeoutMs = 240_000): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(PYTHON, args, { cwd: ROOT, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...env }, timeout: timeoutMs, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      PYTHON,
+      args,
+      { cwd: ROOT, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...env }, timeout: timeoutMs, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -98,7 +103,11 @@ afterAll(async () => {
 
 describe('Python client (clients/python) against a real server', () => {
   it('the expected cases are real: the oracle finishes every episode, faults make it retry', () => {
-    for (const c of cases) expect(c.rewards.every((r) => r >= 0 && r <= 1), c.name).toBe(true);
+    for (const c of cases)
+      expect(
+        c.rewards.every((r) => r >= 0 && r <= 1),
+        c.name,
+      ).toBe(true);
     expect(cases[0].rewards.length).toBe(64);
     expect(new Set(cases.flatMap((c) => c.outcomes)).size).toBeGreaterThan(1);
   });
@@ -122,7 +131,17 @@ describe('Python client (clients/python) against a real server', () => {
   }, 300_000);
 
   it('examples/oracle_hints.py: 64 episodes in one batch, the mean and every reward equal the TypeScript oracle', async () => {
-    const run = await python(['clients/python/examples/oracle_hints.py', '--url', url, '--episodes', '64', '--seed', '1', '--variant', 'train']);
+    const run = await python([
+      'clients/python/examples/oracle_hints.py',
+      '--url',
+      url,
+      '--episodes',
+      '64',
+      '--seed',
+      '1',
+      '--variant',
+      'train',
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const summary = JSON.parse(run.stdout.trim()) as { episodes: number; mean_reward: number; rewards: number[]; seeds: number[] };
     const c = cases[0];
@@ -133,9 +152,24 @@ describe('Python client (clients/python) against a real server', () => {
   }, 120_000);
 
   it('examples/grpo_loop.py runs: groups finish, advantages sum to zero per group, the oracle-only stub scores 1', async () => {
-    const mixed = await python(['clients/python/examples/grpo_loop.py', '--url', url, '--iterations', '2', '--num-envs', '16', '--group-size', '4', '--groups-per-batch', '4']);
+    const mixed = await python([
+      'clients/python/examples/grpo_loop.py',
+      '--url',
+      url,
+      '--iterations',
+      '2',
+      '--num-envs',
+      '16',
+      '--group-size',
+      '4',
+      '--groups-per-batch',
+      '4',
+    ]);
     expect(mixed.code, mixed.stderr).toBe(0);
-    const lines = mixed.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, number | boolean>);
+    const lines = mixed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, number | boolean>);
     expect(lines.length).toBe(3);
     for (const l of lines.slice(0, 2)) {
       expect(l.groups).toBeGreaterThanOrEqual(4);
@@ -145,7 +179,21 @@ describe('Python client (clients/python) against a real server', () => {
     expect(lines[2]).toMatchObject({ summary: true, iterations: 2 });
     // With the stub's random branch the reward falls below the oracle's; with the oracle alone it is 1.
     expect(lines[2].mean_reward).toBeLessThan(1);
-    const oracle = await python(['clients/python/examples/grpo_loop.py', '--url', url, '--iterations', '1', '--num-envs', '8', '--group-size', '4', '--groups-per-batch', '2', '--p-oracle', '1']);
+    const oracle = await python([
+      'clients/python/examples/grpo_loop.py',
+      '--url',
+      url,
+      '--iterations',
+      '1',
+      '--num-envs',
+      '8',
+      '--group-size',
+      '4',
+      '--groups-per-batch',
+      '2',
+      '--p-oracle',
+      '1',
+    ]);
     expect(oracle.code, oracle.stderr).toBe(0);
     const last = JSON.parse(oracle.stdout.trim().split('\n').at(-1) as string) as { mean_reward: number };
     expect(last.mean_reward).toBe(1);

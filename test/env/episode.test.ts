@@ -16,7 +16,13 @@ function episodeFor(seed: number, options: Record<string, unknown> = {}, task?: 
 }
 
 function call(name: string, args: unknown, id = 'c1') {
-  return { message: { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] } };
+  return {
+    message: {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+    },
+  };
 }
 
 function reply(text: string) {
@@ -57,16 +63,35 @@ describe('reset', () => {
     expect(observation.messages[0].role).toBe('system');
     expect(observation.messages.at(-1)).toEqual({ role: 'user', content: task.messages.join('\n') });
     expect(observation.messages.length).toBe(2 + task.history.length);
-    expect(observation.tools?.map((t) => t.function.name)).toEqual(ep.params.harness.tools.map((t) => t.function.name));
+    // The marketing tools arrive later, through MCP discovery (test/mcp/discovery.test.ts).
+    const marketing = ['get_promotions', 'get_coupon', 'issue_coupon'];
+    expect(observation.tools?.map((t) => t.function.name)).toEqual(
+      ep.params.harness.tools.map((t) => t.function.name).filter((n) => !marketing.includes(n)),
+    );
     expect(info).toEqual({ task_id: task.id, intent: task.intent, variant_id: 'identity', turn: 0 });
   });
 
   it('unknown parser, reward profile and variant are typed errors', () => {
-    expect(createEpisode(config, { episode_id: 'x', seed: 1, options: { parser: 'nope' } })).toMatchObject({ ok: false, error: { code: 'INVALID_MESSAGE' } });
-    expect(createEpisode(config, { episode_id: 'x', seed: 1, options: { rewards: 'nope' } })).toMatchObject({ ok: false, error: { code: 'INVALID_MESSAGE' } });
-    expect(createEpisode(config, { episode_id: 'x', seed: 1, variant: 'nope' })).toMatchObject({ ok: false, error: { code: 'INVALID_VARIANT' } });
-    expect(createEpisode(config, { episode_id: 'x', seed: 1, task: { id: 'no-such-task' } })).toMatchObject({ ok: false, error: { code: 'UNKNOWN_TASK' } });
-    expect(createEpisode(config, { episode_id: 'x', seed: 1, options: { faults: 2 } })).toMatchObject({ ok: false, error: { code: 'INVALID_MESSAGE' } });
+    expect(createEpisode(config, { episode_id: 'x', seed: 1, options: { parser: 'nope' } })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_MESSAGE' },
+    });
+    expect(createEpisode(config, { episode_id: 'x', seed: 1, options: { rewards: 'nope' } })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_MESSAGE' },
+    });
+    expect(createEpisode(config, { episode_id: 'x', seed: 1, variant: 'nope' })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_VARIANT' },
+    });
+    expect(createEpisode(config, { episode_id: 'x', seed: 1, task: { id: 'no-such-task' } })).toMatchObject({
+      ok: false,
+      error: { code: 'UNKNOWN_TASK' },
+    });
+    expect(createEpisode(config, { episode_id: 'x', seed: 1, options: { faults: 2 } })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_MESSAGE' },
+    });
   });
 });
 
@@ -138,7 +163,14 @@ describe('step', () => {
     const ep = episodeFor(9);
     ep.reset();
     let last;
-    for (let i = 0; i < 3; i++) last = ep.step({ message: { role: 'assistant', content: null, tool_calls: [1, 2].map((j) => ({ id: `x${i}${j}`, type: 'function', function: { name: 'nope', arguments: '{}' } })) } });
+    for (let i = 0; i < 3; i++)
+      last = ep.step({
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [1, 2].map((j) => ({ id: `x${i}${j}`, type: 'function', function: { name: 'nope', arguments: '{}' } })),
+        },
+      });
     expect(last).toMatchObject({ ok: true, truncated: true, info: { outcome: 'error_cap' } });
   });
 
@@ -197,11 +229,16 @@ describe('HarnessGymEnv', () => {
 describe('determinism', () => {
   it('same seed and same actions give byte-identical observations, rewards and info (oracle and random, many seeds)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.constantFrom<Policy>(oraclePolicy, randomPolicy), fc.constantFrom('zh-CN', 'en'), (seed, policy, locale) => {
-        const a = playPacked(policy, seed, { locale });
-        const b = playPacked(policy, seed, { locale });
-        expect(a.equals(b)).toBe(true);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+        fc.constantFrom<Policy>(oraclePolicy, randomPolicy),
+        fc.constantFrom('zh-CN', 'en'),
+        (seed, policy, locale) => {
+          const a = playPacked(policy, seed, { locale });
+          const b = playPacked(policy, seed, { locale });
+          expect(a.equals(b)).toBe(true);
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -69,9 +69,7 @@ describe('reply_format', () => {
   it('counts code points against the limit from the context', () => {
     expect(run('zh-CN', '好'.repeat(120))).toEqual([]);
     expect(run('zh-CN', '𠮷'.repeat(120))).toEqual([]); // 240 UTF-16 units, 120 characters
-    expect(run('zh-CN', '好'.repeat(121))).toEqual([
-      v('reply_format', 'TOO_LONG', '回复共121字，超过上限120字', '121/120'),
-    ]);
+    expect(run('zh-CN', '好'.repeat(121))).toEqual([v('reply_format', 'TOO_LONG', '回复共121字，超过上限120字', '121/120')]);
     expect(run('en', 'a'.repeat(61), { limits: { reply_max_chars: 60, max_turns: 8 } })).toEqual([
       v('reply_format', 'TOO_LONG', 'The reply has 61 characters, over the limit of 60', '61/60'),
     ]);
@@ -83,9 +81,7 @@ describe('reply_format', () => {
   });
 
   it('finds Markdown, emoji and reasoning tags (zh-CN)', () => {
-    expect(run('zh-CN', '**到手价**89.9元')).toEqual([
-      v('reply_format', 'MARKDOWN', '回复里有Markdown格式「**到手价**」', '**到手价**'),
-    ]);
+    expect(run('zh-CN', '**到手价**89.9元')).toEqual([v('reply_format', 'MARKDOWN', '回复里有Markdown格式「**到手价**」', '**到手价**')]);
     expect(run('zh-CN', '颜色：\n- 黑色\n- 白色')).toEqual([v('reply_format', 'MARKDOWN', '回复里有Markdown格式「- 黑」', '- 黑')]);
     expect(run('zh-CN', '好的宝宝😀')).toEqual([v('reply_format', 'EMOJI', '回复里有表情符号「😀」', '😀')]);
     expect(run('zh-CN', '<think>先查一下</think>好的宝宝')).toEqual([
@@ -146,9 +142,7 @@ describe('prohibited_phrases', () => {
     expect(run('zh-CN', '销量第一的爆款。')).toEqual([v(h, 'ABSOLUTE_TERM', '回复使用了绝对化用语「第一」', '第一')]);
     expect(run('zh-CN', '国家级品质。')).toEqual([v(h, 'ABSOLUTE_TERM', '回复使用了绝对化用语「国家级」', '国家级')]);
     expect(run('zh-CN', '坚持吃能治愈失眠。')).toEqual([v(h, 'MEDICAL_CLAIM', '回复涉及医疗功效宣称「治愈」', '治愈')]);
-    expect(run('zh-CN', '这款精华美白效果很好。')).toEqual([
-      v(h, 'SPECIAL_COSMETIC_CLAIM', '回复宣称了特殊化妆品功效「美白」', '美白'),
-    ]);
+    expect(run('zh-CN', '这款精华美白效果很好。')).toEqual([v(h, 'SPECIAL_COSMETIC_CLAIM', '回复宣称了特殊化妆品功效「美白」', '美白')]);
     expect(run('zh-CN', '没问题，保证明天到。')).toEqual([v(h, 'UNAUTHORIZED_PROMISE', '回复做出了未经授权的承诺「保证」', '保证')]);
     expect(run('zh-CN', '想要的宝宝打13812345678。')).toEqual([
       v(h, 'OFF_PLATFORM', '回复引导到平台外联系「13812345678」', '13812345678'),
@@ -177,7 +171,9 @@ describe('prohibited_phrases', () => {
 
   it('reports each kind of English violation with its evidence', () => {
     const h = 'prohibited_phrases';
-    expect(run('en', 'This is the best ever deal.')).toEqual([v(h, 'ABSOLUTE_TERM', 'The reply uses an absolute term "the best"', 'the best')]);
+    expect(run('en', 'This is the best ever deal.')).toEqual([
+      v(h, 'ABSOLUTE_TERM', 'The reply uses an absolute term "the best"', 'the best'),
+    ]);
     expect(run('en', "It's the lowest price online.")).toEqual([
       v(h, 'ABSOLUTE_TERM', 'The reply uses an absolute term "lowest price"', 'lowest price'),
     ]);
@@ -198,10 +194,10 @@ describe('prohibited_phrases', () => {
   });
 
   it('checks the other locale too: WeChat in a Chinese reply, 微信 in an English one', () => {
-    expect(run('zh-CN', '可以加WeChat问。')).toEqual([
-      v('prohibited_phrases', 'OFF_PLATFORM', '回复引导到平台外联系「WeChat」', 'WeChat'),
+    expect(run('zh-CN', '可以加WeChat问。')).toEqual([v('prohibited_phrases', 'OFF_PLATFORM', '回复引导到平台外联系「WeChat」', 'WeChat')]);
+    expect(run('en', 'Find us on 微信.')).toEqual([
+      v('prohibited_phrases', 'OFF_PLATFORM', 'The reply points off the platform "微信"', '微信'),
     ]);
-    expect(run('en', 'Find us on 微信.')).toEqual([v('prohibited_phrases', 'OFF_PLATFORM', 'The reply points off the platform "微信"', '微信')]);
   });
 });
 
@@ -326,7 +322,9 @@ describe('feedbackMessage', () => {
   ];
 
   it('renders natural feedback', () => {
-    expect(feedbackMessage(retry('zh-CN', 'natural'), violations)).toBe(`你的回复没有通过发布前检查：${zhLines.join('')}请修改后重新回复。`);
+    expect(feedbackMessage(retry('zh-CN', 'natural'), violations)).toBe(
+      `你的回复没有通过发布前检查：${zhLines.join('')}请修改后重新回复。`,
+    );
     expect(feedbackMessage(retry('en', 'natural'), violations)).toBe(
       `Your reply did not pass the pre-broadcast checks. ${enLines.join(' ')} Please revise it and reply again.`,
     );
@@ -357,7 +355,9 @@ describe('feedbackMessage', () => {
         v('prohibited_phrases', 'ABSOLUTE_TERM', '回复使用了绝对化用语「第一」', '第一'),
         v('skill_required', 'SKILL_NOT_LOADED', '回复前还没有加载任何回复类技能'),
       ]),
-    ).toBe('Your reply did not pass the pre-broadcast checks. Avoid "第一". No reply skill was loaded before the reply. Please revise it and reply again.');
+    ).toBe(
+      'Your reply did not pass the pre-broadcast checks. Avoid "第一". No reply skill was loaded before the reply. Please revise it and reply again.',
+    );
     expect(feedbackMessage(zh.retry, [])).toBe('');
     expect(describeViolation('SOMETHING_NEW', 'x', 'en')).toBe('SOMETHING_NEW');
   });
@@ -410,7 +410,32 @@ describe('autoCorrect', () => {
   });
 
   it('yields replies that pass every base reply hook and state no new number (property)', () => {
-    const tokens = ['好的', '宝宝', 'word', ' ', '\n', '。', '.', ',', '，', '8', '9', '12', '89.9', '**', '`', '- ', '# ', '1. ', '😀', '<think>', '</think>', '__', '| a |', '>'];
+    const tokens = [
+      '好的',
+      '宝宝',
+      'word',
+      ' ',
+      '\n',
+      '。',
+      '.',
+      ',',
+      '，',
+      '8',
+      '9',
+      '12',
+      '89.9',
+      '**',
+      '`',
+      '- ',
+      '# ',
+      '1. ',
+      '😀',
+      '<think>',
+      '</think>',
+      '__',
+      '| a |',
+      '>',
+    ];
     const arb = fc.array(fc.constantFrom(...tokens), { maxLength: 80 }).map((t) => t.join(''));
     fc.assert(
       fc.property(arb, fc.constantFrom<Locale>('zh-CN', 'en'), (reply, locale) => {

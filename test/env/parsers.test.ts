@@ -35,7 +35,9 @@ describe('registry', () => {
 describe('plain replies and thinking', () => {
   it('plain reply: trimmed content, no thinking, no calls (every parser)', () => {
     for (const p of PARSERS.values()) {
-      expect(p.parse({ text: '  3号链接现在89.9元哦～\n' }, 0)).toEqual(ok({ thinking: null, content: '3号链接现在89.9元哦～', calls: [] }));
+      expect(p.parse({ text: '  3号链接现在89.9元哦～\n' }, 0)).toEqual(
+        ok({ thinking: null, content: '3号链接现在89.9元哦～', calls: [] }),
+      );
     }
   });
 
@@ -148,7 +150,9 @@ describe('hermes', () => {
   });
 
   it('arguments that are not an object, or a string that is not a JSON object', () => {
-    expect(hermes.parse({ text: '<tool_call>{"name":"a","arguments":[1]}</tool_call><tool_call>{"name":"b","arguments":"{x"}</tool_call>' }, 0)).toEqual(
+    expect(
+      hermes.parse({ text: '<tool_call>{"name":"a","arguments":[1]}</tool_call><tool_call>{"name":"b","arguments":"{x"}</tool_call>' }, 0),
+    ).toEqual(
       ok({
         thinking: null,
         content: null,
@@ -166,7 +170,9 @@ describe('hermes', () => {
       ok({
         thinking: null,
         content: '我查一下',
-        calls: [bad('call_3_0', 'list_orders', '{"name": "list_orders", "arguments": {"viewer_id": "v1"', 'unterminated <tool_call> block')],
+        calls: [
+          bad('call_3_0', 'list_orders', '{"name": "list_orders", "arguments": {"viewer_id": "v1"', 'unterminated <tool_call> block'),
+        ],
       }),
     );
   });
@@ -194,7 +200,9 @@ describe('hermes', () => {
       ok({
         thinking: null,
         content: null,
-        calls: [bad('call_0_0', '', '<function=get_product>\n<parameter=link_no>\n3\n</parameter>\n</function>', 'tool call is not valid JSON')],
+        calls: [
+          bad('call_0_0', '', '<function=get_product>\n<parameter=link_no>\n3\n</parameter>\n</function>', 'tool call is not valid JSON'),
+        ],
       }),
     );
   });
@@ -230,8 +238,20 @@ describe('qwen3_xml', () => {
         thinking: null,
         content: '好的马上来',
         calls: [
-          call('call_1_0', 'get_product', { link_no: '3' }, '<function=get_product>\n<parameter=link_no>\n3\n</parameter>\n</function>', true),
-          call('call_1_1', 'push_link_card', { link_no: '3' }, '<function=push_link_card><parameter=link_no>3</parameter></function>', true),
+          call(
+            'call_1_0',
+            'get_product',
+            { link_no: '3' },
+            '<function=get_product>\n<parameter=link_no>\n3\n</parameter>\n</function>',
+            true,
+          ),
+          call(
+            'call_1_1',
+            'push_link_card',
+            { link_no: '3' },
+            '<function=push_link_card><parameter=link_no>3</parameter></function>',
+            true,
+          ),
         ],
       }),
     );
@@ -239,7 +259,11 @@ describe('qwen3_xml', () => {
 
   it('a call without parameters', () => {
     expect(xml.parse({ text: '<tool_call>\n<function=get_promotions>\n</function>\n</tool_call>' }, 0)).toEqual(
-      ok({ thinking: null, content: null, calls: [call('call_0_0', 'get_promotions', {}, '<function=get_promotions>\n</function>', true)] }),
+      ok({
+        thinking: null,
+        content: null,
+        calls: [call('call_0_0', 'get_promotions', {}, '<function=get_promotions>\n</function>', true)],
+      }),
     );
   });
 
@@ -335,7 +359,11 @@ describe('openai messages', () => {
       message: { role: 'assistant', content: '<tool_call><function=c><parameter=k>v</parameter></function></tool_call>' },
     };
     expect(xml.parse(xmlAction, 0)).toEqual(
-      ok({ thinking: null, content: null, calls: [call('call_0_0', 'c', { k: 'v' }, '<function=c><parameter=k>v</parameter></function>', true)] }),
+      ok({
+        thinking: null,
+        content: null,
+        calls: [call('call_0_0', 'c', { k: 'v' }, '<function=c><parameter=k>v</parameter></function>', true)],
+      }),
     );
   });
 });
@@ -353,8 +381,16 @@ describe('invalid actions', () => {
     ['message not an object', { message: 'x' }],
     ['content a number', { message: { role: 'assistant', content: 3 } }],
     ['tool call without function', { message: { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function' }] } }],
-    ['arguments an object', { message: { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'x', arguments: {} } }] } }],
-    ['tool call type not function', { message: { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'code', function: { name: 'x', arguments: '{}' } }] } }],
+    [
+      'arguments an object',
+      {
+        message: { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'x', arguments: {} } }] },
+      },
+    ],
+    [
+      'tool call type not function',
+      { message: { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'code', function: { name: 'x', arguments: '{}' } }] } },
+    ],
   ];
   for (const [label, action] of cases) {
     it(`${label} -> INVALID_ACTION in every parser`, () => {
@@ -434,7 +470,10 @@ describe('coerceArguments', () => {
 
   it('coerced XML calls equal the same call written in Hermes form', () => {
     const schema = { type: 'object', properties: { link_no: { type: 'integer' }, item_id: { type: 'string' } } };
-    const x = xml.parse({ text: '<tool_call><function=f><parameter=link_no>\n12\n</parameter><parameter=item_id>\n12\n</parameter></function></tool_call>' }, 0);
+    const x = xml.parse(
+      { text: '<tool_call><function=f><parameter=link_no>\n12\n</parameter><parameter=item_id>\n12\n</parameter></function></tool_call>' },
+      0,
+    );
     const h = hermes.parse({ text: '<tool_call>{"name":"f","arguments":{"link_no":12,"item_id":"12"}}</tool_call>' }, 0);
     expect(x.ok && h.ok).toBe(true);
     if (x.ok && h.ok) expect(coerceArguments(x.action.calls[0].arguments ?? {}, schema)).toEqual(h.action.calls[0].arguments);
@@ -480,7 +519,10 @@ describe('properties', () => {
   }
 
   it('parse never throws on arbitrary JSON values', () => {
-    fc.assert(fc.property(fc.jsonValue(), fc.nat(), (v, turn) => neverThrows(v, turn)), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.nat(), (v, turn) => neverThrows(v, turn)),
+      { numRuns: 300 },
+    );
   });
 
   it('parse never throws on arbitrary strings and tag soup, as text or message content', () => {
@@ -488,7 +530,16 @@ describe('properties', () => {
       fc.property(fc.oneof(fc.string(), tagSoup), fc.nat(20), (text, turn) => {
         neverThrows({ text }, turn);
         neverThrows({ message: { role: 'assistant', content: text, reasoning_content: text } }, turn);
-        neverThrows({ message: { role: 'assistant', content: null, tool_calls: [{ id: '', type: 'function', function: { name: text, arguments: text } }] } }, turn);
+        neverThrows(
+          {
+            message: {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: '', type: 'function', function: { name: text, arguments: text } }],
+            },
+          },
+          turn,
+        );
       }),
       { numRuns: 500 },
     );
@@ -509,10 +560,14 @@ describe('properties', () => {
   it('hermes round-trips well-formed calls written around text', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ name: ident, args: fc.dictionary(ident, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }) }), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.record({ name: ident, args: fc.dictionary(ident, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }) }), {
+          minLength: 1,
+          maxLength: 4,
+        }),
         plainValue,
         (calls, before) => {
-          const text = before + calls.map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.args })}\n</tool_call>`).join('\n');
+          const text =
+            before + calls.map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.args })}\n</tool_call>`).join('\n');
           const r = hermes.parse({ text }, 9);
           expect(r.ok).toBe(true);
           if (!r.ok) return;
@@ -545,7 +600,9 @@ describe('properties', () => {
           expect(r.ok).toBe(true);
           if (!r.ok) return;
           expect(r.action.content).toBeNull();
-          expect(r.action.calls.map((c) => [c.name, c.arguments, c.untyped, c.error])).toEqual(calls.map((c) => [c.name, c.args, true, undefined]));
+          expect(r.action.calls.map((c) => [c.name, c.arguments, c.untyped, c.error])).toEqual(
+            calls.map((c) => [c.name, c.args, true, undefined]),
+          );
         },
       ),
       { numRuns: 200 },
@@ -556,7 +613,9 @@ describe('properties', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.dictionary(fc.string(), fc.jsonValue()), (args, schema) => {
         coerceArguments(args, schema);
-        coerceArguments(args, { properties: Object.fromEntries(Object.keys(args).map((k) => [k, { type: ['integer', 'boolean', 'object', 'array', 'null'] }])) });
+        coerceArguments(args, {
+          properties: Object.fromEntries(Object.keys(args).map((k) => [k, { type: ['integer', 'boolean', 'object', 'array', 'null'] }])),
+        });
       }),
       { numRuns: 300 },
     );

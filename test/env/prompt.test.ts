@@ -46,7 +46,9 @@ describe('system prompt pipeline', () => {
     const tools = base.tools.filter((t) => t.function.name === 'get_product');
     expect(renderToolsDoc(tools, 'none')).toBe('');
     expect(JSON.parse(renderToolsDoc(tools, 'json')).name).toBe('get_product');
-    expect(renderToolsDoc(tools, 'xml')).toMatch(/^<tool name="get_product"><description>.+<\/description><param name="link_no" type="integer"\/><param name="item_id" type="string"\/><\/tool>$/);
+    expect(renderToolsDoc(tools, 'xml')).toMatch(
+      /^<tool name="get_product"><description>.+<\/description><param name="link_no" type="integer"\/><param name="item_id" type="string"\/><\/tool>$/,
+    );
     expect(renderToolsDoc(tools, 'signatures')).toMatch(/^get_product\(link_no\?: integer, item_id\?: string\)  # .+$/);
   });
 });

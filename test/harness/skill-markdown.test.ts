@@ -86,7 +86,12 @@ describe('renderSkillMarkdown', () => {
     // A body as parse returns it: no leading blank lines, no trailing whitespace.
     const body = fc
       .array(text, { minLength: 1, maxLength: 6 })
-      .map((lines) => lines.join('\n').replace(/^\s*\n/, '').trimEnd())
+      .map((lines) =>
+        lines
+          .join('\n')
+          .replace(/^\s*\n/, '')
+          .trimEnd(),
+      )
       .filter((b) => b.trim() !== '' && !/^\s*\n/.test(b) && !b.split('\n').some((l) => l.trimEnd() === '---'));
     const skill = fc.record({
       name,

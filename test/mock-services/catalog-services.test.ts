@@ -39,7 +39,10 @@ describe('get_product', () => {
 
   it('rejects neither, both, wrong types and unknown ids with typed errors', () => {
     expect(errOf(callService('get_product', {}, ctx))).toEqual({ code: 'INVALID_ARGUMENTS', field: 'link_no' });
-    expect(errOf(callService('get_product', { link_no: 1, item_id: p.item_id }, ctx))).toEqual({ code: 'INVALID_ARGUMENTS', field: 'link_no' });
+    expect(errOf(callService('get_product', { link_no: 1, item_id: p.item_id }, ctx))).toEqual({
+      code: 'INVALID_ARGUMENTS',
+      field: 'link_no',
+    });
     expect(errOf(callService('get_product', { link_no: '3' }, ctx))).toEqual({ code: 'INVALID_ARGUMENTS', field: 'link_no' });
     expect(errOf(callService('get_product', { link_no: 0 }, ctx))).toEqual({ code: 'INVALID_ARGUMENTS', field: 'link_no' });
     expect(errOf(callService('get_product', { link_no: 1.5 }, ctx))).toEqual({ code: 'INVALID_ARGUMENTS', field: 'link_no' });
@@ -63,7 +66,13 @@ describe('search_products', () => {
     const p = w.products.find((x) => x.title.includes('防晒'));
     expect(p).toBeDefined();
     const out = dataOf(callService('search_products', { query: '防晒喷雾' }, ctxFor(w)));
-    expect(out.results[0]).toEqual({ item_id: p!.item_id, link_no: p!.link_no, title: p!.title, live_price: p!.live_price, status: p!.status });
+    expect(out.results[0]).toEqual({
+      item_id: p!.item_id,
+      link_no: p!.link_no,
+      title: p!.title,
+      live_price: p!.live_price,
+      status: p!.status,
+    });
     expect(out.results.length).toBeLessThanOrEqual(3);
   });
 
@@ -96,7 +105,10 @@ describe('search_products', () => {
     expect(errOf(callService('search_products', {}, ctx))).toEqual({ code: 'INVALID_ARGUMENTS', field: 'query' });
     expect(errOf(callService('search_products', { query: 5 }, ctx))).toEqual({ code: 'INVALID_ARGUMENTS', field: 'query' });
     expect(errOf(callService('search_products', { query: '' }, ctx))).toEqual({ code: 'INVALID_ARGUMENTS', field: 'query' });
-    expect(errOf(callService('search_products', { query: 'x', category: 'toys' }, ctx))).toEqual({ code: 'INVALID_ARGUMENTS', field: 'category' });
+    expect(errOf(callService('search_products', { query: 'x', category: 'toys' }, ctx))).toEqual({
+      code: 'INVALID_ARGUMENTS',
+      field: 'category',
+    });
   });
 });
 
@@ -129,9 +141,15 @@ describe('check_stock', () => {
     const p = w.products[1];
     expect(errOf(callService('check_stock', {}, ctx))).toEqual({ code: 'INVALID_ARGUMENTS', field: 'item_id' });
     expect(errOf(callService('check_stock', { item_id: 1 }, ctx))).toEqual({ code: 'INVALID_ARGUMENTS', field: 'item_id' });
-    expect(errOf(callService('check_stock', { item_id: p.item_id, sku_id: false }, ctx))).toEqual({ code: 'INVALID_ARGUMENTS', field: 'sku_id' });
+    expect(errOf(callService('check_stock', { item_id: p.item_id, sku_id: false }, ctx))).toEqual({
+      code: 'INVALID_ARGUMENTS',
+      field: 'sku_id',
+    });
     expect(errOf(callService('check_stock', { item_id: 'it_nope' }, ctx))).toEqual({ code: 'NOT_FOUND', field: 'item_id' });
-    expect(errOf(callService('check_stock', { item_id: p.item_id, sku_id: 'sk_nope' }, ctx))).toEqual({ code: 'NOT_FOUND', field: 'sku_id' });
+    expect(errOf(callService('check_stock', { item_id: p.item_id, sku_id: 'sk_nope' }, ctx))).toEqual({
+      code: 'NOT_FOUND',
+      field: 'sku_id',
+    });
   });
 });
 

@@ -59,19 +59,29 @@ describe('fault injection', () => {
     const run = (): ToolOutcome[] => {
       const rng = new Rng(5, 'faults');
       const names = [...SERVICES.keys()];
-      return Array.from({ length: 1000 }, (_, i) => callService(names[i % names.length], { link_no: 1, query: 'x', item_id: w.products[0].item_id }, ctxFor(w), { rate: 0.3, rng }));
+      return Array.from({ length: 1000 }, (_, i) =>
+        callService(names[i % names.length], { link_no: 1, query: 'x', item_id: w.products[0].item_id }, ctxFor(w), { rate: 0.3, rng }),
+      );
     };
     const a = run();
     const b = run();
     expect(JSON.stringify(b)).toBe(JSON.stringify(a));
-    const faults = a.filter((o) => !o.ok && ['TIMEOUT', 'PERMISSION_DENIED', 'MALFORMED_OUTPUT'].includes(o.error.code) && (o.error.code !== 'PERMISSION_DENIED' || o.error.message.includes('permission denied by the service'))).length;
+    const faults = a.filter(
+      (o) =>
+        !o.ok &&
+        ['TIMEOUT', 'PERMISSION_DENIED', 'MALFORMED_OUTPUT'].includes(o.error.code) &&
+        (o.error.code !== 'PERMISSION_DENIED' || o.error.message.includes('permission denied by the service')),
+    ).length;
     expect(faults).toBeGreaterThan(250);
     expect(faults).toBeLessThan(350);
   });
 
   it('unknown tools are UNKNOWN_TOOL and draw nothing', () => {
     const rng = new Rng(6, 'faults');
-    expect(callService('nope', {}, ctxFor(w), { rate: 1, rng })).toEqual({ ok: false, error: { code: 'UNKNOWN_TOOL', message: 'no service named nope' } });
+    expect(callService('nope', {}, ctxFor(w), { rate: 1, rng })).toEqual({
+      ok: false,
+      error: { code: 'UNKNOWN_TOOL', message: 'no service named nope' },
+    });
     expect(rng.next()).toBe(new Rng(6, 'faults').next());
   });
 });

@@ -27,7 +27,15 @@ describe('generateWorld determinism', () => {
   it('the two locales share structure (same ids, prices, stock) and differ only in text', () => {
     const zh = generateWorld(42, 'zh-CN');
     const en = generateWorld(42, 'en');
-    const shape = (w: World) => w.products.map((p) => [p.item_id, p.link_no, p.category, p.list_price, p.live_price, p.skus.map((s) => [s.sku_id, s.price, s.stock])]);
+    const shape = (w: World) =>
+      w.products.map((p) => [
+        p.item_id,
+        p.link_no,
+        p.category,
+        p.list_price,
+        p.live_price,
+        p.skus.map((s) => [s.sku_id, s.price, s.stock]),
+      ]);
     expect(shape(en)).toEqual(shape(zh));
     expect(en.orders.map((o) => o.order_id)).toEqual(zh.orders.map((o) => o.order_id));
     expect(en.products[0].title).not.toBe(zh.products[0].title);
@@ -77,7 +85,8 @@ describe('generateWorld invariants over 200 seeds', () => {
       for (const p of w.products) {
         const where = `${w.seed}/${w.locale}/${p.item_id}`;
         if (!(p.live_price > 0 && p.live_price < p.list_price)) bad.push(`${where}: live ${p.live_price} list ${p.list_price}`);
-        if (!twoDecimals(p.live_price) || !twoDecimals(p.list_price) || !p.skus.every((s) => twoDecimals(s.price))) bad.push(`${where}: more than two decimals`);
+        if (!twoDecimals(p.live_price) || !twoDecimals(p.list_price) || !p.skus.every((s) => twoDecimals(s.price)))
+          bad.push(`${where}: more than two decimals`);
         if (p.skus.length < 1 || p.skus.length > 6) bad.push(`${where}: ${p.skus.length} SKUs`);
         if (Math.min(...p.skus.map((s) => s.price)) !== p.live_price) bad.push(`${where}: cheapest SKU is not the live price`);
         if (p.faq.length < 2 || p.faq.length > 5) bad.push(`${where}: ${p.faq.length} FAQ`);
@@ -171,7 +180,13 @@ describe('generateWorld invariants over 200 seeds', () => {
       const usable = w.coupons.filter((c) => ms(c.valid_from) <= now && now <= ms(c.valid_to) && c.remaining > 0 && !c.members_only);
       expect(usable.length).toBeGreaterThan(0);
       // campaign ids point at real campaigns
-      const known = new Set([...w.coupons.map((c) => c.coupon_id), ...w.flash_sales.map((f) => f.flash_id), ...w.bundles.map((b) => b.bundle_id), ...w.gifts.map((g) => g.gift_id), ...w.presales.map((s) => s.presale_id)]);
+      const known = new Set([
+        ...w.coupons.map((c) => c.coupon_id),
+        ...w.flash_sales.map((f) => f.flash_id),
+        ...w.bundles.map((b) => b.bundle_id),
+        ...w.gifts.map((g) => g.gift_id),
+        ...w.presales.map((s) => s.presale_id),
+      ]);
       for (const p of w.products) for (const id of p.campaign_ids) expect(known.has(id)).toBe(true);
     }
     for (const v of Object.values(seen)) expect(v).toBeGreaterThan(0);
@@ -240,7 +255,17 @@ describe('generateWorld invariants over 200 seeds', () => {
     const bad: string[] = [];
     for (const w of worlds.filter((x) => x.locale === 'en')) {
       const texts = [
-        ...w.products.flatMap((p) => [p.title, p.brand, ...Object.keys(p.attributes), ...Object.values(p.attributes), ...p.skus.map((s) => s.spec_text), ...p.faq.flatMap((f) => [f.question, f.answer]), ...p.after_sales.return_exclusions, p.shipping.carrier, p.shipping.ships_from]),
+        ...w.products.flatMap((p) => [
+          p.title,
+          p.brand,
+          ...Object.keys(p.attributes),
+          ...Object.values(p.attributes),
+          ...p.skus.map((s) => s.spec_text),
+          ...p.faq.flatMap((f) => [f.question, f.answer]),
+          ...p.after_sales.return_exclusions,
+          p.shipping.carrier,
+          p.shipping.ships_from,
+        ]),
         ...w.coupons.map((c) => c.name),
         ...w.viewers.map((v) => v.nickname),
         w.room.persona.name,

@@ -18,14 +18,22 @@ function orderWorld(locale: 'zh-CN' | 'en' = 'zh-CN'): { w: World; me: string; o
 
 function addOrder(w: World, o: Partial<Order> & { order_id: string; viewer_id: string; status: Order['status'] }): Order {
   const p = w.products[0];
-  const order: Order = { item_id: p.item_id, sku_id: p.skus[0].sku_id, quantity: 1, paid: p.skus[0].price, placed_at: '2026-06-01T10:00:00+08:00', opened: false, ...o };
+  const order: Order = {
+    item_id: p.item_id,
+    sku_id: p.skus[0].sku_id,
+    quantity: 1,
+    paid: p.skus[0].price,
+    placed_at: '2026-06-01T10:00:00+08:00',
+    opened: false,
+    ...o,
+  };
   w.orders.push(order);
   w.viewers.find((v) => v.viewer_id === o.viewer_id)?.order_ids.push(order.order_id);
   return order;
 }
 
 describe('list_orders', () => {
-  it('lists the viewer\'s own orders, newest first', () => {
+  it("lists the viewer's own orders, newest first", () => {
     const { w, me } = orderWorld();
     const p = w.products[0];
     addOrder(w, { order_id: 'od_old', viewer_id: me, status: 'delivered', placed_at: '2026-06-01T10:00:00+08:00' });
@@ -43,7 +51,7 @@ describe('list_orders', () => {
     expect(dataOf(callService('list_orders', { viewer_id: me }, ctxFor(w, me)))).toEqual({ orders: [] });
   });
 
-  it('rejects bad arguments, unknown viewers and other viewers\' orders', () => {
+  it("rejects bad arguments, unknown viewers and other viewers' orders", () => {
     const { w, me, other } = orderWorld();
     const ctx = ctxFor(w, me);
     expect(errOf(callService('list_orders', {}, ctx))).toEqual({ code: 'INVALID_ARGUMENTS', field: 'viewer_id' });
@@ -64,7 +72,14 @@ describe('list_orders', () => {
 describe('get_order_status', () => {
   it('a shipped order has shipping fields and the carrier; an unpaid one has none', () => {
     const { w, me } = orderWorld();
-    addOrder(w, { order_id: 'od_s', viewer_id: me, status: 'shipped', placed_at: '2026-06-17T10:00:00+08:00', shipped_at: '2026-06-18T09:00:00+08:00', tracking_no: 'SF123456789012' });
+    addOrder(w, {
+      order_id: 'od_s',
+      viewer_id: me,
+      status: 'shipped',
+      placed_at: '2026-06-17T10:00:00+08:00',
+      shipped_at: '2026-06-18T09:00:00+08:00',
+      tracking_no: 'SF123456789012',
+    });
     addOrder(w, { order_id: 'od_u', viewer_id: me, status: 'unpaid', placed_at: '2026-06-18T19:00:00+08:00' });
     const ctx = ctxFor(w, me);
     expect(dataOf(callService('get_order_status', { order_id: 'od_s' }, ctx))).toEqual({
@@ -75,10 +90,14 @@ describe('get_order_status', () => {
       tracking_no: 'SF123456789012',
       carrier: w.products[0].shipping.carrier,
     });
-    expect(dataOf(callService('get_order_status', { order_id: 'od_u' }, ctx))).toEqual({ order_id: 'od_u', status: 'unpaid', placed_at: '2026-06-18T19:00:00+08:00' });
+    expect(dataOf(callService('get_order_status', { order_id: 'od_u' }, ctx))).toEqual({
+      order_id: 'od_u',
+      status: 'unpaid',
+      placed_at: '2026-06-18T19:00:00+08:00',
+    });
   });
 
-  it('rejects bad arguments, unknown orders and other viewers\' orders', () => {
+  it("rejects bad arguments, unknown orders and other viewers' orders", () => {
     const { w, me, other } = orderWorld();
     addOrder(w, { order_id: 'od_x', viewer_id: other, status: 'paid' });
     const ctx = ctxFor(w, me);
@@ -101,7 +120,14 @@ describe('check_return_eligibility', () => {
     p.after_sales.seven_day_return = true;
     p.after_sales.return_exclusions = [];
     p.after_sales.return_shipping_insurance = true;
-    addOrder(w, { order_id: 'od_ok', viewer_id: me, status: 'delivered', shipped_at: '2026-06-14T10:00:00+08:00', delivered_at: '2026-06-15T12:30:00+08:00', tracking_no: 'SF1' });
+    addOrder(w, {
+      order_id: 'od_ok',
+      viewer_id: me,
+      status: 'delivered',
+      shipped_at: '2026-06-14T10:00:00+08:00',
+      delivered_at: '2026-06-15T12:30:00+08:00',
+      tracking_no: 'SF1',
+    });
     expect(dataOf(callService('check_return_eligibility', { order_id: 'od_ok' }, ctxFor(w, me)))).toEqual({
       order_id: 'od_ok',
       eligible: true,
@@ -112,10 +138,12 @@ describe('check_return_eligibility', () => {
     });
   });
 
-  it('reasons are written in the world\'s locale', () => {
+  it("reasons are written in the world's locale", () => {
     const { w, me } = orderWorld('en');
     addOrder(w, { order_id: 'od_u', viewer_id: me, status: 'unpaid' });
-    expect(dataOf(callService('check_return_eligibility', { order_id: 'od_u' }, ctxFor(w, me))).reason).toBe('Not paid yet; nothing to return, the order can simply be cancelled');
+    expect(dataOf(callService('check_return_eligibility', { order_id: 'od_u' }, ctxFor(w, me))).reason).toBe(
+      'Not paid yet; nothing to return, the order can simply be cancelled',
+    );
   });
 
   it('covers every reason code', () => {
@@ -140,9 +168,17 @@ describe('check_return_eligibility', () => {
       [{ status: 'delivered', ...delivered(3), opened: true }, 'ELIGIBLE', true], // opened, but no exclusion applies
       [{ status: 'delivered', ...delivered(8) }, 'WINDOW_EXPIRED', false],
       [{ status: 'delivered', ...delivered(3), item_id: noReturn.item_id, sku_id: noReturn.skus[0].sku_id }, 'NO_SEVEN_DAY_RETURN', false],
-      [{ status: 'delivered', ...delivered(3), item_id: food.item_id, sku_id: food.skus[0].sku_id, opened: true }, 'EXCLUDED_OPENED', false],
+      [
+        { status: 'delivered', ...delivered(3), item_id: food.item_id, sku_id: food.skus[0].sku_id, opened: true },
+        'EXCLUDED_OPENED',
+        false,
+      ],
       [{ status: 'delivered', ...delivered(3), item_id: food.item_id, sku_id: food.skus[0].sku_id, opened: false }, 'ELIGIBLE', true],
-      [{ status: 'delivered', ...delivered(3), item_id: intimate.item_id, sku_id: intimate.skus[0].sku_id, opened: true }, 'EXCLUDED_HYGIENE', false],
+      [
+        { status: 'delivered', ...delivered(3), item_id: intimate.item_id, sku_id: intimate.skus[0].sku_id, opened: true },
+        'EXCLUDED_HYGIENE',
+        false,
+      ],
       [{ status: 'delivered', ...delivered(3), item_id: cup.item_id, sku_id: 'sk_cus' }, 'EXCLUDED_CUSTOM', false],
       [{ status: 'delivered', ...delivered(3), item_id: cup.item_id, sku_id: 'sk_std' }, 'ELIGIBLE', true],
     ];
@@ -159,27 +195,47 @@ describe('check_return_eligibility', () => {
     const { w, me } = orderWorld();
     const p = w.products[0];
     p.after_sales = { ...p.after_sales, seven_day_return: true, return_exclusions: [] };
-    const o = addOrder(w, { order_id: 'od_b', viewer_id: me, status: 'delivered', shipped_at: '2026-06-10T10:00:00+08:00', delivered_at: '2026-06-11T20:00:00+08:00' });
+    const o = addOrder(w, {
+      order_id: 'od_b',
+      viewer_id: me,
+      status: 'delivered',
+      shipped_at: '2026-06-10T10:00:00+08:00',
+      delivered_at: '2026-06-11T20:00:00+08:00',
+    });
     expect(returnEligibility(o, p, NOW)).toEqual({ eligible: true, code: 'ELIGIBLE', deadline: NOW });
     expect(returnEligibility(o, p, '2026-06-18T20:01:00+08:00')).toEqual({ eligible: false, code: 'WINDOW_EXPIRED', deadline: NOW });
   });
 
-  it('rejects bad arguments, unknown orders and other viewers\' orders', () => {
+  it("rejects bad arguments, unknown orders and other viewers' orders", () => {
     const { w, me, other } = orderWorld();
     addOrder(w, { order_id: 'od_x', viewer_id: other, status: 'paid' });
     const ctx = ctxFor(w, me);
     expect(errOf(callService('check_return_eligibility', {}, ctx))).toEqual({ code: 'INVALID_ARGUMENTS', field: 'order_id' });
     expect(errOf(callService('check_return_eligibility', { order_id: [] }, ctx))).toEqual({ code: 'INVALID_ARGUMENTS', field: 'order_id' });
     expect(errOf(callService('check_return_eligibility', { order_id: 'od_nope' }, ctx))).toEqual({ code: 'NOT_FOUND', field: 'order_id' });
-    expect(errOf(callService('check_return_eligibility', { order_id: 'od_x' }, ctx))).toEqual({ code: 'PERMISSION_DENIED', field: 'order_id' });
+    expect(errOf(callService('check_return_eligibility', { order_id: 'od_x' }, ctx))).toEqual({
+      code: 'PERMISSION_DENIED',
+      field: 'order_id',
+    });
   });
 
   it('generated worlds yield a spread of reason codes', () => {
     const codes = new Set<string>();
     for (let seed = 0; seed < 60; seed++) {
       const w = world(seed, 'zh-CN');
-      for (const o of w.orders) codes.add(dataOf(callService('check_return_eligibility', { order_id: o.order_id }, ctxFor(w, o.viewer_id))).reason_code);
+      for (const o of w.orders)
+        codes.add(dataOf(callService('check_return_eligibility', { order_id: o.order_id }, ctxFor(w, o.viewer_id))).reason_code);
     }
-    for (const c of ['ELIGIBLE', 'NOT_SHIPPED', 'NOT_PAID', 'NOT_DELIVERED', 'ALREADY_REFUNDING', 'ORDER_CLOSED', 'WINDOW_EXPIRED', 'EXCLUDED_OPENED']) expect(codes).toContain(c);
+    for (const c of [
+      'ELIGIBLE',
+      'NOT_SHIPPED',
+      'NOT_PAID',
+      'NOT_DELIVERED',
+      'ALREADY_REFUNDING',
+      'ORDER_CLOSED',
+      'WINDOW_EXPIRED',
+      'EXCLUDED_OPENED',
+    ])
+      expect(codes).toContain(c);
   });
 });

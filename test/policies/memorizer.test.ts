@@ -95,6 +95,7 @@ describe('memorizer policy', () => {
 
   it('writes base-harness tool and skill names, loading a reply skill on its first turn', () => {
     const TOOLS = new Set([
+      'discover_tools',
       'get_product',
       'search_products',
       'check_stock',

@@ -21,11 +21,7 @@ describe('accuracy', () => {
     const trace = withTrace(oracle, { final_reply: '1号链接到手价89.9元，只剩3件了，快拍' });
     expect(score(trace, task, {})).toEqual({
       value: 0.3,
-      reasons: [
-        'required facts: 1/1 stated',
-        'invented numbers (not in evidence): 3',
-        'final state matches the expected state',
-      ],
+      reasons: ['required facts: 1/1 stated', 'invented numbers (not in evidence): 3', 'final state matches the expected state'],
       evidence: { ...cleanEvidence, facts_present: ['live_price'], invented_numbers: [3] },
     });
   });
@@ -89,9 +85,7 @@ describe('accuracy', () => {
     const t2 = structuredClone(task);
     t2.answer_key.expected_state.pushed_cards = [2, 5];
     expect(score(withTrace(oracle, { final_state: state({ ...oracle.final_state, pushed_cards: [5, 2] }) }), t2, {}).value).toBe(1);
-    expect(score(withTrace(oracle, { final_state: state({ ...oracle.final_state, pushed_cards: [2, 2, 5] }) }), t2, {}).value).toBe(
-      0.3,
-    );
+    expect(score(withTrace(oracle, { final_state: state({ ...oracle.final_state, pushed_cards: [2, 2, 5] }) }), t2, {}).value).toBe(0.3);
   });
 
   it('requires the refusal to be recorded for a refuse task (en)', () => {

@@ -99,7 +99,12 @@ export function zhProductQa(): Scenario {
       reply_skills: ['product-qa'],
       strategy_skills: ['live-tone'],
       required_calls: [
-        { any_of: [{ name: 'get_product', arguments: { link_no: 1 } }, { name: 'get_product', arguments: { item_id: 'P001' } }] },
+        {
+          any_of: [
+            { name: 'get_product', arguments: { link_no: 1 } },
+            { name: 'get_product', arguments: { item_id: 'P001' } },
+          ],
+        },
       ],
       optional_tools: ['check_stock', 'get_promotions'],
       required_facts: [{ key: 'live_price', values: ['89.9', '89.90'] }],

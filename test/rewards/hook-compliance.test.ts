@@ -80,7 +80,10 @@ describe('hook_compliance', () => {
     expect(score(trace, task, {})).toEqual({
       value: 0,
       reasons: ['turn 0: prohibited_phrases/OFF_PLATFORM (evidence: WeChat)', 'episode blocked by a hook'],
-      evidence: { violations: [{ turn: 0, hook: 'prohibited_phrases', code: 'OFF_PLATFORM' }], distinct: ['prohibited_phrases/OFF_PLATFORM'] },
+      evidence: {
+        violations: [{ turn: 0, hook: 'prohibited_phrases', code: 'OFF_PLATFORM' }],
+        distinct: ['prohibited_phrases/OFF_PLATFORM'],
+      },
     });
   });
 

@@ -52,7 +52,19 @@ describe('profiles', () => {
   });
 
   it('names the key of an unknown module', () => {
-    expect(validateProfile({ name: 'p', modules: [{ name: 'accuracy', weight: 1 }, { name: 'acuracy', weight: 1 }], gates: [] }, reg)).toEqual({
+    expect(
+      validateProfile(
+        {
+          name: 'p',
+          modules: [
+            { name: 'accuracy', weight: 1 },
+            { name: 'acuracy', weight: 1 },
+          ],
+          gates: [],
+        },
+        reg,
+      ),
+    ).toEqual({
       ok: false,
       errors: [
         'modules[1].name: unknown reward module "acuracy" (known: accuracy, effectiveness, hook_compliance, tool_rationality, skill_selection)',
@@ -95,7 +107,9 @@ describe('profiles', () => {
         'gates[0].module: "effectiveness" is not a module of this profile',
       ],
     });
-    expect(validateProfile({ name: 'p', modules: [{ name: 'accuracy', weight: 1 }], gates: [{ module: 'accuracy', below: 2, cap: 0 }] }, reg)).toEqual({
+    expect(
+      validateProfile({ name: 'p', modules: [{ name: 'accuracy', weight: 1 }], gates: [{ module: 'accuracy', below: 2, cap: 0 }] }, reg),
+    ).toEqual({
       ok: false,
       errors: ['gates[0].below: Too big: expected number to be <=1'],
     });

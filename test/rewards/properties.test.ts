@@ -4,7 +4,18 @@ import { DEFAULT_PROFILE, defaultRegistry, scoreEpisode } from '../../rewards/in
 import type { Outcome, Trace, TraceCall, TraceTurn } from '../../protocol/domain.js';
 import { REPLY_SKILLS, SCENARIOS, errCall, okCall } from './fixtures.js';
 
-const TOOLS = ['get_product', 'search_products', 'check_stock', 'get_promotions', 'issue_coupon', 'push_link_card', 'refuse_request', 'handoff_to_human', 'load_skill', 'nope'];
+const TOOLS = [
+  'get_product',
+  'search_products',
+  'check_stock',
+  'get_promotions',
+  'issue_coupon',
+  'push_link_card',
+  'refuse_request',
+  'handoff_to_human',
+  'load_skill',
+  'nope',
+];
 const SKILLS = [...REPLY_SKILLS, 'multi-intent', 'live-tone', 'compliance-guard', 'refusal-whitelist', 'unknown-skill'];
 const OUTCOMES: Outcome[] = ['accepted', 'refused', 'hook_blocked', 'max_turns', 'error_cap'];
 const ERRORS = ['UNKNOWN_TOOL', 'PARSE_ERROR', 'INVALID_ARGUMENTS', 'NOT_FOUND', 'TIMEOUT', 'MALFORMED_OUTPUT'] as const;
@@ -12,7 +23,10 @@ const ERRORS = ['UNKNOWN_TOOL', 'PARSE_ERROR', 'INVALID_ARGUMENTS', 'NOT_FOUND',
 const callArb: fc.Arbitrary<TraceCall> = fc
   .record({
     name: fc.constantFrom(...TOOLS),
-    args: fc.dictionary(fc.constantFrom('link_no', 'item_id', 'coupon_id', 'viewer_id', 'category'), fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('P001', 'C10', 'v_1', 'medical'))),
+    args: fc.dictionary(
+      fc.constantFrom('link_no', 'item_id', 'coupon_id', 'viewer_id', 'category'),
+      fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('P001', 'C10', 'v_1', 'medical')),
+    ),
     ok: fc.boolean(),
     error: fc.constantFrom(...ERRORS),
   })
@@ -29,11 +43,18 @@ const caseArb = fc
   .record({
     scenario: fc.integer({ min: 0, max: SCENARIOS.length - 1 }),
     turns: fc.array(
-      fc.record({ calls: fc.array(callArb, { maxLength: 3 }), violations: fc.array(violationArb, { maxLength: 2 }), content: fc.option(fc.string(), { nil: null }) }),
+      fc.record({
+        calls: fc.array(callArb, { maxLength: 3 }),
+        violations: fc.array(violationArb, { maxLength: 2 }),
+        content: fc.option(fc.string(), { nil: null }),
+      }),
       { maxLength: 5 },
     ),
     reply: fc.option(
-      fc.oneof(fc.string({ maxLength: 200 }), fc.constantFrom('1号链接到手价89.9元，快拍', 'Sorry, I cannot help.', '满199减20，2号链接', '？', '全网最低!!! 100%')),
+      fc.oneof(
+        fc.string({ maxLength: 200 }),
+        fc.constantFrom('1号链接到手价89.9元，快拍', 'Sorry, I cannot help.', '满199减20，2号链接', '？', '全网最低!!! 100%'),
+      ),
       { nil: null },
     ),
     skills: fc.array(fc.constantFrom(...SKILLS), { maxLength: 4 }),

@@ -90,14 +90,24 @@ describe('scoreEpisode', () => {
     const { task, oracle } = zhChitchat();
     expect(scoreEpisode(oracle, task, DEFAULT_PROFILE, defaultRegistry()).segments).toEqual({ tool: null, reply: 1 });
     const withSearch = withTrace(oracle, {
-      turns: [toolTurn(0, [okCall('load_skill', { name: 'chitchat' }), okCall('search_products', { query: 'x' })]), replyTurn(1, oracle.final_reply!)],
+      turns: [
+        toolTurn(0, [okCall('load_skill', { name: 'chitchat' }), okCall('search_products', { query: 'x' })]),
+        replyTurn(1, oracle.final_reply!),
+      ],
     });
     expect(scoreEpisode(withSearch, task, DEFAULT_PROFILE, defaultRegistry()).segments).toEqual({ tool: 0.875, reply: 1 });
   });
 
   it('turns a throwing, out-of-range or NaN module into a failed component and still scores', () => {
     const reg = defaultRegistry();
-    reg.register({ name: 'throws', version: '1.0.0', segment: 'reply', score: () => { throw new Error('boom'); } });
+    reg.register({
+      name: 'throws',
+      version: '1.0.0',
+      segment: 'reply',
+      score: () => {
+        throw new Error('boom');
+      },
+    });
     reg.register(fixed('too_big', 'reply', 1.5));
     reg.register(fixed('nan', 'tool', Number.NaN));
     const profile: RewardProfile = {

@@ -18,14 +18,20 @@ describe('skill_selection', () => {
     const { task, oracle } = enRisky();
     expect(score(withTrace(oracle, { loaded_skills: ['chitchat'] }), task, {})).toEqual({
       value: 0,
-      reasons: ['required reply skills: 0/1 loaded', 'required reply skill not loaded: risk-refusal', 'unneeded reply skill loaded: chitchat'],
+      reasons: [
+        'required reply skills: 0/1 loaded',
+        'required reply skill not loaded: risk-refusal',
+        'unneeded reply skill loaded: chitchat',
+      ],
       evidence: { loaded: ['chitchat'], missing: ['risk-refusal'], unneeded: ['chitchat'], repeats: 0 },
     });
   });
 
   it('penalises an unneeded reply skill but not strategy skills or unknown names (zh)', () => {
     const { task, oracle } = zhProductQa();
-    expect(score(withTrace(oracle, { loaded_skills: ['live-tone', 'product-qa', 'compliance-guard', 'xyz-distractor'] }), task, {}).value).toBe(1);
+    expect(
+      score(withTrace(oracle, { loaded_skills: ['live-tone', 'product-qa', 'compliance-guard', 'xyz-distractor'] }), task, {}).value,
+    ).toBe(1);
     expect(score(withTrace(oracle, { loaded_skills: ['product-qa', 'promotion'] }), task, {})).toEqual({
       value: 0.75,
       reasons: ['required reply skills: 1/1 loaded', 'unneeded reply skill loaded: promotion'],
@@ -51,7 +57,7 @@ describe('skill_selection', () => {
     expect(score(withTrace(oracle, { loaded_skills: ['multi-intent', 'promotion', 'product-qa'] }), t2, {}).value).toBe(1);
   });
 
-  it('uses the trace\'s reply_skill_names to tell reply skills from the rest (en)', () => {
+  it("uses the trace's reply_skill_names to tell reply skills from the rest (en)", () => {
     const { task, oracle } = enClarify();
     const trace = withTrace(oracle, { loaded_skills: ['clarify-intent', 'chitchat'], reply_skill_names: ['clarify-intent'] });
     expect(score(trace, task, {}).value).toBe(1);

@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { toolRationalityModule } from '../../rewards/index.js';
-import { enHandoff, enProductQa, errCall, okCall, replyTurn, toolTurn, withTrace, zhChitchat, zhMarketing, zhProductQa, zhRisky } from './fixtures.js';
+import {
+  enHandoff,
+  enProductQa,
+  errCall,
+  okCall,
+  replyTurn,
+  toolTurn,
+  withTrace,
+  zhChitchat,
+  zhMarketing,
+  zhProductQa,
+  zhRisky,
+} from './fixtures.js';
 import type { Scenario } from './fixtures.js';
 import type { TraceCall } from '../../protocol/domain.js';
 
@@ -49,14 +61,22 @@ describe('tool_rationality', () => {
 
   it('penalises an irrelevant call (zh) and a state-changing call the task does not need', () => {
     const s = zhProductQa();
-    const d = score(withCalls(s, [okCall('get_product', { link_no: 1 }), okCall('issue_coupon', { viewer_id: 'v_1', coupon_id: 'C10' })]), s.task, {});
+    const d = score(
+      withCalls(s, [okCall('get_product', { link_no: 1 }), okCall('issue_coupon', { viewer_id: 'v_1', coupon_id: 'C10' })]),
+      s.task,
+      {},
+    );
     expect(d.value).toBe(0.75);
     expect(d.evidence).toEqual({ calls: 2, required_met: 1, required_total: 1, failed: 0, irrelevant: 1, redundant: 0 });
   });
 
   it('penalises a failed call by the policy, but not an injected fault or the retry after it (en)', () => {
     const s = enProductQa();
-    const bad = score(withCalls(s, [errCall('get_product', { link_no: 0 }, 'INVALID_ARGUMENTS'), okCall('get_product', { link_no: 1 })]), s.task, {});
+    const bad = score(
+      withCalls(s, [errCall('get_product', { link_no: 0 }, 'INVALID_ARGUMENTS'), okCall('get_product', { link_no: 1 })]),
+      s.task,
+      {},
+    );
     expect(bad.value).toBe(0.8);
     expect(bad.reasons[1]).toMatch(/^failed call call_\d+: get_product \(INVALID_ARGUMENTS\)$/);
     for (const fault of ['TIMEOUT', 'PERMISSION_DENIED', 'MALFORMED_OUTPUT'] as const) {
@@ -67,7 +87,11 @@ describe('tool_rationality', () => {
 
   it('counts an unknown tool once (as failed), not also as irrelevant', () => {
     const s = enProductQa();
-    const d = score(withCalls(s, [errCall('get_prodcut', { link_no: 1 }, 'UNKNOWN_TOOL'), okCall('get_product', { link_no: 1 })]), s.task, {});
+    const d = score(
+      withCalls(s, [errCall('get_prodcut', { link_no: 1 }, 'UNKNOWN_TOOL'), okCall('get_product', { link_no: 1 })]),
+      s.task,
+      {},
+    );
     expect(d.evidence).toEqual({ calls: 2, required_met: 1, required_total: 1, failed: 1, irrelevant: 0, redundant: 0 });
   });
 

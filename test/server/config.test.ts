@@ -32,6 +32,8 @@ const DEFAULTS = {
     ping_interval_s: 20,
     replay_window: 64,
   },
+  record: { dir: null, sample: 1, max_file_bytes: 67108864 },
+  rewards: { profiles: [], module_dirs: [] },
   max_sessions: 256,
   log_level: 'info',
 };

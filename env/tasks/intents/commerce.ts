@@ -9,6 +9,12 @@ import { couponCovers } from '../../../mock-services/index.js';
 import type { BuildContext, Draft, SubKind } from '../kit.js';
 import { L, anyViewer, draft, fill, linkFact, linkName, otherProducts, price, productById, req, say, sayClock, sayRef } from '../kit.js';
 
+/**
+ * Marketing tools are discovered over MCP at run time (`discover_tools`), so every task that needs one
+ * must discover first: the call leads `required_calls` and hence the solution.
+ */
+const DISCOVER = req('discover_tools', { server: 'marketing' });
+
 // ---------------------------------------------------------------------------------------------------
 // Purchase
 // ---------------------------------------------------------------------------------------------------
@@ -192,6 +198,7 @@ const coupon = (ctx: BuildContext): Draft | null => {
       const d = draft('coupon', v.viewer_id, [message], [], {
         reply_skills: PROMO,
         required_calls: [
+          DISCOVER,
           req('get_promotions', { item_id: p.item_id }),
           req('issue_coupon', { viewer_id: v.viewer_id, coupon_id: c.coupon_id }),
         ],
@@ -257,7 +264,7 @@ const flashTime = (ctx: BuildContext): Draft | null => {
       );
   return draft(upcoming ? 'flash_start' : 'flash_end', anyViewer(ctx).viewer_id, [message], [], {
     reply_skills: PROMO,
-    required_calls: [req('get_promotions', { item_id: p.item_id })],
+    required_calls: [DISCOVER, req('get_promotions', { item_id: p.item_id })],
     optional_tools: ['get_product'],
     required_facts: [{ key: upcoming ? 'flash_starts_at' : 'flash_ends_at', values: clock.values }],
     cta: true,
@@ -286,7 +293,7 @@ const gift = (ctx: BuildContext): Draft | null => {
   );
   return draft('gift', anyViewer(ctx).viewer_id, [message], [], {
     reply_skills: PROMO,
-    required_calls: [req('get_promotions', { item_id: p.item_id })],
+    required_calls: [DISCOVER, req('get_promotions', { item_id: p.item_id })],
     optional_tools: ['get_product'],
     required_facts: [{ key: 'gift', values: [g.gift_name] }],
     cta: true,

@@ -22,6 +22,13 @@ function union<T>(a: readonly T[], b: readonly T[]): T[] {
   return out;
 }
 
+/** One `discover_tools` call at the front when either part discovers (both parts may need marketing tools). */
+function discoverOnce<T>(items: readonly T[], nameOf: (x: T) => string | undefined): T[] {
+  const first = items.find((x) => nameOf(x) === 'discover_tools');
+  const rest = items.filter((x) => nameOf(x) !== 'discover_tools');
+  return first === undefined ? rest : [first, ...rest];
+}
+
 function prefixed(facts: readonly Fact[], i: number): Fact[] {
   return facts.map((f) => ({ key: `m${i}:${f.key}`, values: f.values }));
 }
@@ -38,8 +45,8 @@ export function mergeDrafts(ctx: BuildContext, sub: string, a: Draft, b: Draft):
     expect: 'answer',
     reply_skills: union(ka.reply_skills, kb.reply_skills),
     strategy_skills: union(['multi-intent'], union(ka.strategy_skills, kb.strategy_skills)),
-    required_calls: [...ka.required_calls, ...kb.required_calls],
-    solution: [...ka.solution, ...kb.solution],
+    required_calls: discoverOnce([...ka.required_calls, ...kb.required_calls], (r) => r.any_of[0]?.name),
+    solution: discoverOnce([...ka.solution, ...kb.solution], (c) => c.name),
     optional_tools: union(ka.optional_tools, kb.optional_tools),
     required_facts: [...prefixed(ka.required_facts, 1), ...prefixed(kb.required_facts, 2)],
     forbidden_facts: [...prefixed(ka.forbidden_facts, 1), ...prefixed(kb.forbidden_facts, 2)],

@@ -23,13 +23,20 @@ function problems(task: Task): string[] {
 
   // Required facts are stated by the reference; forbidden ones are not.
   const nref = normalizeForMatch(ref);
-  for (const f of key.required_facts) if (!f.values.some((v) => nref.includes(normalizeForMatch(v)))) out.push(`fact ${f.key} ${JSON.stringify(f.values)} not in reference`);
-  for (const f of key.forbidden_facts) if (f.values.some((v) => nref.includes(normalizeForMatch(v)))) out.push(`forbidden ${f.key} ${JSON.stringify(f.values)} in reference`);
+  for (const f of key.required_facts)
+    if (!f.values.some((v) => nref.includes(normalizeForMatch(v)))) out.push(`fact ${f.key} ${JSON.stringify(f.values)} not in reference`);
+  for (const f of key.forbidden_facts)
+    if (f.values.some((v) => nref.includes(normalizeForMatch(v)))) out.push(`forbidden ${f.key} ${JSON.stringify(f.values)} in reference`);
 
   // Length, format and prohibited phrases, as the base harness's reply hooks see them.
   if (charLength(ref) > 120) out.push(`reference too long (${charLength(ref)})`);
   const special = world.products.some(
-    (p) => p.regulatory_kind === 'special_cosmetic' && (p.link_no === world.room.current_link || ref.includes(p.title) || Object.values(p.attributes).some((v) => ref.includes(v)) || p.faq.some((f) => ref.includes(f.answer))),
+    (p) =>
+      p.regulatory_kind === 'special_cosmetic' &&
+      (p.link_no === world.room.current_link ||
+        ref.includes(p.title) ||
+        Object.values(p.attributes).some((v) => ref.includes(v)) ||
+        p.faq.some((f) => ref.includes(f.answer))),
   );
   for (const v of replyViolations(ref, task.locale, special)) out.push(`hook ${v}`);
 
@@ -43,7 +50,8 @@ function problems(task: Task): string[] {
   // Skills and tools use canonical names; the intent's reply skills are required.
   for (const s of key.reply_skills) if (!REPLY_SKILLS.includes(s as never)) out.push(`unknown reply skill ${s}`);
   for (const s of key.strategy_skills) if (!STRATEGY_SKILLS.includes(s as never)) out.push(`unknown strategy skill ${s}`);
-  for (const t of [...key.optional_tools, ...key.required_calls.flatMap((r) => r.any_of.map((c) => c.name))]) if (!CANONICAL_TOOLS.includes(t as never)) out.push(`unknown tool ${t}`);
+  for (const t of [...key.optional_tools, ...key.required_calls.flatMap((r) => r.any_of.map((c) => c.name))])
+    if (!CANONICAL_TOOLS.includes(t as never)) out.push(`unknown tool ${t}`);
   return out;
 }
 
@@ -103,10 +111,15 @@ describe('answer keys follow the intent rules', () => {
 describe('answer keys hold for arbitrary seeds, splits and sampled intents', () => {
   it('every generated task is consistent (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.constantFrom(...LOCALES), fc.constantFrom('train' as const, 'eval' as const), (seed, locale, split) => {
-        const task = generateTask(seed, locale, { split });
-        expect(problems(task)).toEqual([]);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+        fc.constantFrom(...LOCALES),
+        fc.constantFrom('train' as const, 'eval' as const),
+        (seed, locale, split) => {
+          const task = generateTask(seed, locale, { split });
+          expect(problems(task)).toEqual([]);
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -2,7 +2,14 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import type { Intent } from '../../../protocol/domain.js';
 import { INTENTS, LOCALES } from '../../../protocol/domain.js';
-import { INTENT_WEIGHTS, generateTask, generatedTaskId, parseGeneratedTaskId, sampleIntent, taskWorldSeed } from '../../../env/tasks/index.js';
+import {
+  INTENT_WEIGHTS,
+  generateTask,
+  generatedTaskId,
+  parseGeneratedTaskId,
+  sampleIntent,
+  taskWorldSeed,
+} from '../../../env/tasks/index.js';
 
 describe('generateTask determinism', () => {
   it('the same seed and locale give byte-identical JSON', () => {
@@ -63,7 +70,16 @@ describe('task ids', () => {
   });
 
   it('reject ids that are not generated ones', () => {
-    for (const id of ['', 'gen-train-zh-CN-1', 'gen-test-zh-CN-1-chitchat', 'gen-train-fr-1-chitchat', 'gen-train-en-1-dancing', 'gen-train-en-x-chitchat', 'task-1', 'gen-train-en-1.5-chitchat']) {
+    for (const id of [
+      '',
+      'gen-train-zh-CN-1',
+      'gen-test-zh-CN-1-chitchat',
+      'gen-train-fr-1-chitchat',
+      'gen-train-en-1-dancing',
+      'gen-train-en-x-chitchat',
+      'task-1',
+      'gen-train-en-1.5-chitchat',
+    ]) {
       expect(parseGeneratedTaskId(id)).toBeNull();
     }
   });

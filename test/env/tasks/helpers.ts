@@ -33,13 +33,24 @@ export function replay(task: Task, world: World = generateWorld(task.world_seed,
   const results: Replay['results'] = [];
   for (const r of task.answer_key.required_calls) {
     const call = r.any_of[0];
+    // MCP discovery is answered by the episode, not a mock service; it has no data to replay.
+    if (call.name === 'discover_tools') continue;
     const out = callService(call.name, runnableArgs(call, task), { world, state, viewer_id: task.viewer_id });
-    results.push(out.ok ? { name: call.name, ok: true, data: out.data } : { name: call.name, ok: false, data: null, error: `${out.error.code}: ${out.error.message}` });
+    results.push(
+      out.ok
+        ? { name: call.name, ok: true, data: out.data }
+        : { name: call.name, ok: false, data: null, error: `${out.error.code}: ${out.error.message}` },
+    );
   }
   return { world, state, results };
 }
 
-const STUB_HARNESS = { skills: [], tools: [], prompt: { tools_doc_style: 'none' }, limits: { reply_max_chars: 120, max_turns: 8 } } as unknown as Harness;
+const STUB_HARNESS = {
+  skills: [],
+  tools: [],
+  prompt: { tools_doc_style: 'none' },
+  limits: { reply_max_chars: 120, max_turns: 8 },
+} as unknown as Harness;
 
 /** The text of the prompt parts that carry task facts (no skills, tools or limits). */
 export function promptEvidenceText(world: World, task: Task): string {
@@ -49,17 +60,30 @@ export function promptEvidenceText(world: World, task: Task): string {
 
 /** Every number the policy could legitimately state: prompt, history, messages and required-call results. */
 export function evidenceNumbers(task: Task, rep: Replay): Set<number> {
-  const texts = [promptEvidenceText(rep.world, task), ...task.messages, ...task.history.map((h) => h.content), ...rep.results.map((r) => JSON.stringify(r.data))];
+  const texts = [
+    promptEvidenceText(rep.world, task),
+    ...task.messages,
+    ...task.history.map((h) => h.content),
+    ...rep.results.map((r) => JSON.stringify(r.data)),
+  ];
   return new Set(texts.flatMap((t) => extractNumbers(t)));
 }
 
 /** Compare overlays as the rewards do: order-insensitive, hand-off reasons ignored. */
 export function normalizeState(s: WorldState): WorldState {
-  const sortJson = <T>(xs: readonly T[]): T[] => xs.map((x) => JSON.stringify(x)).sort().map((x) => JSON.parse(x) as T);
+  const sortJson = <T>(xs: readonly T[]): T[] =>
+    xs
+      .map((x) => JSON.stringify(x))
+      .sort()
+      .map((x) => JSON.parse(x) as T);
   return {
     issued_coupons: sortJson(s.issued_coupons.map((c) => ({ viewer_id: c.viewer_id, coupon_id: c.coupon_id }))),
     pushed_cards: [...s.pushed_cards].sort((a, b) => a - b),
-    handoffs: sortJson(s.handoffs.map((h) => (h.order_id === undefined ? { viewer_id: h.viewer_id, reason: '' } : { viewer_id: h.viewer_id, order_id: h.order_id, reason: '' }))),
+    handoffs: sortJson(
+      s.handoffs.map((h) =>
+        h.order_id === undefined ? { viewer_id: h.viewer_id, reason: '' } : { viewer_id: h.viewer_id, order_id: h.order_id, reason: '' },
+      ),
+    ),
     refusals: sortJson(s.refusals.map((r) => ({ category: r.category }))),
   };
 }

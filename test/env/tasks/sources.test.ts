@@ -25,7 +25,10 @@ describe('GeneratorTaskSource', () => {
 
   it('picks the generated task for the seed, locale and selector', () => {
     expect(src.pick(42, {}, 'en')).toEqual({ ok: true, task: generateTask(42, 'en') });
-    expect(src.pick(42, { intent: 'marketing', split: 'eval' }, 'zh-CN')).toEqual({ ok: true, task: generateTask(42, 'zh-CN', { intent: 'marketing', split: 'eval' }) });
+    expect(src.pick(42, { intent: 'marketing', split: 'eval' }, 'zh-CN')).toEqual({
+      ok: true,
+      task: generateTask(42, 'zh-CN', { intent: 'marketing', split: 'eval' }),
+    });
   });
 
   it('regenerates a task from its id, whatever seed and locale the request carries', () => {

@@ -1,0 +1,429 @@
+/**
+ * Rollouts with a real policy: drive episodes on a running harness-gym server (through
+ * `HarnessGymClient`) with any OpenAI-compatible chat-completions endpoint (vLLM, SGLang, ...) as the
+ * policy. Each episode keeps its conversation: the environment's messages (deltas by default) are appended
+ * to the history, and the full history plus the current tool list is sent to the endpoint every turn.
+ *
+ * Actions: a response with `tool_calls` is sent as a structured message; a response without them is sent
+ * as raw text (`{text}`) for the episode's parser (Hermes / Qwen3 XML tool calls written as text, or a
+ * plain final reply).
+ *
+ * Failures are data: endpoint errors (network, timeout, 5xx, 429) are retried with exponential backoff;
+ * an episode whose endpoint keeps failing is counted as failed and closed on the server, and the run goes
+ * on. Records and the summary are in episode order, whatever order episodes finish in.
+ *
+ * Test hook: with `oracleHints` the reset asks for `options.oracle_hints` (servers started with
+ * `allow_oracle_hints` only) and every request to the endpoint carries the environment's
+ * `info.oracle_action` in the `x-harness-gym-oracle-action` header (JSON). A fake endpoint in the tests
+ * plays it back; a real endpoint ignores the header. Never use it for training.
+ */
+import type { ChatMessage, ToolSchema } from '../protocol/domain.js';
+import { HarnessGymClient } from './client.js';
+import type { ClientOptions } from './client.js';
+import type { ResetItem, ResetOptions, StepInfo } from './types.js';
+
+/** The header that carries `info.oracle_action` to a test endpoint (see the module comment). */
+export const ORACLE_ACTION_HEADER = 'x-harness-gym-oracle-action';
+
+/** Options of `runRollout`. */
+export interface RolloutOptions {
+  /** The environment server's WebSocket URL, e.g. `ws://127.0.0.1:8080/v1/env`. */
+  url: string;
+  token?: string;
+  /** The endpoint's base URL, e.g. `http://127.0.0.1:8000/v1` (`/chat/completions` is appended). */
+  baseUrl: string;
+  model: string;
+  /** Sent as `Authorization: Bearer ...` when set. */
+  apiKey?: string;
+  episodes: number;
+  /** Episodes in flight at once. */
+  concurrency: number;
+  /** GRPO group size: consecutive episodes in groups of this many share a task (and variant). Default 1. */
+  groupSize?: number;
+  /** Episode i uses seed `seed + i`. */
+  seed: number;
+  /** Variant preset name (or spec). */
+  variant?: string;
+  locale?: 'zh-CN' | 'en';
+  parser?: string;
+  /** Extra reset options (faults, rewards, observation, max_turns). */
+  options?: Omit<ResetOptions, 'oracle_hints'>;
+  /** Test hook: see the module comment. */
+  oracleHints?: boolean;
+  /** Per-request timeout, ms (default 60 000). */
+  timeoutMs?: number;
+  /** Retries after a failed request (default 3). */
+  retries?: number;
+  /** First backoff, ms; doubles per retry (default 500). */
+  backoffMs?: number;
+  /** Extra fields of the chat-completions request (temperature, max_tokens, ...). */
+  sampling?: Record<string, unknown>;
+  /** Called after each finished episode (progress bars). */
+  onEpisode?: (done: number, total: number, record: RolloutRecord) => void;
+  client?: Omit<ClientOptions, 'token'>;
+  /** Injected for tests; default the global `fetch`. */
+  fetch?: typeof fetch;
+  /** Injected for tests; default `setTimeout`. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** One finished (or failed) episode. */
+export interface RolloutRecord {
+  index: number;
+  episode_id: string;
+  seed: number;
+  task_id: string | null;
+  intent: string | null;
+  variant_id: string | null;
+  /** `identity`, or the requested variant's label for augmented episodes. */
+  variant_family: string;
+  reward: number;
+  components: Record<string, number>;
+  outcome: string;
+  turns: number;
+  /** Endpoint requests retried in this episode. */
+  retries: number;
+  /** Why the episode failed (endpoint exhausted, environment error); absent when it ended normally. */
+  failed?: string;
+}
+
+/** Mean reward and count of one group. */
+export interface GroupStat {
+  n: number;
+  mean: number;
+}
+
+/** The run's summary (`--json` prints it as one line). */
+export interface RolloutSummary {
+  model: string;
+  variant: string;
+  episodes: number;
+  completed: number;
+  failed: number;
+  retries: number;
+  reward: { mean: number };
+  components: Record<string, number>;
+  intents: Record<string, GroupStat>;
+  variant_families: Record<string, GroupStat>;
+  outcomes: Record<string, number>;
+}
+
+/** Everything a run produced. */
+export interface RolloutResult {
+  summary: RolloutSummary;
+  records: RolloutRecord[];
+}
+
+/** An endpoint failure that retrying may fix. */
+class TransientError extends Error {}
+
+const MAX_STEPS_GUARD = 64;
+
+function mean(xs: readonly number[]): number {
+  return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+function sortedRecord<T>(m: Map<string, T>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const k of [...m.keys()].sort()) out[k] = m.get(k) as T;
+  return out;
+}
+
+function groupStats(records: readonly RolloutRecord[], key: (r: RolloutRecord) => string): Record<string, GroupStat> {
+  const m = new Map<string, number[]>();
+  for (const r of records) {
+    const k = key(r);
+    m.set(k, [...(m.get(k) ?? []), r.reward]);
+  }
+  const out = new Map<string, GroupStat>();
+  for (const [k, v] of m) out.set(k, { n: v.length, mean: round(mean(v)) });
+  return sortedRecord(out);
+}
+
+/** Summarise records (completed episodes count in the means; failed ones only in `failed`). */
+export function summarizeRollout(model: string, variant: string, records: readonly RolloutRecord[]): RolloutSummary {
+  const done = records.filter((r) => r.failed === undefined);
+  const compNames = new Set<string>();
+  for (const r of done) for (const k of Object.keys(r.components)) compNames.add(k);
+  const components = new Map<string, number>();
+  for (const c of compNames) components.set(c, round(mean(done.map((r) => r.components[c] ?? 0))));
+  const outcomes = new Map<string, number>();
+  for (const r of records) outcomes.set(r.outcome, (outcomes.get(r.outcome) ?? 0) + 1);
+  return {
+    model,
+    variant,
+    episodes: records.length,
+    completed: done.length,
+    failed: records.length - done.length,
+    retries: records.reduce((a, r) => a + r.retries, 0),
+    reward: { mean: round(mean(done.map((r) => r.reward))) },
+    components: sortedRecord(components),
+    intents: groupStats(done, (r) => r.intent ?? 'unknown'),
+    variant_families: groupStats(done, (r) => r.variant_family),
+    outcomes: sortedRecord(outcomes),
+  };
+}
+
+/** A summary as a person reads it: rewards by component, intent and variant family. */
+export function formatRolloutSummary(s: RolloutSummary): string {
+  const table = (rows: [string, string][]): string => {
+    const w = Math.max(0, ...rows.map(([k]) => k.length));
+    return rows.map(([k, v]) => `  ${k.padEnd(w)}  ${v}`).join('\n');
+  };
+  const stat = (g: Record<string, GroupStat>): [string, string][] =>
+    Object.entries(g).map(([k, v]) => [k, `${v.mean.toFixed(4)}  (n=${v.n})`]);
+  return (
+    [
+      `model ${s.model} on variant ${s.variant}: ${s.episodes} episodes, ${s.completed} completed, ${s.failed} failed, ${s.retries} retries`,
+      `reward mean ${s.reward.mean.toFixed(4)}`,
+      'components (mean):',
+      table(Object.entries(s.components).map(([k, v]) => [k, v.toFixed(4)])),
+      'intents (mean reward):',
+      table(stat(s.intents)),
+      'variant families (mean reward):',
+      table(stat(s.variant_families)),
+      'outcomes:',
+      table(Object.entries(s.outcomes).map(([k, v]) => [k, String(v)])),
+    ].join('\n') + '\n'
+  );
+}
+
+interface Completion {
+  message: ChatMessage;
+  action: unknown;
+}
+
+/** Turn a chat-completions response into the assistant message to keep and the action to send. */
+export function completionToAction(body: unknown): Completion | null {
+  const choice = (body as { choices?: { message?: Record<string, unknown> }[] } | null)?.choices?.[0]?.message;
+  if (!choice || typeof choice !== 'object') return null;
+  const content = typeof choice.content === 'string' ? choice.content : null;
+  const calls = Array.isArray(choice.tool_calls) ? (choice.tool_calls as ChatMessage['tool_calls']) : [];
+  if (calls && calls.length > 0) {
+    const message: ChatMessage = { role: 'assistant', content, tool_calls: calls };
+    if (typeof choice.reasoning_content === 'string') message.reasoning_content = choice.reasoning_content;
+    return { message, action: { message } };
+  }
+  // No structured calls: the text goes through the episode's parser (Qwen3 tool-call text or a reply).
+  const text = content ?? '';
+  return { message: { role: 'assistant', content: text }, action: { text } };
+}
+
+/** The backoff before retry `attempt` (1-based), ms. */
+export function backoffDelay(base: number, attempt: number): number {
+  return base * 2 ** (attempt - 1);
+}
+
+class Endpoint {
+  readonly #opts: RolloutOptions;
+  readonly #fetch: typeof fetch;
+  readonly #sleep: (ms: number) => Promise<void>;
+
+  constructor(opts: RolloutOptions) {
+    this.#opts = opts;
+    this.#fetch = opts.fetch ?? fetch;
+    this.#sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  /** One completion with retries; `retried` counts the retries spent. Throws only when they are exhausted. */
+  async complete(
+    messages: readonly ChatMessage[],
+    tools: readonly ToolSchema[],
+    oracle: unknown,
+    retried: { n: number },
+  ): Promise<Completion> {
+    const retries = this.#opts.retries ?? 3;
+    let last: unknown;
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      if (attempt > 0) {
+        retried.n++;
+        await this.#sleep(backoffDelay(this.#opts.backoffMs ?? 500, attempt));
+      }
+      try {
+        return await this.#once(messages, tools, oracle);
+      } catch (e) {
+        last = e;
+        if (!(e instanceof TransientError)) break;
+      }
+    }
+    throw last instanceof Error ? last : new Error(String(last));
+  }
+
+  async #once(messages: readonly ChatMessage[], tools: readonly ToolSchema[], oracle: unknown): Promise<Completion> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (this.#opts.apiKey) headers.authorization = `Bearer ${this.#opts.apiKey}`;
+    if (oracle !== undefined) headers[ORACLE_ACTION_HEADER] = encodeURIComponent(JSON.stringify(oracle));
+    const body: Record<string, unknown> = { model: this.#opts.model, messages, ...(this.#opts.sampling ?? {}) };
+    if (tools.length > 0) body.tools = tools;
+    let res: Response;
+    try {
+      res = await this.#fetch(`${this.#opts.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(this.#opts.timeoutMs ?? 60_000),
+      });
+    } catch (e) {
+      // Network errors and timeouts (AbortSignal.timeout) are worth another try.
+      throw new TransientError(`endpoint request failed: ${(e as Error).message}`);
+    }
+    if (res.status >= 500 || res.status === 429 || res.status === 408) {
+      await res.body?.cancel();
+      throw new TransientError(`endpoint answered HTTP ${res.status}`);
+    }
+    if (!res.ok) throw new Error(`endpoint answered HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
+    let json: unknown;
+    try {
+      json = await res.json();
+    } catch {
+      throw new TransientError('endpoint answered a body that is not JSON');
+    }
+    const c = completionToAction(json);
+    if (!c) throw new TransientError('endpoint answered no choices[0].message');
+    return c;
+  }
+}
+
+function variantLabelOf(v: RolloutOptions['variant']): string {
+  if (v === undefined) return 'identity';
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/**
+ * Run `episodes` episodes, `concurrency` at a time, against the server at `url` with the endpoint at
+ * `baseUrl` as the policy. Resolves with the records (episode order) and the summary; never rejects for
+ * an endpoint failure (that episode is failed), only when the server cannot be reached at all.
+ */
+export async function runRollout(opts: RolloutOptions): Promise<RolloutResult> {
+  const client = await HarnessGymClient.connect(opts.url, {
+    ...(opts.client ?? {}),
+    ...(opts.token !== undefined ? { token: opts.token } : {}),
+    client: opts.client?.client ?? 'harness-gym-rollout',
+  });
+  const endpoint = new Endpoint(opts);
+  const label = variantLabelOf(opts.variant);
+  const records: RolloutRecord[] = new Array(opts.episodes);
+  const groupSize = Math.max(1, opts.groupSize ?? 1);
+  let done = 0;
+  let next = 0;
+  // The limit of in-flight episodes the server allows bounds the concurrency too.
+  const limit = Math.max(1, Math.min(opts.concurrency, client.welcome.limits.max_episodes));
+
+  const playOne = async (index: number): Promise<void> => {
+    const seed = (opts.seed + index) >>> 0;
+    const record = await playEpisode(client, endpoint, opts, index, seed, groupSize, label);
+    records[index] = record;
+    done++;
+    opts.onEpisode?.(done, opts.episodes, record);
+  };
+  const worker = async (): Promise<void> => {
+    while (next < opts.episodes) await playOne(next++);
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(limit, opts.episodes) }, worker));
+  } finally {
+    await client.close();
+  }
+  return { summary: summarizeRollout(opts.model, label, records), records };
+}
+
+async function playEpisode(
+  client: HarnessGymClient,
+  endpoint: Endpoint,
+  opts: RolloutOptions,
+  index: number,
+  seed: number,
+  groupSize: number,
+  label: string,
+): Promise<RolloutRecord> {
+  const episodeId = `rollout-${index}`;
+  const record: RolloutRecord = {
+    index,
+    episode_id: episodeId,
+    seed,
+    task_id: null,
+    intent: null,
+    variant_id: null,
+    variant_family: label,
+    reward: 0,
+    components: {},
+    outcome: 'failed',
+    turns: 0,
+    retries: 0,
+  };
+  const options: ResetOptions = { ...(opts.options ?? {}) };
+  if (opts.locale) options.locale = opts.locale;
+  if (opts.parser) options.parser = opts.parser;
+  if (opts.oracleHints) options.oracle_hints = true;
+  const item: ResetItem = { episode_id: episodeId, seed, options };
+  if (opts.variant !== undefined) item.variant = opts.variant;
+  if (groupSize > 1) {
+    // GRPO: consecutive episodes share a group (task and variant); the group's first member's seed picks them.
+    item.group_id = `rollout-g${Math.floor(index / groupSize)}`;
+    item.seed = (opts.seed + Math.floor(index / groupSize) * groupSize) >>> 0;
+    record.seed = item.seed;
+  }
+  let reset;
+  try {
+    [reset] = await client.reset([item]);
+  } catch (e) {
+    record.failed = `reset: ${(e as Error).message}`;
+    return record;
+  }
+  if (!reset.ok) {
+    record.failed = `reset: ${reset.error.code}`;
+    return record;
+  }
+  const noteInfo = (info: StepInfo): void => {
+    record.task_id = info.task_id;
+    record.intent = info.intent;
+    record.variant_id = info.variant_id;
+    record.variant_family = info.variant_id === 'identity' ? 'identity' : label;
+  };
+  noteInfo(reset.info);
+  const history: ChatMessage[] = reset.observation.messages.slice();
+  let tools: ToolSchema[] = reset.observation.tools ?? [];
+  let info: StepInfo = reset.info;
+  const retried = { n: 0 };
+  try {
+    for (let actions = 0; actions < MAX_STEPS_GUARD; actions++) {
+      let completion: Completion;
+      try {
+        completion = await endpoint.complete(history, tools, opts.oracleHints ? info.oracle_action : undefined, retried);
+      } catch (e) {
+        record.failed = `endpoint: ${(e as Error).message}`;
+        return record;
+      }
+      const [res] = await client.step([{ episode_id: episodeId, action: completion.action }]);
+      if (!res.ok) {
+        // The environment refused the action (INVALID_ACTION): the policy tries again on the same view.
+        if (res.error.code === 'INVALID_ACTION') continue;
+        record.failed = `step: ${res.error.code}`;
+        return record;
+      }
+      record.turns = res.info.turn;
+      history.push(completion.message);
+      if (opts.options?.observation === 'full') history.splice(0, history.length, ...res.observation.messages);
+      else history.push(...res.observation.messages);
+      if (res.observation.tools) tools = res.observation.tools;
+      info = res.info;
+      if (res.terminated || res.truncated) {
+        noteInfo(res.info);
+        record.reward = res.reward;
+        record.components = (res.info.reward_components ?? {}) as Record<string, number>;
+        record.outcome = String(res.info.outcome);
+        return record;
+      }
+    }
+    record.failed = 'step guard: the episode did not end';
+    return record;
+  } finally {
+    record.retries = retried.n;
+    // Free the episode's slot on the server (finished or failed), so the session stays within max_episodes.
+    await client.closeEpisodes([episodeId]).catch(() => undefined);
+  }
+}

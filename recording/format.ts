@@ -1,0 +1,186 @@
+/**
+ * The record format (docs/RECORDS.md): an append-only stream of self-delimiting MessagePack values, a
+ * file header first, then one value per finished episode. Everything a replay needs to rebuild the
+ * episode bit-exactly is in the record (seed, variant as resolved, variant seed, the source task, the
+ * options, the env limits and defaults, the reward profile), and for checking it, the exact bytes of
+ * every step output and their sha256.
+ */
+import { createHash } from 'node:crypto';
+import { Packr, Unpackr } from 'msgpackr';
+import type { Options } from 'msgpackr';
+import type { RewardResult, Task, Trace } from '../protocol/domain.js';
+import { Rng } from '../protocol/rng.js';
+import type { EnvDefaults, EpisodeLimits, ResetOptions } from '../env/index.js';
+import type { RewardProfile } from '../rewards/index.js';
+
+/** The `format` field of a file header. */
+export const RECORD_FORMAT = 'harness-gym-record';
+/** The record format version this code writes and reads. */
+export const RECORD_VERSION = 1;
+/** File name suffix of record files. */
+export const RECORD_EXT = '.hgrec';
+/** Default rotation size of a record file (64 MiB). */
+export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+// The same settings as server/codec.ts (which keeps them private; recording/ must not import server/):
+// plain maps, undefined skipped, so the bytes hashed here are the bytes a binary client received.
+const PACK_OPTIONS = { useRecords: false, skipValues: [undefined] } as unknown as Options;
+const UNPACK_OPTIONS = { useRecords: false, mapsAsObjects: true, int64AsType: 'auto' } as unknown as Options;
+
+/** One Packr for the whole process (STYLE.md "Hot path": encoders created once and reused). */
+const packr = new Packr(PACK_OPTIONS);
+const unpackr = new Unpackr(UNPACK_OPTIONS);
+
+/** The first value of every record file. */
+export interface RecordFileHeader {
+  type: 'header';
+  format: typeof RECORD_FORMAT;
+  version: number;
+  /** package.json version of the writer. */
+  server_version: string;
+  /** What wrote the file: `serve` (a server session) or `eval` (the in-process command). */
+  created_by: string;
+}
+
+/** One recorded action and what the environment answered. */
+export interface RecordedStep {
+  /** The action exactly as the environment received it. */
+  action: unknown;
+  /** sha256 (hex) of `out`; absent when the action was refused (`error`). */
+  hash?: string;
+  /** MessagePack bytes of the step output `{observation, reward, terminated, truncated, info}`. */
+  out?: Uint8Array;
+  /** The item error when the environment refused the action (the episode did not change). */
+  error?: { code: string; message: string };
+}
+
+/** What the list view and filters need without decoding transcripts. */
+export interface RecordSummary {
+  intent: string;
+  outcome: string;
+  reward: number;
+  turns: number;
+  /** The variant as a label: a preset name, `spec`, or `identity`. */
+  variant_label: string;
+  /** Operator families the variant enables (empty for identity). */
+  variant_families: string[];
+  /** Canonical hook ids that objected at least once, sorted. */
+  hooks_violated: string[];
+  /** Violation codes seen, sorted. */
+  violation_codes: string[];
+  locale: string;
+}
+
+/** One finished episode. */
+export interface EpisodeRecordV1 {
+  type: 'episode';
+  /** The id the record is listed under (the server's episode id; `eval-<seed>` for in-process runs). */
+  episode_id: string;
+  /** The id the episode was created with (replay uses it; differs from `episode_id` for in-process runs). */
+  created_episode_id: string;
+  seed: number;
+  /** The variant field as resolved (the item's, or the server default when it had none). */
+  variant: unknown;
+  /** The seed the variant was realised with (`req.variant_seed ?? seed`). */
+  variant_seed: number;
+  variant_id: string;
+  /** Reset options as passed to `createEpisode`. */
+  options: ResetOptions;
+  /** Whether the server added `oracle_action` hints to the outputs (replay adds them too). */
+  oracle_hints: boolean;
+  /** The task as the variant presented it. */
+  task: Task;
+  /** The task before the variant touched it (what replay feeds back as `task_override`). */
+  source_task: Task;
+  /** Env config that shapes the episode beyond the request. */
+  env: { limits: EpisodeLimits; defaults: EnvDefaults };
+  reward_profile: string;
+  /** The profile itself, so a replay scores with it even if the server's profile file changed. */
+  profile: RewardProfile;
+  /** Version of each module of the profile. */
+  reward_modules: Record<string, string>;
+  server_version: string;
+  created_by: string;
+  /** sha256 of the reset output `{observation, info}`, and its bytes. */
+  reset: { hash: string; out: Uint8Array };
+  steps: RecordedStep[];
+  reward: RewardResult;
+  /** The finished canonical trace (rescoring and the viewer read it). */
+  trace: Trace;
+  summary: RecordSummary;
+}
+
+/** Any value of a record file. */
+export type RecordValue = RecordFileHeader | EpisodeRecordV1;
+
+/** MessagePack bytes of a value, with the server codec's settings. */
+export function packValue(value: unknown): Buffer {
+  return packr.pack(value);
+}
+
+/** Decode one MessagePack value (throws on bad bytes: callers catch). */
+export function unpackValue(bytes: Uint8Array): unknown {
+  return unpackr.unpack(bytes);
+}
+
+/** The shared Unpackr (the reader decodes streams with it). */
+export function recordUnpackr(): Unpackr {
+  return unpackr;
+}
+
+/** sha256 (hex) of some bytes. */
+export function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** The bytes and hash of a step output; keys in the fixed order of the wire reply. */
+export function hashStepOutput(out: { observation: unknown; reward: number; terminated: boolean; truncated: boolean; info: unknown }): {
+  hash: string;
+  out: Buffer;
+} {
+  const bytes = packValue({
+    observation: out.observation,
+    reward: out.reward,
+    terminated: out.terminated,
+    truncated: out.truncated,
+    info: out.info,
+  });
+  return { hash: sha256(bytes), out: bytes };
+}
+
+/** The bytes and hash of a reset output `{observation, info}`. */
+export function hashResetOutput(out: { observation: unknown; info: unknown }): { hash: string; out: Buffer } {
+  const bytes = packValue({ observation: out.observation, info: out.info });
+  return { hash: sha256(bytes), out: bytes };
+}
+
+/**
+ * Deterministic sampling: whether an episode of this seed is recorded at `rate`. Decided from the seed
+ * alone, so a re-run of the same seeds records the same episodes.
+ */
+export function shouldRecord(seed: number, rate: number): boolean {
+  if (rate >= 1) return true;
+  if (rate <= 0) return false;
+  return new Rng(seed, 'record').chance(rate);
+}
+
+/** Whether a decoded value looks like an episode record (the reader's shape check). */
+export function isEpisodeRecord(v: unknown): v is EpisodeRecordV1 {
+  if (typeof v !== 'object' || v === null) return false;
+  const r = v as Record<string, unknown>;
+  return (
+    r.type === 'episode' &&
+    typeof r.episode_id === 'string' &&
+    typeof r.seed === 'number' &&
+    Array.isArray(r.steps) &&
+    typeof r.source_task === 'object' &&
+    typeof r.reward === 'object'
+  );
+}
+
+/** Whether a decoded value is a file header this reader understands. */
+export function isFileHeader(v: unknown): v is RecordFileHeader {
+  if (typeof v !== 'object' || v === null) return false;
+  const r = v as Record<string, unknown>;
+  return r.type === 'header' && r.format === RECORD_FORMAT;
+}

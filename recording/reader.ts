@@ -1,0 +1,109 @@
+/**
+ * Reading record files back. A file is a stream of MessagePack values; a truncated or corrupt tail (a
+ * crash mid-write) stops the read of that file with a warning, and every complete record before it is
+ * kept: one torn write never costs the whole file.
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { RECORD_EXT, isEpisodeRecord, isFileHeader, recordUnpackr } from './format.js';
+import type { EpisodeRecordV1, RecordFileHeader } from './format.js';
+
+/** One record, and where it came from. */
+export interface LoadedRecord {
+  file: string;
+  /** Index within its file (0 = the first episode after the header). */
+  index: number;
+  record: EpisodeRecordV1;
+}
+
+/** What reading one or more files gave. */
+export interface ReadResult {
+  files: string[];
+  headers: RecordFileHeader[];
+  records: LoadedRecord[];
+  /** Problems that did not stop the read (a truncated tail, an unknown value, an unreadable file). */
+  warnings: string[];
+}
+
+/** The record files of a path: the file itself, or a directory's `*.hgrec` files sorted by name. */
+export function listRecordFiles(path: string): { ok: true; files: string[] } | { ok: false; message: string } {
+  let st;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    return { ok: false, message: `${path}: ${(e as Error).message}` };
+  }
+  if (st.isFile()) return { ok: true, files: [path] };
+  const files = readdirSync(path)
+    .filter((n) => n.endsWith(RECORD_EXT))
+    .sort()
+    .map((n) => join(path, n));
+  return { ok: true, files };
+}
+
+/** Decode one file's bytes. Never throws. */
+export function decodeRecordBytes(bytes: Uint8Array, file: string): ReadResult {
+  const out: ReadResult = { files: [file], headers: [], records: [], warnings: [] };
+  if (bytes.length === 0) {
+    out.warnings.push(`${file}: empty file`);
+    return out;
+  }
+  let index = 0;
+  let first = true;
+  let consumed = 0;
+  try {
+    recordUnpackr().unpackMultiple(bytes as Buffer, (value: unknown, _start?: number, end?: number) => {
+      if (end !== undefined) consumed = end;
+      if (first) {
+        first = false;
+        if (isFileHeader(value)) {
+          out.headers.push(value);
+          return;
+        }
+        out.warnings.push(`${file}: no file header (reading anyway)`);
+      }
+      if (isEpisodeRecord(value)) out.records.push({ file, index: index++, record: value });
+      else if (isFileHeader(value)) out.headers.push(value);
+      else {
+        // Garbage decodes as small values byte by byte: the rest of the file cannot be trusted.
+        const at = _start ?? consumed;
+        out.warnings.push(
+          `${file}: truncated or corrupt tail at byte ${at} (${bytes.length - at} bytes skipped; ${out.records.length} complete records kept): not an episode record`,
+        );
+        return false;
+      }
+    });
+  } catch (e) {
+    const at = (e as { lastPosition?: number }).lastPosition ?? consumed;
+    out.warnings.push(
+      `${file}: truncated or corrupt tail at byte ${at} (${bytes.length - at} bytes skipped; ${out.records.length} complete records kept): ${(e as Error).message}`,
+    );
+  }
+  return out;
+}
+
+/** Read one file. Never throws: an unreadable file is a warning. */
+export function readRecordFile(file: string): ReadResult {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (e) {
+    return { files: [file], headers: [], records: [], warnings: [`${file}: cannot read (${(e as Error).message})`] };
+  }
+  return decodeRecordBytes(bytes, file);
+}
+
+/** Read a file or every record file of a directory. */
+export function readRecords(path: string): { ok: true; result: ReadResult } | { ok: false; message: string } {
+  const listed = listRecordFiles(path);
+  if (!listed.ok) return listed;
+  const result: ReadResult = { files: [], headers: [], records: [], warnings: [] };
+  for (const f of listed.files) {
+    const r = readRecordFile(f);
+    result.files.push(f);
+    result.headers.push(...r.headers);
+    result.records.push(...r.records);
+    result.warnings.push(...r.warnings);
+  }
+  return { ok: true, result };
+}

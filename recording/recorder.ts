@@ -1,0 +1,221 @@
+/**
+ * Taping episodes: `Recorder` decides (deterministically, from the seed) which episodes to record, a
+ * tape collects each action with the bytes and hash of what the environment answered, and a finished
+ * tape becomes one `EpisodeRecordV1` handed to the session's `RecordWriter` (created on first use).
+ *
+ * The server and `playEpisode` both drive it the same way: `begin` after reset, `step` after every
+ * action, `end` once the episode terminated or was truncated. Episodes closed or freed before their end
+ * are simply dropped (their tape is never ended).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Episode, EnvDefaults, EpisodeLimits, ResetOptions } from '../env/index.js';
+import { parseVariant } from '../harness-variants/index.js';
+import { hashResetOutput, hashStepOutput, shouldRecord } from './format.js';
+import type { EpisodeRecordV1, RecordedStep, RecordSummary } from './format.js';
+import { RecordWriter } from './writer.js';
+
+let cachedVersion: string | undefined;
+
+/**
+ * The package version (package.json above this module), as `server_version`. A copy of the lookup in
+ * server/version.ts, because recording/ must not import server/.
+ */
+export function packageVersionOf(): string {
+  if (cachedVersion !== undefined) return cachedVersion;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) return (cachedVersion = '0.0.0');
+    dir = up;
+  }
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string };
+  return (cachedVersion = pkg.version ?? '0.0.0');
+}
+
+/** What the caller resolved for an episode before creating it (what replay must feed back). */
+export interface RecordStart {
+  /** The id the record is listed under, when not the episode's own (in-process episodes are all "local"). */
+  episode_id?: string;
+  seed: number;
+  /** The variant field as resolved: the item's, or the default when it had none. */
+  variant: unknown;
+  /** `req.variant_seed ?? seed`. */
+  variant_seed: number;
+  /** Options as passed to `createEpisode`. */
+  options: ResetOptions;
+  /** True when the caller adds `oracle_action` to outputs. */
+  oracle_hints?: boolean;
+}
+
+/** A step output, or the error the environment refused the action with. */
+export type TapedOutput =
+  | { ok: true; observation: unknown; reward: number; terminated: boolean; truncated: boolean; info: Record<string, unknown> }
+  | { ok: false; error: { code: string; message: string } };
+
+/** The hook a player calls into (server sessions and `playEpisode`). */
+export interface EpisodeRecorder {
+  /** Start taping an episode just reset; null when sampling leaves it out. */
+  begin(start: RecordStart, episode: Episode, reset: { observation: unknown; info: Record<string, unknown> }): EpisodeTape | null;
+  /** Queue a finished tape for writing. */
+  end(tape: EpisodeTape): void;
+}
+
+/** Variant label and families, for the list view. */
+export function describeVariant(variant: unknown): { label: string; families: string[] } {
+  const parsed = parseVariant(variant);
+  if (!parsed.ok) return { label: 'invalid', families: [] };
+  if (parsed.spec === null) return { label: parsed.preset ?? 'identity', families: [] };
+  return { label: parsed.preset ?? 'spec', families: [...parsed.spec.families] };
+}
+
+/** One episode being taped. */
+export class EpisodeTape {
+  readonly episode: Episode;
+  readonly start: RecordStart;
+  readonly #reset: { hash: string; out: Buffer };
+  readonly #steps: RecordedStep[] = [];
+
+  constructor(start: RecordStart, episode: Episode, reset: { observation: unknown; info: Record<string, unknown> }) {
+    this.start = start;
+    this.episode = episode;
+    this.#reset = hashResetOutput(reset);
+  }
+
+  /** Tape one action and the environment's answer (hash it now: callers may reuse the objects). */
+  step(action: unknown, out: TapedOutput): void {
+    if (!out.ok) {
+      this.#steps.push({ action, error: { code: out.error.code, message: out.error.message } });
+      return;
+    }
+    const { hash, out: bytes } = hashStepOutput(out);
+    this.#steps.push({ action, hash, out: bytes });
+  }
+
+  /** The finished record. Call after the episode ended. */
+  toRecord(ctx: { env: { limits: EpisodeLimits; defaults: EnvDefaults }; server_version: string; created_by: string }): EpisodeRecordV1 {
+    const ep = this.episode;
+    const p = ep.params;
+    const reward = ep.reward;
+    if (!reward) throw new Error('EpisodeTape.toRecord before the episode ended');
+    const trace = ep.trace();
+    const modules: Record<string, string> = {};
+    for (const m of p.profile.modules) modules[m.name] = p.registry.get(m.name)?.version ?? 'unknown';
+    const hooks = new Set<string>();
+    const codes = new Set<string>();
+    for (const t of trace.turns) {
+      for (const v of t.hook_violations) {
+        hooks.add(v.hook);
+        codes.add(v.code);
+      }
+    }
+    const variant = describeVariant(this.start.variant);
+    const summary: RecordSummary = {
+      intent: p.task.intent,
+      outcome: trace.outcome,
+      reward: reward.reward,
+      turns: ep.turn,
+      variant_label: variant.label,
+      variant_families: variant.families,
+      hooks_violated: [...hooks].sort(),
+      violation_codes: [...codes].sort(),
+      locale: p.task.locale,
+    };
+    return {
+      type: 'episode',
+      episode_id: this.start.episode_id ?? p.episode_id,
+      created_episode_id: p.episode_id,
+      seed: this.start.seed,
+      variant: this.start.variant,
+      variant_seed: this.start.variant_seed,
+      variant_id: p.variant_id,
+      options: this.start.options,
+      oracle_hints: this.start.oracle_hints === true,
+      task: p.task,
+      source_task: p.source_task,
+      env: ctx.env,
+      reward_profile: p.profile.name,
+      profile: p.profile,
+      reward_modules: modules,
+      server_version: ctx.server_version,
+      created_by: ctx.created_by,
+      reset: this.#reset,
+      steps: this.#steps,
+      reward,
+      trace,
+      summary,
+    };
+  }
+}
+
+/** Options of a `Recorder`. */
+export interface RecorderOptions {
+  dir: string;
+  /** Fraction of episodes recorded, in [0, 1]. */
+  sample: number;
+  /** File name stem (e.g. the session id). */
+  stem: string;
+  /** `serve` or `eval`. */
+  created_by: string;
+  /** The env limits and defaults episodes are created with (recorded for replay). */
+  env: { limits: EpisodeLimits; defaults: EnvDefaults };
+  max_file_bytes?: number;
+  server_version?: string;
+  onError?: (e: unknown) => void;
+}
+
+/** Samples, tapes and writes episodes; the writer is created when the first record is written. */
+export class Recorder implements EpisodeRecorder {
+  readonly #opts: RecorderOptions;
+  readonly #version: string;
+  #writer: RecordWriter | null = null;
+  #recorded = 0;
+
+  constructor(opts: RecorderOptions) {
+    this.#opts = opts;
+    this.#version = opts.server_version ?? packageVersionOf();
+  }
+
+  /** Episodes queued for writing so far. */
+  get recorded(): number {
+    return this.#recorded;
+  }
+
+  /** Files written so far. */
+  get files(): readonly string[] {
+    return this.#writer?.files ?? [];
+  }
+
+  begin(start: RecordStart, episode: Episode, reset: { observation: unknown; info: Record<string, unknown> }): EpisodeTape | null {
+    if (!shouldRecord(start.seed, this.#opts.sample)) return null;
+    return new EpisodeTape(start, episode, reset);
+  }
+
+  end(tape: EpisodeTape): void {
+    if (!tape.episode.ended) return;
+    const record = tape.toRecord({ env: this.#opts.env, server_version: this.#version, created_by: this.#opts.created_by });
+    if (!this.#writer) {
+      this.#writer = new RecordWriter({
+        dir: this.#opts.dir,
+        stem: this.#opts.stem,
+        server_version: this.#version,
+        created_by: this.#opts.created_by,
+        max_file_bytes: this.#opts.max_file_bytes,
+        onError: this.#opts.onError,
+      });
+    }
+    this.#writer.append(record);
+    this.#recorded++;
+  }
+
+  /** Write what is buffered. */
+  flush(): Promise<void> {
+    return this.#writer?.flush() ?? Promise.resolve();
+  }
+
+  /** Flush and close the writer. */
+  close(): Promise<void> {
+    return this.#writer?.close() ?? Promise.resolve();
+  }
+}

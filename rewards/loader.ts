@@ -1,0 +1,319 @@
+/**
+ * Reward profiles and custom modules from files, and the catalog the server swaps on SIGHUP.
+ *
+ * Only paths named in the server's own config reach this file (never a path sent over the wire).
+ * Every error names the file (and, for profiles, the key), and nothing is half-applied: a reward set
+ * is built completely in a fresh registry and swapped in only when all of it validated.
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { extname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { createLlmJudgeModule } from './modules/llm-judge.js';
+import type { LlmJudgeOptions } from './modules/llm-judge.js';
+import { DEFAULT_PROFILE, validateProfile } from './profile.js';
+import { defaultRegistry } from './registry.js';
+import type { RewardRegistry } from './registry.js';
+import type { RewardModule, RewardProfile } from './types.js';
+
+/** Module names are snake_case registry keys, like the built-ins. */
+const MODULE_NAME = /^[a-z][a-z0-9_]*$/;
+
+/** Outcome of loading one profile file. */
+export type ProfileFileResult = { ok: true; profile: RewardProfile } | { ok: false; errors: string[] };
+
+/** Outcome of loading a module directory. */
+export type ModuleDirResult = { ok: true; modules: RewardModule[] } | { ok: false; errors: string[] };
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Read a JSON or YAML file (by extension) into a value, or the reason (naming the file) it failed. */
+function readStructured(path: string): { ok: true; value: unknown } | { ok: false; errors: string[] } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    return { ok: false, errors: [`${path}: cannot read (${(e as Error).message})`] };
+  }
+  const ext = extname(path).toLowerCase();
+  try {
+    if (ext === '.json') return { ok: true, value: JSON.parse(text) };
+    if (ext === '.yaml' || ext === '.yml') return { ok: true, value: parseYaml(text) };
+  } catch (e) {
+    return { ok: false, errors: [`${path}: ${(e as Error).message}`] };
+  }
+  return { ok: false, errors: [`${path}: unknown profile format "${ext}" (use .json, .yaml or .yml)`] };
+}
+
+/**
+ * Load one profile file (JSON or YAML, one profile per file) and validate it against `registry`:
+ * the shape (strict keys), known and unique modules, gates on the profile's modules, and each module's
+ * own `checkParams`. Every error reads `FILE: key: message`. Never throws.
+ */
+export function loadProfileFile(path: string, registry: RewardRegistry): ProfileFileResult {
+  const read = readStructured(path);
+  if (!read.ok) return read;
+  const v = validateProfile(read.value, registry);
+  if (!v.ok) return { ok: false, errors: v.errors.map((e) => `${path}: ${e}`) };
+  const errors: string[] = [];
+  v.profile.modules.forEach((entry, i) => {
+    const check = registry.get(entry.name)?.checkParams;
+    if (typeof check !== 'function') return;
+    let problems: string[];
+    try {
+      problems = check(entry.params ?? {});
+    } catch (e) {
+      problems = [`checkParams threw: ${(e as Error).message}`];
+    }
+    for (const p of problems) errors.push(`${path}: modules[${i}].params: ${p}`);
+  });
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, profile: v.profile };
+}
+
+/** Problems with a value exported as a reward module (empty when it is one). */
+export function checkModuleShape(value: unknown): string[] {
+  if (!isRecord(value)) return ['is not an object'];
+  const errors: string[] = [];
+  const name = typeof value.name === 'string' ? value.name : undefined;
+  if (name === undefined || !MODULE_NAME.test(name)) errors.push(`name must be a snake_case string (got ${JSON.stringify(value.name)})`);
+  if (typeof value.version !== 'string' || value.version.length === 0) errors.push('version must be a non-empty string');
+  if (value.segment !== 'tool' && value.segment !== 'reply')
+    errors.push(`segment must be "tool" or "reply" (got ${JSON.stringify(value.segment)})`);
+  if (typeof value.score !== 'function') errors.push('score must be a function (trace, task, params) => {value, reasons}');
+  if (value.scoreAsync !== undefined && typeof value.scoreAsync !== 'function') errors.push('scoreAsync, when present, must be a function');
+  if (value.checkParams !== undefined && typeof value.checkParams !== 'function')
+    errors.push('checkParams, when present, must be a function');
+  return errors;
+}
+
+/** The module files of a directory: every `*.js` / `*.mjs`, sorted by name (a stable registration order). */
+function moduleFiles(dir: string): { ok: true; files: string[] } | { ok: false; errors: string[] } {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (e) {
+    return { ok: false, errors: [`${dir}: cannot read module directory (${(e as Error).message})`] };
+  }
+  const files = names
+    .filter((n) => n.endsWith('.js') || n.endsWith('.mjs'))
+    .sort()
+    .map((n) => join(dir, n));
+  return { ok: true, files };
+}
+
+/**
+ * Import a module file. The URL carries the file's mtime and size: Node caches ESM by URL, so an
+ * unchanged file is not evaluated again on reload, and an edited one is (each edit costs one cached
+ * module for the life of the process, a fair price for reload without restart).
+ */
+async function importFresh(file: string): Promise<Record<string, unknown>> {
+  const st = statSync(file);
+  const url = `${pathToFileURL(resolve(file)).href}?v=${st.mtimeMs}-${st.size}`;
+  return (await import(url)) as Record<string, unknown>;
+}
+
+/**
+ * Load every `*.js` / `*.mjs` file of `dir` as reward modules (the default export, or the named exports
+ * `module` / `modules`; each may be one module or an array) and register them in `registry`, but only
+ * when all of them are valid: a file that fails to import, exports nothing usable, or repeats a name is
+ * an error naming the file, and then nothing is registered. A module may replace a built-in by name.
+ */
+export async function loadModuleDir(dir: string, registry: RewardRegistry): Promise<ModuleDirResult> {
+  const listed = moduleFiles(dir);
+  if (!listed.ok) return listed;
+  const errors: string[] = [];
+  const found: { file: string; module: RewardModule }[] = [];
+  const seen = new Map<string, string>();
+  for (const file of listed.files) {
+    let ns: Record<string, unknown>;
+    try {
+      ns = await importFresh(file);
+    } catch (e) {
+      errors.push(`${file}: cannot import (${(e as Error).message})`);
+      continue;
+    }
+    const exported: [string, unknown][] = [];
+    for (const key of ['default', 'module', 'modules']) {
+      const v = ns[key];
+      if (v === undefined) continue;
+      if (Array.isArray(v)) v.forEach((m, i) => exported.push([`${key}[${i}]`, m]));
+      else exported.push([key, v]);
+    }
+    if (exported.length === 0) {
+      errors.push(`${file}: exports no reward module (expected a default export, or a named export "module" or "modules")`);
+      continue;
+    }
+    // The same object exported twice (default and `module`) is one module.
+    const unique = new Set<unknown>();
+    for (const [key, value] of exported) {
+      if (unique.has(value)) continue;
+      unique.add(value);
+      const problems = checkModuleShape(value);
+      if (problems.length > 0) {
+        for (const p of problems) errors.push(`${file}: export ${key}: ${p}`);
+        continue;
+      }
+      const m = value as RewardModule;
+      const prior = seen.get(m.name);
+      if (prior !== undefined) {
+        errors.push(`${file}: export ${key}: module "${m.name}" is also defined in ${prior}`);
+        continue;
+      }
+      seen.set(m.name, file);
+      found.push({ file, module: m });
+    }
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  for (const { module } of found) registry.register(module);
+  return { ok: true, modules: found.map((f) => f.module) };
+}
+
+/** Where reward files come from (the server config's `rewards` block). */
+export interface RewardSources {
+  /** Profile files (JSON or YAML), loaded in order after the built-in `default`. */
+  profiles: readonly string[];
+  /** Directories of custom module files, loaded in order (a later module may replace an earlier one). */
+  module_dirs: readonly string[];
+}
+
+/** A complete, validated reward set: the registry and the profiles by name. Immutable once built. */
+export interface RewardSet {
+  registry: RewardRegistry;
+  profiles: ReadonlyMap<string, RewardProfile>;
+}
+
+/** Options of `loadRewardSet`. */
+export interface RewardSetOptions {
+  /** Settings of the `llm_judge` module registered in every set (api_key comes from the entry point). */
+  judge?: LlmJudgeOptions;
+}
+
+/**
+ * Build a reward set from files: the built-in modules, `llm_judge`, the modules of every directory,
+ * then the built-in `default` profile and every profile file (a file may redefine `default`; two files
+ * may not define the same name). All errors are collected; on any error nothing is returned.
+ */
+export async function loadRewardSet(
+  sources: RewardSources,
+  opts: RewardSetOptions = {},
+): Promise<{ ok: true; set: RewardSet } | { ok: false; errors: string[] }> {
+  const registry = registryWithJudge(opts.judge);
+  const errors: string[] = [];
+  for (const dir of sources.module_dirs) {
+    const r = await loadModuleDir(dir, registry);
+    if (!r.ok) errors.push(...r.errors);
+  }
+  // Profiles are validated against the complete registry (custom modules included), so an error in a
+  // module directory can also surface as "unknown reward module" in a profile: both are reported.
+  const profiles = new Map<string, RewardProfile>([[DEFAULT_PROFILE.name, DEFAULT_PROFILE]]);
+  const from = new Map<string, string>();
+  for (const path of sources.profiles) {
+    const r = loadProfileFile(path, registry);
+    if (!r.ok) {
+      errors.push(...r.errors);
+      continue;
+    }
+    const prior = from.get(r.profile.name);
+    if (prior !== undefined) {
+      errors.push(`${path}: name: profile "${r.profile.name}" is also defined in ${prior}`);
+      continue;
+    }
+    from.set(r.profile.name, path);
+    profiles.set(r.profile.name, deepFreeze(r.profile));
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, set: { registry, profiles } };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Outcome of a reload: the new profile names, or every error (the old set stays in force). */
+export type ReloadOutcome = { ok: true; profiles: string[]; generation: number } | { ok: false; errors: string[] };
+
+/**
+ * The reward set a server runs with, and its reload. `reload()` re-reads every file, validates it all,
+ * and only then swaps the set atomically (listeners see the new one); a bad file leaves the old set in
+ * force. Episodes hold their own profile and registry from reset on, so in-flight episodes finish with
+ * the set they started with. Reloads are serialised (a second SIGHUP waits for the first).
+ */
+export class RewardCatalog {
+  readonly sources: RewardSources;
+  readonly #opts: RewardSetOptions;
+  #current: RewardSet;
+  #generation = 0;
+  #listeners = new Set<(set: RewardSet) => void>();
+  #chain: Promise<unknown> = Promise.resolve();
+
+  private constructor(sources: RewardSources, opts: RewardSetOptions, set: RewardSet) {
+    this.sources = { profiles: [...sources.profiles], module_dirs: [...sources.module_dirs] };
+    this.#opts = opts;
+    this.#current = set;
+  }
+
+  /** Load the files once (start-up): the catalog, or every error (the server must not start). */
+  static async load(
+    sources: RewardSources,
+    opts: RewardSetOptions = {},
+  ): Promise<{ ok: true; catalog: RewardCatalog } | { ok: false; errors: string[] }> {
+    const r = await loadRewardSet(sources, opts);
+    if (!r.ok) return r;
+    return { ok: true, catalog: new RewardCatalog(sources, opts, r.set) };
+  }
+
+  /** The set in force now. */
+  get current(): RewardSet {
+    return this.#current;
+  }
+
+  /** Successful reloads so far (0 after start-up). */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Call `listener` with each new set after a successful reload; returns the unsubscribe function. */
+  onSwap(listener: (set: RewardSet) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Re-read, validate, swap. Never rejects. */
+  reload(): Promise<ReloadOutcome> {
+    const run = this.#chain.then(async (): Promise<ReloadOutcome> => {
+      let r: Awaited<ReturnType<typeof loadRewardSet>>;
+      try {
+        r = await loadRewardSet(this.sources, this.#opts);
+      } catch (e) {
+        r = { ok: false, errors: [`reload failed: ${(e as Error).message}`] };
+      }
+      if (!r.ok) return r;
+      this.#current = r.set;
+      this.#generation++;
+      // A listener is the server swapping its env config; one that throws must not undo the swap for others.
+      for (const l of this.#listeners) {
+        try {
+          l(r.set);
+        } catch {
+          /* the listener's own problem; the catalog has swapped */
+        }
+      }
+      return { ok: true, profiles: [...r.set.profiles.keys()], generation: this.#generation };
+    });
+    this.#chain = run;
+    return run;
+  }
+}
+
+/** A registry with the built-ins and `llm_judge` (what a profile file may name without module dirs). */
+export function registryWithJudge(judge: LlmJudgeOptions = {}): RewardRegistry {
+  const registry = defaultRegistry();
+  registry.register(createLlmJudgeModule({ ...judge, resolve: (n) => registry.get(n) }));
+  return registry;
+}
