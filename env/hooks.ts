@@ -140,12 +140,22 @@ interface CompiledPhrases {
 }
 
 const compiled = new WeakMap<HookSpec, unknown>();
+// Variants copy the harness, so every augmented episode brings new spec objects with (mostly) the same
+// params: a second, content-keyed and bounded cache keeps them from recompiling the phrase regexes.
+const byContent = new Map<string, unknown>();
+const MAX_BY_CONTENT = 256;
 
 /** Parse and compile a spec's params once; a bad spec is a programmer error in a variant (throws). */
 function compileOnce<T>(spec: HookSpec, build: (spec: HookSpec) => T): T {
   let hit = compiled.get(spec) as T | undefined;
   if (hit === undefined) {
-    hit = build(spec);
+    const key = `${spec.id}\u0000${build.name}\u0000${JSON.stringify(spec.params)}`;
+    hit = byContent.get(key) as T | undefined;
+    if (hit === undefined) {
+      hit = build(spec);
+      if (byContent.size >= MAX_BY_CONTENT) byContent.delete(byContent.keys().next().value as string);
+      byContent.set(key, hit);
+    }
     compiled.set(spec, hit);
   }
   return hit;

@@ -38,7 +38,9 @@ export class TableMap implements SurfaceMap {
   readonly #fieldsBack: Map<string, string>;
   readonly #nest: Map<string, string>;
   readonly #extra: Map<string, ReadonlySet<string>>;
-  readonly #rewrite: (text: string) => string;
+  readonly #tables: RenameTables;
+  // Built on first use: most episodes never see a service error message to rewrite.
+  #rewrite: ((text: string) => string) | null = null;
 
   /**
    * @param canonicalTools every canonical tool the variant keeps (renamed or not)
@@ -53,7 +55,7 @@ export class TableMap implements SurfaceMap {
     this.#fieldsBack = invert(tables.fields);
     this.#nest = new Map(Object.entries(tables.nest));
     this.#extra = new Map(Object.entries(tables.extra_params).map(([k, v]) => [k, new Set(v)]));
-    this.#rewrite = textRewriter(tables);
+    this.#tables = tables;
   }
 
   toolToCanonical(surface: string): string | undefined {
@@ -115,6 +117,7 @@ export class TableMap implements SurfaceMap {
   }
 
   rewriteText(text: string): string {
+    this.#rewrite ??= textRewriter(this.#tables);
     return this.#rewrite(text);
   }
 
