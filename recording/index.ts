@@ -22,7 +22,7 @@ export { listRecordFiles, readRecordFile, readRecords, decodeRecordBytes } from 
 export type { LoadedRecord, ReadResult } from './reader.js';
 export { replayRecord, replayRecords, rebuildEpisode, envConfigFor, diffValues, formatDivergence } from './replay.js';
 export type { FieldDiff, Divergence, EpisodeReplay, ReplaySummary } from './replay.js';
-export { rescore, rescoreRecord, loadProfileFile, formatRescore } from './rescore.js';
+export { rescore, rescoreRecord, formatRescore } from './rescore.js';
 export type { RescoreFigure, RescoreReport } from './rescore.js';
 export { inspectRecord, formatEpisodeView } from './inspect.js';
 export type { EpisodeView, TurnView, CallView, ComponentView } from './inspect.js';

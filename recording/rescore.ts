@@ -7,10 +7,7 @@
  * figures; a profile that changes a module's params changes its values. "Changed rank" counts episodes
  * whose competition rank (1 + the number of episodes scoring strictly higher) moved.
  */
-import { readFileSync } from 'node:fs';
-import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { scoreEpisode, defaultRegistry, validateProfile, round6 } from '../rewards/index.js';
+import { scoreEpisode, defaultRegistry, round6 } from '../rewards/index.js';
 import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
 import type { EpisodeRecordV1 } from './format.js';
 import type { LoadedRecord } from './reader.js';
@@ -35,23 +32,6 @@ export interface RescoreReport {
   episodes: number;
   overall: { old_mean: number; new_mean: number; changed_rank: number; changed: number };
   components: Record<string, RescoreFigure>;
-}
-
-/** Load and validate a profile file (JSON or YAML by extension). */
-export function loadProfileFile(
-  path: string,
-  registry: RewardRegistry = defaultRegistry(),
-): { ok: true; profile: RewardProfile } | { ok: false; errors: string[] } {
-  let raw: unknown;
-  try {
-    const text = readFileSync(path, 'utf8');
-    const ext = extname(path).toLowerCase();
-    raw = ext === '.yaml' || ext === '.yml' ? parseYaml(text) : JSON.parse(text);
-  } catch (e) {
-    return { ok: false, errors: [`${path}: ${(e as Error).message}`] };
-  }
-  const v = validateProfile(raw, registry);
-  return v.ok ? v : { ok: false, errors: v.errors.map((e) => `${path}: ${e}`) };
 }
 
 function weightOf(p: RewardProfile, name: string): number | null {

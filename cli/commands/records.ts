@@ -10,7 +10,6 @@ import {
   formatEpisodeView,
   formatRescore,
   inspectRecord,
-  loadProfileFile,
   packValue,
   readRecords,
   replayRecords,
@@ -21,7 +20,27 @@ import {
 } from '../../recording/index.js';
 import type { LoadedRecord } from '../../recording/index.js';
 import { startViewer } from '../../recording/view/server.js';
+import { defaultRegistry, loadProfileFile, loadRewardSet } from '../../rewards/index.js';
+import type { RewardRegistry } from '../../rewards/index.js';
 import { intArg } from '../args.js';
+
+/** Collect a repeatable option's values. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/**
+ * The reward registry to score with: the built-in modules plus custom modules from `--reward-modules`
+ * directories (records scored by custom modules replay and rescore only with them). Null after an error.
+ */
+async function registryFor(dirs: string[], command: string): Promise<RewardRegistry | null> {
+  if (dirs.length === 0) return defaultRegistry();
+  const loaded = await loadRewardSet({ profiles: [], module_dirs: dirs });
+  if (loaded.ok) return loaded.set.registry;
+  process.stderr.write(`harness-gym ${command}: invalid reward modules\n${loaded.errors.map((e) => `  ${e}\n`).join('')}`);
+  process.exitCode = 2;
+  return null;
+}
 
 function load(path: string, command: string): LoadedRecord[] | null {
   const r = readRecords(path);
@@ -49,11 +68,14 @@ export function registerRecordCommands(program: Command): void {
     .description('re-run recorded episodes in-process and check every observation hash and reward')
     .argument('<path>', 'a record file or a directory of them')
     .option('--episode <id>', 'only this episode id')
+    .option('--reward-modules <dir>', 'directory of custom reward modules the records were scored with (repeatable)', collect, [])
     .option('--json', 'print one JSON line')
-    .action((path: string, opts: { episode?: string; json?: boolean }) => {
+    .action(async (path: string, opts: { episode?: string; rewardModules: string[]; json?: boolean }) => {
+      const registry = await registryFor(opts.rewardModules, 'replay');
+      if (!registry) return;
       const records = load(path, 'replay');
       if (!records) return;
-      const summary = replayRecords(records, { episode: opts.episode });
+      const summary = replayRecords(records, { episode: opts.episode, base: { registry } });
       const diverged = summary.results.filter((r) => !r.identical);
       if (opts.json) {
         const out: Record<string, unknown> = { episodes: summary.episodes, identical: summary.identical, diverged: summary.diverged };
@@ -94,10 +116,13 @@ export function registerRecordCommands(program: Command): void {
     .description('recompute the rewards of recorded episodes with another reward profile')
     .argument('<path>', 'a record file or a directory of them')
     .requiredOption('--rewards <file>', 'reward profile (JSON or YAML)')
+    .option('--reward-modules <dir>', 'directory of custom reward modules the profile uses (repeatable)', collect, [])
     .option('--json', 'print one JSON line')
     .option('--out <file>', 'write the re-scored records to this record file')
-    .action((path: string, opts: { rewards: string; json?: boolean; out?: string }) => {
-      const profile = loadProfileFile(opts.rewards);
+    .action(async (path: string, opts: { rewards: string; rewardModules: string[]; json?: boolean; out?: string }) => {
+      const registry = await registryFor(opts.rewardModules, 'rescore');
+      if (!registry) return;
+      const profile = loadProfileFile(opts.rewards, registry);
       if (!profile.ok) {
         process.stderr.write(`harness-gym rescore: invalid profile\n${profile.errors.map((e) => `  ${e}\n`).join('')}`);
         process.exitCode = 2;
@@ -105,7 +130,7 @@ export function registerRecordCommands(program: Command): void {
       }
       const records = load(path, 'rescore');
       if (!records) return;
-      const { report, records: rescored } = rescore(records, profile.profile);
+      const { report, records: rescored } = rescore(records, profile.profile, registry);
       if (opts.out !== undefined) {
         const header = {
           type: 'header',

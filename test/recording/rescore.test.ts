@@ -3,7 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, expect, beforeAll } from 'vitest';
 import { DEFAULT_PROFILE } from '../../rewards/index.js';
-import { loadProfileFile, readRecordFile, rescore } from '../../recording/index.js';
+import { readRecordFile, rescore } from '../../recording/index.js';
+import { defaultRegistry, loadProfileFile } from '../../rewards/index.js';
 import type { LoadedRecord } from '../../recording/index.js';
 import { recordInProcess, tempDir } from './helpers.js';
 
@@ -41,7 +42,7 @@ describe('rescore', () => {
   it('zeroing one weight changes exactly that component\u2019s figures', () => {
     const file = join(dir, 'no-effectiveness.json');
     writeFileSync(file, JSON.stringify(zeroed('effectiveness')));
-    const profile = loadProfileFile(file);
+    const profile = loadProfileFile(file, defaultRegistry());
     expect(profile.ok).toBe(true);
     if (!profile.ok) return;
     const { report } = rescore(records, profile.profile);
