@@ -119,6 +119,9 @@ class TransientError extends Error {}
 
 const MAX_STEPS_GUARD = 64;
 
+/** Consecutive actions the environment refuses as INVALID_ACTION before the episode counts as failed. */
+const MAX_INVALID_IN_A_ROW = 3;
+
 function mean(xs: readonly number[]): number {
   return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
 }
@@ -389,6 +392,7 @@ async function playEpisode(
   let tools: ToolSchema[] = reset.observation.tools ?? [];
   let info: StepInfo = reset.info;
   const retried = { n: 0 };
+  let invalidInARow = 0;
   try {
     for (let actions = 0; actions < MAX_STEPS_GUARD; actions++) {
       let completion: Completion;
@@ -400,11 +404,13 @@ async function playEpisode(
       }
       const [res] = await client.step([{ episode_id: episodeId, action: completion.action }]);
       if (!res.ok) {
-        // The environment refused the action (INVALID_ACTION): the policy tries again on the same view.
-        if (res.error.code === 'INVALID_ACTION') continue;
+        // The environment refused the action (INVALID_ACTION): the policy tries again on the same view,
+        // a few times; a model stuck on unusable output is not worth more requests.
+        if (res.error.code === 'INVALID_ACTION' && ++invalidInARow < MAX_INVALID_IN_A_ROW) continue;
         record.failed = `step: ${res.error.code}`;
         return record;
       }
+      invalidInARow = 0;
       record.turns = res.info.turn;
       history.push(completion.message);
       if (opts.options?.observation === 'full') history.splice(0, history.length, ...res.observation.messages);
