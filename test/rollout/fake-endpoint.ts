@@ -3,14 +3,15 @@
  * It plays the oracle: the rollout's test hook sends `info.oracle_action` in the
  * `x-harness-gym-oracle-action` header, and the fake answers it as a chat completion (`tool_calls` for a
  * structured action, `content` for a raw-text one). `fail` decides, per request number, to answer
- * a 500, to hang past the client's timeout, or to answer normally.
+ * a 500, to hang past the client's timeout, to answer a tool call the environment must refuse
+ * (`arguments` an object, not a JSON string), or to answer normally.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ORACLE_ACTION_HEADER } from '../../client/rollout.js';
 
 /** What the fake does with request n (1-based). */
-export type FakeBehaviour = 'ok' | 'error500' | 'hang';
+export type FakeBehaviour = 'ok' | 'error500' | 'hang' | 'invalid';
 
 /** A running fake endpoint. */
 export interface FakeEndpoint {
@@ -37,6 +38,19 @@ export async function startFakeEndpoint(fail: (n: number) => FakeBehaviour = () 
       const behaviour = fail(n);
       if (behaviour === 'error500') {
         res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"boom"}');
+        return;
+      }
+      if (behaviour === 'invalid') {
+        const bad = {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'x', type: 'function', function: { name: 'load_skill', arguments: { name: 1 } } }],
+        };
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({ id: `cmpl-${n}`, object: 'chat.completion', choices: [{ index: 0, message: bad, finish_reason: 'stop' }] }),
+          );
         return;
       }
       if (behaviour === 'hang') {

@@ -75,6 +75,18 @@ describe('rollout retries', () => {
     }
   }, 60_000);
 
+  it('an endpoint whose actions the environment keeps refusing fails the episode after three tries', async () => {
+    const fake = await startFakeEndpoint(() => 'invalid');
+    try {
+      const { summary, records } = await runRollout({ ...base, url: srv.url, baseUrl: fake.baseUrl, episodes: 4, concurrency: 2 });
+      expect(summary).toMatchObject({ episodes: 4, completed: 0, failed: 4 });
+      expect(records.map((r) => r.failed)).toEqual(Array(4).fill('step: INVALID_ACTION'));
+      expect(fake.requests).toBe(12);
+    } finally {
+      await fake.close();
+    }
+  }, 60_000);
+
   it('backoff doubles; a completion without tool_calls becomes a raw-text action', () => {
     expect([1, 2, 3, 4].map((a) => backoffDelay(100, a))).toEqual([100, 200, 400, 800]);
     expect(completionToAction({ choices: [{ message: { role: 'assistant', content: 'hi' } }] })).toEqual({
