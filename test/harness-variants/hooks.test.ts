@@ -1,3 +1,4 @@
+import { SEEDS, SPLITS, LOCALES, opFrom, cases, expectDisjoint } from './kit.js';
 import { describe, expect, it } from 'vitest';
 import type { HookViolation, Locale, Split } from '../../protocol/domain.js';
 import type { Harness, HookSpec } from '../../protocol/harness.js';
@@ -16,21 +17,12 @@ import {
   REQUIRED_ENDINGS,
   TOGGLEABLE_CHECKS,
 } from '../../harness-variants/ops/pools-hooks.js';
-import type { SplitPool } from '../../harness-variants/ops/kit.js';
 import { feedbackMessage, generateTask, runReplyHooks } from '../../env/index.js';
 import { renderSystemPrompt } from '../../env/prompt.js';
 import { worldFor } from '../../mock-services/index.js';
 import { evaluate, memorizerPolicy, oraclePolicy } from '../../policies/index.js';
 
-const SEEDS = 40;
-const SPLITS: readonly Split[] = ['train', 'eval'];
-const LOCALES: readonly Locale[] = ['zh-CN', 'en'];
-
-function op(name: string): HarnessTransform {
-  const found = HOOK_OPS.find((o) => o.name === name);
-  if (!found) throw new Error(`no operator ${name}`);
-  return found;
-}
+const op = (name: string): HarnessTransform => opFrom(HOOK_OPS, name);
 
 function spec(split: Split): VariantSpec {
   return { families: ['hooks'], intensity: 1, split };
@@ -38,10 +30,6 @@ function spec(split: Split): VariantSpec {
 
 function build(ops: HarnessTransform | HarnessTransform[], seed: number, locale: Locale, split: Split): BuiltVariant {
   return buildVariant(loadBaseHarness(locale), spec(split), seed, generateTask(seed, locale), Array.isArray(ops) ? ops : [ops]);
-}
-
-function* cases(): Generator<{ seed: number; locale: Locale; split: Split }> {
-  for (const split of SPLITS) for (const locale of LOCALES) for (let seed = 0; seed < SEEDS; seed++) yield { seed, locale, split };
 }
 
 function hook(h: Harness, id: string): HookSpec {
@@ -57,14 +45,6 @@ function promptOf(v: BuiltVariant, seed: number, locale: Locale): string {
 
 function outputRules(h: Harness): string[] {
   return h.prompt.blocks.find((b) => b.id === 'output_rules')?.items ?? [];
-}
-
-function expectDisjoint<T>(label: string, pool: SplitPool<T>): void {
-  const train = new Set(pool.train);
-  expect(
-    pool.eval.filter((x) => train.has(x)),
-    label,
-  ).toEqual([]);
 }
 
 /** Per operator: whether its effect shows on the built variant (compared with the base harness). */
@@ -286,14 +266,14 @@ describe('hook operators: invariants', () => {
 
 describe('hook operators: pools', () => {
   it('train and eval halves never share an entry', () => {
-    expectDisjoint('feedback styles', FEEDBACK_STYLES);
-    expectDisjoint('toggleable checks', TOGGLEABLE_CHECKS);
+    expectDisjoint(FEEDBACK_STYLES, 'feedback styles');
+    expectDisjoint(TOGGLEABLE_CHECKS, 'toggleable checks');
     for (const l of LOCALES) {
-      expectDisjoint(`forbidden words ${l}`, FORBIDDEN_WORDS[l]);
-      expectDisjoint(`endings ${l}`, REQUIRED_ENDINGS[l]);
-      expectDisjoint(`forbidden statements ${l}`, FORBIDDEN_STATEMENTS[l]);
-      expectDisjoint(`ending statements ${l}`, ENDING_STATEMENTS[l]);
-      expectDisjoint(`language statements ${l}`, LANGUAGE_STATEMENTS[l]);
+      expectDisjoint(FORBIDDEN_WORDS[l], `forbidden words ${l}`);
+      expectDisjoint(REQUIRED_ENDINGS[l], `endings ${l}`);
+      expectDisjoint(FORBIDDEN_STATEMENTS[l], `forbidden statements ${l}`);
+      expectDisjoint(ENDING_STATEMENTS[l], `ending statements ${l}`);
+      expectDisjoint(LANGUAGE_STATEMENTS[l], `language statements ${l}`);
     }
   });
 

@@ -1,3 +1,4 @@
+import { SEEDS, SPLITS, LOCALES, opFrom, cases, expectDisjoint } from './kit.js';
 import { describe, expect, it } from 'vitest';
 import type { Locale, Split, Task } from '../../protocol/domain.js';
 import type { Harness } from '../../protocol/harness.js';
@@ -24,24 +25,12 @@ import { renderSystemPrompt } from '../../env/prompt.js';
 import { worldFor } from '../../mock-services/index.js';
 import { evaluate, oraclePolicy } from '../../policies/index.js';
 
-const SEEDS = 40;
-const SPLITS: Split[] = ['train', 'eval'];
-const LOCALES: Locale[] = ['zh-CN', 'en'];
-
-function op(name: string): HarnessTransform {
-  const found = PROMPT_OPS.find((o) => o.name === name);
-  if (!found) throw new Error(`no operator ${name}`);
-  return found;
-}
+const op = (name: string): HarnessTransform => opFrom(PROMPT_OPS, name);
 
 function build(o: HarnessTransform, seed: number, locale: Locale, split: Split): { v: BuiltVariant; base: Harness; task: Task } {
   const base = loadBaseHarness(locale);
   const task = generateTask(seed, locale);
   return { v: buildVariant(base, { families: ['prompt'], intensity: 1, split }, seed, task, [o]), base, task };
-}
-
-function* cases(): Generator<{ seed: number; locale: Locale; split: Split }> {
-  for (const split of SPLITS) for (const locale of LOCALES) for (let seed = 0; seed < SEEDS; seed++) yield { seed, locale, split };
 }
 
 function prompt(h: Harness, task: Task): string {
@@ -50,11 +39,6 @@ function prompt(h: Harness, task: Task): string {
 
 function half<T>(pool: SplitPool<T>, split: Split): readonly T[] {
   return split === 'eval' ? pool.eval : pool.train;
-}
-
-function disjoint<T>(pool: SplitPool<T>, key: (x: T) => string = (x) => JSON.stringify(x)): void {
-  const train = new Set(pool.train.map(key));
-  expect(pool.eval.map(key).filter((x) => train.has(x))).toEqual([]);
 }
 
 /** Titles and spec words of a task's world that its message names. */
@@ -324,9 +308,9 @@ describe('viewer message operators', () => {
 
 describe('prompt pools', () => {
   it('train and eval halves are disjoint for every pool', () => {
-    disjoint(HEADER_STYLES);
-    disjoint(SEPARATORS);
-    disjoint(ITEM_STYLES);
+    expectDisjoint(HEADER_STYLES);
+    expectDisjoint(SEPARATORS);
+    expectDisjoint(ITEM_STYLES);
     for (const byLocale of Object.values(BLOCK_PARAPHRASES)) {
       for (const pool of Object.values(byLocale)) {
         // Each part separately: a title, a template or a rule list is never shared by the two halves.
@@ -340,8 +324,8 @@ describe('prompt pools', () => {
       }
     }
     for (const table of [IRRELEVANT_CONTEXT, MESSAGE_PREFIXES, MESSAGE_SUFFIXES, MESSAGE_TAILS])
-      for (const pool of Object.values(table)) disjoint(pool);
-    for (const pool of Object.values(MESSAGE_TYPOS)) disjoint(pool, (t) => `${t.from}->${t.to}`);
+      for (const pool of Object.values(table)) expectDisjoint(pool);
+    for (const pool of Object.values(MESSAGE_TYPOS)) expectDisjoint(pool, undefined, (t) => `${t.from}->${t.to}`);
   });
 
   it('message fillers and typos add no digits', () => {

@@ -1,3 +1,4 @@
+import { SEEDS, SPLITS, LOCALES, opFrom, cases, expectDisjoint } from './kit.js';
 import { describe, expect, it } from 'vitest';
 import type { Locale, Split } from '../../protocol/domain.js';
 import type { Harness } from '../../protocol/harness.js';
@@ -15,22 +16,14 @@ import {
   SKILL_DESCRIPTIONS,
   SKILL_LOCALE_NAMES,
 } from '../../harness-variants/ops/pools-skills.js';
-import type { SplitPool } from '../../harness-variants/ops/kit.js';
 import { generateTask } from '../../env/tasks/index.js';
 import { renderSystemPrompt } from '../../env/prompt.js';
 import { worldFor } from '../../mock-services/index.js';
 import { evaluate, oraclePolicy } from '../../policies/index.js';
 
-const SEEDS = 40;
-const SPLITS: Split[] = ['train', 'eval'];
-const LOCALES: Locale[] = ['zh-CN', 'en'];
 const CANONICAL = loadBaseHarness('zh-CN').skills.map((s) => s.name);
 
-function op(name: string): HarnessTransform {
-  const found = SKILL_OPS.find((o) => o.name === name);
-  if (!found) throw new Error(`no operator ${name}`);
-  return found;
-}
+const op = (name: string): HarnessTransform => opFrom(SKILL_OPS, name);
 
 /** Build `op` alone at full intensity for seed `seed`. */
 function build(o: HarnessTransform, seed: number, locale: Locale, split: Split): { v: BuiltVariant; base: Harness } {
@@ -40,14 +33,6 @@ function build(o: HarnessTransform, seed: number, locale: Locale, split: Split):
 }
 
 /** Every (seed, locale, split) combination a check runs over. */
-function* cases(): Generator<{ seed: number; locale: Locale; split: Split }> {
-  for (const split of SPLITS) for (const locale of LOCALES) for (let seed = 0; seed < SEEDS; seed++) yield { seed, locale, split };
-}
-
-function disjoint<T>(pool: SplitPool<T>, key: (x: T) => string = (x) => String(x)): void {
-  const train = new Set(pool.train.map(key));
-  expect(pool.eval.map(key).filter((x) => train.has(x))).toEqual([]);
-}
 
 const RULE_LINE = /^(?:[-•*·→+] |\d+(?:\. |\) |）|、)|\(\d+\) |（\d+）|\[\d+\] |第\d+条：|规则\d+：|Rule \d+: |Step \d+: )(.*)$/;
 
@@ -325,16 +310,16 @@ describe('skills.order.shuffle and skills.disclosure.inline', () => {
 
 describe('skill pools', () => {
   it('train and eval halves are disjoint for every pool', () => {
-    for (const pool of Object.values(SKILL_SYNONYMS)) disjoint(pool);
-    for (const pool of Object.values(SKILL_LOCALE_NAMES)) disjoint(pool);
-    for (const byLocale of Object.values(SKILL_DESCRIPTIONS)) for (const pool of Object.values(byLocale)) disjoint(pool);
-    for (const pool of Object.values(NUMBERING_STYLES)) disjoint(pool);
-    disjoint(CASE_STYLES);
-    disjoint(OPAQUE_PREFIXES);
-    disjoint(RULE_FORMATS);
-    disjoint(DISTRACTOR_SKILLS, (d) => d.name);
-    disjoint(NEAR_DUPLICATE_PATTERNS.ascii);
-    disjoint(NEAR_DUPLICATE_PATTERNS.han);
+    for (const pool of Object.values(SKILL_SYNONYMS)) expectDisjoint(pool);
+    for (const pool of Object.values(SKILL_LOCALE_NAMES)) expectDisjoint(pool);
+    for (const byLocale of Object.values(SKILL_DESCRIPTIONS)) for (const pool of Object.values(byLocale)) expectDisjoint(pool);
+    for (const pool of Object.values(NUMBERING_STYLES)) expectDisjoint(pool);
+    expectDisjoint(CASE_STYLES);
+    expectDisjoint(OPAQUE_PREFIXES);
+    expectDisjoint(RULE_FORMATS);
+    expectDisjoint(DISTRACTOR_SKILLS, undefined, (d) => d.name);
+    expectDisjoint(NEAR_DUPLICATE_PATTERNS.ascii);
+    expectDisjoint(NEAR_DUPLICATE_PATTERNS.han);
     // Names from different tables never collide either (a synonym is never another skill's Chinese name).
     const all = [
       ...Object.values(SKILL_SYNONYMS).flatMap((p) => [...p.train, ...p.eval]),

@@ -1,3 +1,4 @@
+import { SEEDS, SPLITS, LOCALES, opFrom, cases, expectDisjoint } from './kit.js';
 import { describe, expect, it } from 'vitest';
 import type { Locale, Split, ToolSchema } from '../../protocol/domain.js';
 import type { Harness } from '../../protocol/harness.js';
@@ -25,16 +26,9 @@ import { renderSystemPrompt } from '../../env/prompt.js';
 import { worldFor } from '../../mock-services/index.js';
 import { evaluate, memorizerPolicy, oraclePolicy } from '../../policies/index.js';
 
-const SEEDS = 40;
-const SPLITS: readonly Split[] = ['train', 'eval'];
-const LOCALES: readonly Locale[] = ['zh-CN', 'en'];
 const CANONICAL_FIELDS = new Set([...CANONICAL_PARAMS, ...CANONICAL_RESULT_FIELDS]);
 
-function op(name: string): HarnessTransform {
-  const found = TOOL_OPS.find((o) => o.name === name);
-  if (!found) throw new Error(`no operator ${name}`);
-  return found;
-}
+const op = (name: string): HarnessTransform => opFrom(TOOL_OPS, name);
 
 function spec(split: Split): VariantSpec {
   return { families: ['tools'], intensity: 1, split };
@@ -45,9 +39,6 @@ function build(o: HarnessTransform, seed: number, locale: Locale, split: Split):
 }
 
 /** Every (seed, locale, split) case an operator is checked on. */
-function* cases(): Generator<{ seed: number; locale: Locale; split: Split }> {
-  for (const split of SPLITS) for (const locale of LOCALES) for (let seed = 0; seed < SEEDS; seed++) yield { seed, locale, split };
-}
 
 function toolNamed(h: Harness, name: string): ToolSchema {
   const t = h.tools.find((x) => x.function.name === name);
@@ -60,12 +51,6 @@ const propsOf = (t: ToolSchema): Record<string, Record<string, unknown>> =>
 
 function allOf<T>(pool: SplitPool<T>): T[] {
   return [...pool.train, ...pool.eval];
-}
-
-function expectDisjoint<T>(label: string, pool: SplitPool<T>): void {
-  const train = new Set(pool.train.map((x) => JSON.stringify(x)));
-  const both = pool.eval.map((x) => JSON.stringify(x)).filter((x) => train.has(x));
-  expect(both, label).toEqual([]);
 }
 
 /** Per operator: whether its effect shows on the built variant (compared with the base harness). */
@@ -359,21 +344,21 @@ describe('tool operators: invariants', () => {
 
 describe('tool operators: pools', () => {
   it('train and eval halves never share an entry', () => {
-    for (const [k, p] of Object.entries(TOOL_SYNONYMS)) expectDisjoint(`tool ${k}`, p);
-    for (const [k, p] of Object.entries(PARAM_SYNONYMS)) expectDisjoint(`param ${k}`, p);
-    for (const [k, p] of Object.entries(RESULT_SYNONYMS)) expectDisjoint(`result ${k}`, p);
+    for (const [k, p] of Object.entries(TOOL_SYNONYMS)) expectDisjoint(p, `tool ${k}`);
+    for (const [k, p] of Object.entries(PARAM_SYNONYMS)) expectDisjoint(p, `param ${k}`);
+    for (const [k, p] of Object.entries(RESULT_SYNONYMS)) expectDisjoint(p, `result ${k}`);
     for (const [k, byLocale] of Object.entries(TOOL_DESCRIPTIONS))
-      for (const l of LOCALES) expectDisjoint(`description ${k}/${l}`, byLocale[l]);
-    for (const l of LOCALES) expectDisjoint(`similar description ${l}`, SIMILAR_DESCRIPTIONS[l]);
-    expectDisjoint('case styles', CASE_STYLES);
-    expectDisjoint('extra params', EXTRA_PARAMS);
-    expectDisjoint('nest wrappers', NEST_WRAPPERS);
-    expectDisjoint('doc styles', DOC_STYLES);
-    expectDisjoint('similar names', SIMILAR_NAMES);
-    expectDisjoint('distractors', { train: DISTRACTOR_TOOLS.train.map((d) => d.name), eval: DISTRACTOR_TOOLS.eval.map((d) => d.name) });
+      for (const l of LOCALES) expectDisjoint(byLocale[l], `description ${k}/${l}`);
+    for (const l of LOCALES) expectDisjoint(SIMILAR_DESCRIPTIONS[l], `similar description ${l}`);
+    expectDisjoint(CASE_STYLES, 'case styles');
+    expectDisjoint(EXTRA_PARAMS, 'extra params');
+    expectDisjoint(NEST_WRAPPERS, 'nest wrappers');
+    expectDisjoint(DOC_STYLES, 'doc styles');
+    expectDisjoint(SIMILAR_NAMES, 'similar names');
+    expectDisjoint({ train: DISTRACTOR_TOOLS.train.map((d) => d.name), eval: DISTRACTOR_TOOLS.eval.map((d) => d.name) }, 'distractors');
     // Across tables too: a field name of one split never appears in the other split of any field table.
     const fieldPools = [...Object.values(PARAM_SYNONYMS), ...Object.values(RESULT_SYNONYMS)];
-    expectDisjoint('all field synonyms', { train: fieldPools.flatMap((p) => p.train), eval: fieldPools.flatMap((p) => p.eval) });
+    expectDisjoint({ train: fieldPools.flatMap((p) => p.train), eval: fieldPools.flatMap((p) => p.eval) }, 'all field synonyms');
   });
 
   it('no synonym, extra parameter, wrapper or decoy name is a canonical name', () => {
