@@ -139,24 +139,31 @@ interface CompiledPhrases {
   negation: Record<Locale, { re: RegExp; window: number }>;
 }
 
-const compiled = new WeakMap<HookSpec, unknown>();
-// Variants copy the harness, so every augmented episode brings new spec objects with (mostly) the same
-// params: a second, content-keyed and bounded cache keeps them from recompiling the phrase regexes.
+// Compiled forms are cached by the params object (variants share the base harness's params objects for
+// the hooks they leave alone), then by content: an operator that rebuilds params with the same content
+// (or a copied harness) does not recompile the phrase regexes. The content cache is bounded.
+const compiled = new WeakMap<object, Map<string, unknown>>();
 const byContent = new Map<string, unknown>();
 const MAX_BY_CONTENT = 256;
 
 /** Parse and compile a spec's params once; a bad spec is a programmer error in a variant (throws). */
 function compileOnce<T>(spec: HookSpec, build: (spec: HookSpec) => T): T {
-  let hit = compiled.get(spec) as T | undefined;
+  const slot = `${spec.id}\u0000${build.name}`;
+  let perParams = compiled.get(spec.params);
+  if (perParams === undefined) {
+    perParams = new Map();
+    compiled.set(spec.params, perParams);
+  }
+  let hit = perParams.get(slot) as T | undefined;
   if (hit === undefined) {
-    const key = `${spec.id}\u0000${build.name}\u0000${JSON.stringify(spec.params)}`;
+    const key = `${slot}\u0000${JSON.stringify(spec.params)}`;
     hit = byContent.get(key) as T | undefined;
     if (hit === undefined) {
       hit = build(spec);
       if (byContent.size >= MAX_BY_CONTENT) byContent.delete(byContent.keys().next().value as string);
       byContent.set(key, hit);
     }
-    compiled.set(spec, hit);
+    perParams.set(slot, hit);
   }
   return hit;
 }

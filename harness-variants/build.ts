@@ -7,7 +7,7 @@
  * only skills the task does not use, limits no tighter than the reference reply, forbidden words it does
  * not say.
  */
-import type { Task } from '../protocol/domain.js';
+import type { Task, ToolSchema } from '../protocol/domain.js';
 import type { Harness } from '../protocol/harness.js';
 import { Rng } from '../protocol/rng.js';
 import type { SurfaceMap } from '../protocol/surface.js';
@@ -36,9 +36,27 @@ function emptyTables(): RenameTables {
   return { tools: {}, skills: {}, fields: {}, nest: {}, extra_params: {}, decoys: [] };
 }
 
-/** A deep, mutable copy of a (frozen) harness. */
+/**
+ * A mutable working copy of a (deep-frozen) base harness, copied only as deep as operators edit: lists
+ * and the objects in them are fresh, tool schemas are copied whole (operators reorder, retype and
+ * re-describe them), but hook params, skill bodies and other leaves are shared. Operators replace a
+ * shared leaf instead of mutating it; one that forgot would throw on the frozen base, in every test.
+ * This keeps reset cheap and lets compiled hook regexes be reused by identity.
+ */
 function cloneHarness(h: Harness): Harness {
-  return structuredClone(h) as Harness;
+  return {
+    ...h,
+    skills: h.skills.map((s) => ({ ...s, intents: [...s.intents], metadata: { ...s.metadata } })),
+    tools: h.tools.map((t) => JSON.parse(JSON.stringify(t)) as ToolSchema),
+    prompt: {
+      ...h.prompt,
+      blocks: h.prompt.blocks.map((b) => ({ ...b, items: [...b.items] })),
+      extra_context: [...h.prompt.extra_context],
+    },
+    hooks: h.hooks.map((k) => ({ ...k })),
+    retry: { ...h.retry, templates: { ...h.retry.templates } },
+    limits: { ...h.limits },
+  };
 }
 
 /** Build the variant of `spec` for one episode. `seed` is used when the spec carries none. */

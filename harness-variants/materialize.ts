@@ -8,12 +8,6 @@ import type { JsonSchema, ToolSchema } from '../protocol/domain.js';
 import type { Harness, PromptBlock, Skill } from '../protocol/harness.js';
 import type { RenameTables, VariantDraft } from './types.js';
 
-const ID_CHARS = 'A-Za-z0-9_\\-';
-
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /**
  * A rewriter for identifiers in prose. Tool names and parameter or field names that are unmistakably
  * identifiers (snake_case, they contain "_") are rewritten wherever they stand. Skill names are rewritten
@@ -25,17 +19,23 @@ export function textRewriter(tables: RenameTables): (text: string) => string {
   for (const [c, s] of Object.entries(tables.tools)) bare.set(c, s);
   for (const [c, s] of Object.entries(tables.fields)) if (c.includes('_')) bare.set(c, s);
   const quoted = new Map<string, string>();
-  for (const [c, s] of Object.entries(tables.skills)) quoted.set(`\`${c}\``, `\`${s}\``);
-  const parts: string[] = [];
-  if (quoted.size > 0) parts.push(...[...quoted.keys()].map(escapeRe));
-  if (bare.size > 0) {
-    const keys = [...bare.keys()].sort((a, b) => b.length - a.length).map(escapeRe);
-    parts.push(`(?<![${ID_CHARS}])(?:${keys.join('|')})(?![${ID_CHARS}])`);
-  }
-  if (parts.length === 0) return (t) => t;
-  const re = new RegExp(parts.join('|'), 'g');
-  return (text) => text.replace(re, (m) => quoted.get(m) ?? bare.get(m) ?? m);
+  for (const [c, s] of Object.entries(tables.skills)) quoted.set(c, s);
+  if (bare.size === 0 && quoted.size === 0) return (t) => t;
+  // One pass over maximal identifier runs (and backticked spans) with a Map lookup: a run of identifier
+  // characters is exactly what the boundaries of a name delimit, and a simple character class scans far
+  // faster than an alternation of every name.
+  const rewriteBare = (text: string): string => (bare.size === 0 ? text : text.replace(IDENT_RUN, (m) => bare.get(m) ?? m));
+  return (text) =>
+    text.replace(IDENT_OR_QUOTED, (m) => {
+      if (m.charCodeAt(0) !== 96 /* ` */) return bare.get(m) ?? m;
+      const inner = m.slice(1, -1);
+      const skill = quoted.get(inner);
+      return skill !== undefined ? `\`${skill}\`` : `\`${rewriteBare(inner)}\``;
+    });
 }
+
+const IDENT_RUN = /[A-Za-z0-9_-]+/g;
+const IDENT_OR_QUOTED = /`[^`\n]{1,80}`|[A-Za-z0-9_-]+/g;
 
 function renameSchema(tool: string, params: JsonSchema, tables: RenameTables, rewrite: (t: string) => string): JsonSchema {
   const props = (params.properties ?? {}) as Record<string, JsonSchema>;

@@ -277,12 +277,13 @@ describe('hook order and switches', () => {
     expect(() => runReplyHooks(hooks, ctx('zh-CN', '好的'))).toThrow(/^hook factual_risk: invalid params/);
   });
 
-  it('compiles params once per HookSpec object', () => {
+  it('compiled forms follow the params (cached by params object and by content, never stale)', () => {
     const spec: HookSpec = { id: 'factual_risk', stage: 'reply', enabled: true, params: { allowed_numbers: [7] } };
-    const first = runReplyHooks([spec], ctx('zh-CN', '7天'));
-    spec.params = { allowed_numbers: [] }; // same object: the compiled form is reused
-    expect([first, runReplyHooks([spec], ctx('zh-CN', '7天'))]).toEqual([[], []]);
-    expect(runReplyHooks([{ ...spec }], ctx('zh-CN', '7天')).map((x) => x.code)).toEqual(['UNGROUNDED_NUMBER']);
+    expect(runReplyHooks([spec], ctx('zh-CN', '7天'))).toEqual([]);
+    expect(runReplyHooks([{ ...spec }], ctx('zh-CN', '7天'))).toEqual([]); // a copied spec sharing the params
+    spec.params = { allowed_numbers: [] }; // new params: the rule follows them
+    expect(runReplyHooks([spec], ctx('zh-CN', '7天')).map((x) => x.code)).toEqual(['UNGROUNDED_NUMBER']);
+    expect(runReplyHooks([{ ...spec, params: { allowed_numbers: [7] } }], ctx('zh-CN', '7天'))).toEqual([]); // equal content
   });
 
   it('isReplySkill tells reply skills from strategy skills and unknown names', () => {
