@@ -1,4 +1,4 @@
-import { SEEDS, SPLITS, LOCALES, opFrom, cases, expectDisjoint } from './kit.js';
+import { SEEDS, SPLITS, LOCALES, opFrom, cases, expectDisjoint, expectOracleScoresOne } from './kit.js';
 import { describe, expect, it } from 'vitest';
 import type { HookViolation, Locale, Split } from '../../protocol/domain.js';
 import type { Harness, HookSpec } from '../../protocol/harness.js';
@@ -72,20 +72,7 @@ describe('hook operators: registry', () => {
 
 describe.each(HOOK_OPS.map((o) => [o.name, o] as const))('%s', (name, o) => {
   it('keeps the oracle at exactly 1 alone at intensity 1 (both splits, both locales)', () => {
-    for (const split of SPLITS) {
-      for (const locale of LOCALES) {
-        const s = evaluate({
-          policy: oraclePolicy,
-          episodes: SEEDS,
-          seed: 1,
-          locale,
-          variant: spec(split) as unknown as string,
-          config: { operators: [o] },
-        });
-        expect(s.reward.mean, `${split}/${locale}`).toBe(1);
-        expect(s.errors).toBe(0);
-      }
-    }
+    for (const split of SPLITS) for (const locale of LOCALES) expectOracleScoresOne(o, split, locale);
   });
 
   it('is deterministic and visible on every seed; tools, skills and task are untouched', () => {

@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import type { Locale, Split } from '../../protocol/domain.js';
 import type { HarnessTransform } from '../../harness-variants/index.js';
 import type { SplitPool } from '../../harness-variants/ops/kit.js';
+import { evaluate, oraclePolicy } from '../../policies/index.js';
 
 /** Seeds per (split, locale) cell. */
 export const SEEDS = 40;
@@ -28,4 +29,18 @@ export function expectDisjoint<T>(pool: SplitPool<T>, label?: string, key: (x: T
     pool.eval.map(key).filter((x) => train.has(x)),
     label,
   ).toEqual([]);
+}
+
+/** The oracle, alone with `op` at full intensity, scores exactly 1 with no refused action. */
+export function expectOracleScoresOne(op: HarnessTransform, split: Split, locale: Locale): void {
+  const summary = evaluate({
+    policy: oraclePolicy,
+    episodes: SEEDS,
+    seed: 1,
+    variant: { families: [op.family], intensity: 1, split },
+    locale,
+    config: { operators: [op] },
+  });
+  expect(summary.reward.mean, `${op.name} ${split}/${locale}`).toBe(1);
+  expect(summary.errors).toBe(0);
 }

@@ -1,4 +1,4 @@
-import { SEEDS, SPLITS, LOCALES, opFrom, cases, expectDisjoint } from './kit.js';
+import { SEEDS, SPLITS, LOCALES, opFrom, cases, expectDisjoint, expectOracleScoresOne } from './kit.js';
 import { describe, expect, it } from 'vitest';
 import type { Locale, Split } from '../../protocol/domain.js';
 import type { Harness } from '../../protocol/harness.js';
@@ -19,7 +19,6 @@ import {
 import { generateTask } from '../../env/tasks/index.js';
 import { renderSystemPrompt } from '../../env/prompt.js';
 import { worldFor } from '../../mock-services/index.js';
-import { evaluate, oraclePolicy } from '../../policies/index.js';
 
 const CANONICAL = loadBaseHarness('zh-CN').skills.map((s) => s.name);
 
@@ -50,18 +49,7 @@ function nonRuleLines(body: string): string[] {
 describe.each(SKILL_OPS.map((o) => [o.name, o] as const))('%s alone at intensity 1', (_name, o) => {
   it.each(SPLITS.flatMap((split) => LOCALES.map((locale) => [split, locale] as const)))(
     'the oracle scores exactly 1 (%s, %s)',
-    (split, locale) => {
-      const summary = evaluate({
-        policy: oraclePolicy,
-        episodes: SEEDS,
-        seed: 1,
-        variant: { families: ['skills'], intensity: 1, split },
-        locale,
-        config: { operators: [o] },
-      });
-      expect(summary.reward.mean).toBe(1);
-      expect(summary.errors).toBe(0);
-    },
+    (split, locale) => expectOracleScoresOne(o, split, locale),
   );
 
   it('is deterministic and always applies', () => {

@@ -1,4 +1,4 @@
-import { SEEDS, SPLITS, LOCALES, opFrom, cases, expectDisjoint } from './kit.js';
+import { SPLITS, LOCALES, opFrom, cases, expectDisjoint, expectOracleScoresOne } from './kit.js';
 import { describe, expect, it } from 'vitest';
 import type { Locale, Split, ToolSchema } from '../../protocol/domain.js';
 import type { Harness } from '../../protocol/harness.js';
@@ -83,20 +83,7 @@ describe('tool operators: registry', () => {
 
 describe.each(TOOL_OPS.map((o) => [o.name, o] as const))('%s', (name, o) => {
   it('keeps the oracle at exactly 1 alone at intensity 1 (both splits, both locales)', () => {
-    for (const split of SPLITS) {
-      for (const locale of LOCALES) {
-        const s = evaluate({
-          policy: oraclePolicy,
-          episodes: SEEDS,
-          seed: 1,
-          locale,
-          variant: spec(split) as unknown as string,
-          config: { operators: [o] },
-        });
-        expect(s.reward.mean, `${split}/${locale}`).toBe(1);
-        expect(s.errors).toBe(0);
-      }
-    }
+    for (const split of SPLITS) for (const locale of LOCALES) expectOracleScoresOne(o, split, locale);
   });
 
   it('is deterministic and visible on every seed', () => {

@@ -7,6 +7,7 @@ import type { EpisodeStart, PolicyObservation } from '../../policies/policy.js';
 import { parseRoom } from '../../policies/memorizer-room.js';
 import { classify } from '../../policies/memorizer-script.js';
 import type { Locale } from '../../protocol/domain.js';
+import { CANONICAL_TOOLS, REPLY_SKILLS as BASE_REPLY_SKILLS } from '../../harness/index.js';
 
 /** Play one identity episode; returns every action the memorizer took and the final reward. */
 function play(
@@ -94,33 +95,9 @@ describe('memorizer policy', () => {
   });
 
   it('writes base-harness tool and skill names, loading a reply skill on its first turn', () => {
-    const TOOLS = new Set([
-      'discover_tools',
-      'get_product',
-      'search_products',
-      'check_stock',
-      'get_promotions',
-      'get_coupon',
-      'issue_coupon',
-      'push_link_card',
-      'list_orders',
-      'get_order_status',
-      'check_return_eligibility',
-      'search_faq',
-      'refuse_request',
-      'handoff_to_human',
-      'load_skill',
-    ]);
-    const REPLY_SKILLS = new Set([
-      'product-qa',
-      'chitchat',
-      'clarify-intent',
-      'after-sales',
-      'promotion',
-      'purchase-guide',
-      'risk-refusal',
-      'human-handoff',
-    ]);
+    // The base harness's own names: the memorizer must never write anything else.
+    const TOOLS = new Set<string>(CANONICAL_TOOLS);
+    const REPLY_SKILLS = new Set<string>(BASE_REPLY_SKILLS);
     const names = new Set<string>();
     for (let seed = 1; seed <= 30; seed++) {
       const { actions } = play(seed);
