@@ -482,6 +482,22 @@ function findOrder(ctx: ScriptContext, title: string): { step: Step } | { order:
   return order ? { order } : { failed: true };
 }
 
+/**
+ * The after-sales script's common opening: find the viewer's order by title, then ask one order tool
+ * about it. Returns the step to take next (a call, or the reply when the order is not found or the tool
+ * failed), or the tool's data.
+ */
+function orderToolResult(ctx: ScriptContext, title: string, tool: string, notFound: [string, string]): { step: Step } | { data: Obj } {
+  const o = findOrder(ctx, title);
+  if ('step' in o) return o;
+  if ('failed' in o) return { step: reply(T(ctx, notFound[0], notFound[1])) };
+  const args = { order_id: str(o.order.order_id) };
+  const r = ctx.result(tool, args);
+  if (r === undefined) return { step: calls(call(tool, args)) };
+  if (!r.ok || !isObj(r.data)) return { step: reply(unknownReply(ctx)) };
+  return { data: r.data };
+}
+
 /** How a reply names the order: by its title unless the title carries words a reply may not say. */
 function orderName(ctx: ScriptContext, title: string): string | null {
   return RISKY_TITLE.test(title) ? null : title;
@@ -501,16 +517,11 @@ function orderStatusPart(title: string): Part {
     kind: 'order_status',
     skill: 'after-sales',
     run(ctx) {
-      const o = findOrder(ctx, title);
-      if ('step' in o) return o.step;
-      if ('failed' in o)
-        return reply(
-          T(ctx, '亲，主播这边没查到这笔订单，可以在订单页看看物流哦', "I couldn't find that order; please check the order page."),
-        );
-      const args = { order_id: str(o.order.order_id) };
-      const r = ctx.result('get_order_status', args);
-      if (r === undefined) return calls(call('get_order_status', args));
-      if (!r.ok || !isObj(r.data)) return reply(unknownReply(ctx));
+      const r = orderToolResult(ctx, title, 'get_order_status', [
+        '亲，主播这边没查到这笔订单，可以在订单页看看物流哦',
+        "I couldn't find that order; please check the order page.",
+      ]);
+      if ('step' in r) return r.step;
       const status = str(r.data.status);
       const t = orderName(ctx, title) ?? T(ctx, '订单', 'order');
       const tracking = str(r.data.tracking_no);
@@ -540,16 +551,11 @@ function returnEligibilityPart(title: string): Part {
     kind: 'return_eligibility',
     skill: 'after-sales',
     run(ctx) {
-      const o = findOrder(ctx, title);
-      if ('step' in o) return o.step;
-      if ('failed' in o)
-        return reply(
-          T(ctx, '亲，主播这边没查到这笔订单，可以在订单页看看售后入口哦', "I couldn't find that order; please check the order page."),
-        );
-      const args = { order_id: str(o.order.order_id) };
-      const r = ctx.result('check_return_eligibility', args);
-      if (r === undefined) return calls(call('check_return_eligibility', args));
-      if (!r.ok || !isObj(r.data)) return reply(unknownReply(ctx));
+      const r = orderToolResult(ctx, title, 'check_return_eligibility', [
+        '亲，主播这边没查到这笔订单，可以在订单页看看售后入口哦',
+        "I couldn't find that order; please check the order page.",
+      ]);
+      if ('step' in r) return r.step;
       const e = r.data;
       const named = orderName(ctx, title);
       const d = str(e.deadline) ? sayClock(str(e.deadline), ctx.room.locale) : '';
