@@ -74,6 +74,27 @@ export const ServerConfigSchema = z.strictObject({
   max_sessions: z.int().min(1).max(1_000_000).default(256),
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
+   * Worker threads that own the episodes (server/shards.ts): 0 applies every request on the main thread;
+   * N > 0 shards sessions over N workers and keeps the main thread for the transport; "auto" is one per
+   * core left after the main thread (at least 1, at most 8).
+   */
+  workers: z.union([z.literal('auto'), z.int().min(0).max(64)]).default(0),
+  /** Backpressure (server/connection.ts): what one connection may make the server hold for it. */
+  backpressure: z
+    .strictObject({
+      /** Unsent reply bytes of one connection above which the server stops reading its requests. */
+      send_high_water_bytes: z
+        .int()
+        .min(64 * 1024)
+        .max(4 * 1024 * 1024 * 1024)
+        .default(16 * 1024 * 1024),
+      /** Seconds a connection may stay above the high-water mark before it is cut (it then may resume). */
+      stall_timeout_s: z.number().min(0.1).max(3600).default(30),
+      /** Requests received and not yet answered per connection above which reading pauses. */
+      max_queued_requests: z.int().min(1).max(100_000).default(64),
+    })
+    .prefault({}),
+  /**
    * Reward files (docs/REWARDS.md): profile files (JSON/YAML) and directories of custom module files
    * (`*.js`/`*.mjs`), read at start-up and again on SIGHUP. Paths are relative to the working directory.
    */
@@ -86,7 +107,8 @@ export const ServerConfigSchema = z.strictObject({
 });
 
 /** A parsed, frozen server configuration. */
-export type ServerConfig = Readonly<Omit<z.infer<typeof ServerConfigSchema>, 'limits' | 'record'>> & {
+export type ServerConfig = Readonly<Omit<z.infer<typeof ServerConfigSchema>, 'limits' | 'record' | 'backpressure'>> & {
+  readonly backpressure: Readonly<z.infer<typeof ServerConfigSchema>['backpressure']>;
   readonly limits: Readonly<z.infer<typeof ServerLimitsSchema>>;
   readonly record: Readonly<z.infer<typeof RecordConfigSchema>>;
 };
@@ -164,15 +186,18 @@ export function readConfigFile(path: string): { ok: true; value: Record<string, 
 }
 
 /**
- * Load the configuration: defaults, then the optional file, then `overrides` (the command-line flags,
- * in the file's shape; `undefined` values are ignored). Errors name the file and each bad key.
+ * Load the configuration: defaults, then `base` (a caller's own defaults, e.g. serve's `workers: "auto"`),
+ * then the optional file, then `overrides` (the command-line flags, in the file's shape; `undefined` values
+ * are ignored). Errors name the file and each bad key.
  */
-export function loadServerConfig(opts: { file?: string; overrides?: Record<string, unknown> } = {}): ConfigResult {
-  let input: Record<string, unknown> = {};
+export function loadServerConfig(
+  opts: { file?: string; overrides?: Record<string, unknown>; base?: Record<string, unknown> } = {},
+): ConfigResult {
+  let input: Record<string, unknown> = opts.base ?? {};
   if (opts.file !== undefined) {
     const file = readConfigFile(opts.file);
     if (!file.ok) return file;
-    input = file.value;
+    input = merge(input, file.value);
   }
   if (opts.overrides) input = merge(input, opts.overrides);
   return parseServerConfig(input);

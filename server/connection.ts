@@ -20,7 +20,7 @@ import {
 } from '../protocol/wire.js';
 import type { ServerCore } from './core.js';
 import { welcomeMessage } from './info.js';
-import type { SessionRequest } from './session.js';
+import type { SessionRequest } from './shard.js';
 import type { Session } from './session.js';
 
 /** Edge schemas by request type (hello is answered by the connection itself). */
@@ -67,6 +67,10 @@ export class Connection {
   #missedPings = 0;
   #dropped = false;
   #pingTimer: NodeJS.Timeout;
+  /** Set while reading is paused because the peer does not read its replies. */
+  #stallTimer: NodeJS.Timeout | null = null;
+  /** True while the socket is paused (a stall, or too many unanswered requests). */
+  #paused = false;
 
   constructor(core: ServerCore, ws: WebSocket) {
     this.#core = core;
@@ -82,9 +86,70 @@ export class Connection {
     this.#pingTimer.unref();
   }
 
-  /** Send encoded bytes, if the socket is still open (a reply to a dropped peer stays in the replay window). */
+  /**
+   * Send encoded bytes, if the socket is still open (a reply to a dropped peer stays in the replay window).
+   *
+   * Backpressure: a peer that does not read its replies makes them pile up in this process. Above
+   * `backpressure.send_high_water_bytes` of unsent bytes the server stops reading the peer's requests
+   * (TCP then pushes back on the peer); below half of it, reading resumes. A peer that stays above the mark
+   * for `stall_timeout_s`, or whose queued requests push it past twice the mark, is cut like a dropped
+   * peer: its session waits for a resume, with its replies in the replay window.
+   */
   sendBytes(bytes: Buffer | string): void {
-    if (this.ws.readyState === OPEN) this.ws.send(bytes);
+    const ws = this.ws;
+    if (ws.readyState !== OPEN) return;
+    ws.send(bytes, this.#onSent);
+    const high = this.#core.config.backpressure.send_high_water_bytes;
+    const buffered = ws.bufferedAmount;
+    if (buffered <= high) return;
+    if (buffered > 2 * high) return this.#cutSlowReader(`${buffered} unsent bytes, over twice send_high_water_bytes (${high})`);
+    if (this.#stallTimer !== null) return;
+    const timeoutS = this.#core.config.backpressure.stall_timeout_s;
+    this.#stallTimer = setTimeout(() => {
+      this.#stallTimer = null;
+      if (ws.bufferedAmount > high / 2) this.#cutSlowReader(`${ws.bufferedAmount} unsent bytes for ${timeoutS} s`);
+      else this.#updateReading();
+    }, timeoutS * 1000);
+    this.#stallTimer.unref();
+    this.#updateReading();
+  }
+
+  /** A write reached the socket: once the backlog is under half the mark, stop counting a stall. */
+  readonly #onSent = (): void => {
+    if (this.#stallTimer !== null && this.ws.bufferedAmount <= this.#core.config.backpressure.send_high_water_bytes / 2) {
+      clearTimeout(this.#stallTimer);
+      this.#stallTimer = null;
+      this.#updateReading();
+    }
+  };
+
+  /** A request of this connection was answered: reading may resume. */
+  requestDone(): void {
+    if (this.#paused) this.#updateReading();
+  }
+
+  /**
+   * Read the peer's requests only while it reads its replies (no stall) and has at most
+   * `max_queued_requests` unanswered (resuming at half, so that pause/resume does not flap per frame).
+   */
+  #updateReading(): void {
+    const queued = this.session?.busy ?? 0;
+    const max = this.#core.config.backpressure.max_queued_requests;
+    const pause = this.#stallTimer !== null || queued >= max || (this.#paused && queued > max / 2);
+    if (pause === this.#paused || this.ws.readyState !== OPEN) return;
+    this.#paused = pause;
+    if (pause) this.ws.pause();
+    else this.ws.resume();
+  }
+
+  /** Cut a peer that does not read (logged, counted); its session waits for a resume as after a drop. */
+  #cutSlowReader(reason: string): void {
+    if (this.#stallTimer !== null) clearTimeout(this.#stallTimer);
+    this.#stallTimer = null;
+    this.#core.metrics.slowReaders.inc();
+    (this.session?.log ?? this.#core.log).warn({ reason }, 'slow reader disconnected');
+    this.#dropped = true;
+    this.ws.terminate();
   }
 
   /** Close with a code and reason; a peer that does not finish the handshake is cut after a short wait. */
@@ -115,6 +180,7 @@ export class Connection {
 
   #onClose(code: number): void {
     clearInterval(this.#pingTimer);
+    if (this.#stallTimer !== null) clearTimeout(this.#stallTimer);
     this.#core.connections.delete(this);
     const session = this.session;
     if (!session || session.conn !== this) return;
@@ -130,6 +196,7 @@ export class Connection {
 
   #onMessage(raw: RawData, binary: boolean): void {
     const core = this.#core;
+    const received = performance.now();
     const data = toBuffer(raw);
     this.session?.touch();
     const limit = core.config.limits.max_frame_bytes;
@@ -179,7 +246,8 @@ export class Connection {
         max_batch: core.config.limits.max_batch,
       });
     }
-    session.submit(this, req, binary);
+    session.submit(this, req, data, binary, received);
+    this.#updateReading();
   }
 
   #hello(msg: Record<string, unknown>, id: RequestId | null, binary: boolean): void {

@@ -17,6 +17,9 @@ import { buildServerInfo } from './info.js';
 import { createMetrics } from './metrics.js';
 import type { FreeReason, ServerMetrics } from './metrics.js';
 import { Session } from './session.js';
+import type { ShardStats } from './shard.js';
+import { LocalShards, WorkerShards, autoWorkers } from './shards.js';
+import type { ShardHost } from './shards.js';
 import { serverIdentity } from './version.js';
 
 /** Optional collaborators of a server (tests and embedders); the defaults suit `harness-gym serve`. */
@@ -37,6 +40,13 @@ export interface ServerDeps {
    * names any file.
    */
   rewards?: RewardCatalog;
+  /**
+   * The module each shard worker runs (default: server/shard-worker). Tests wrap the real one to inject
+   * failures; only used when `config.workers` is not 0.
+   */
+  workerFile?: string;
+  /** The LLM judge's bearer token for shard workers' reward catalogs (serve passes HARNESS_GYM_JUDGE_API_KEY). */
+  judgeApiKey?: string;
 }
 
 /** A snapshot of a server's state, for tests and diagnostics. */
@@ -70,8 +80,10 @@ export class ServerCore {
   #sessionCounter = 0;
   #inFlight = 0;
   #drainWaiters: (() => void)[] = [];
-  /** Record writers still flushing after their session ended (shutdown waits for them). */
-  readonly #recordCloses = new Set<Promise<void>>();
+  /** Sessions being freed (their shard answers asynchronously; shutdown waits for them). */
+  readonly #freeing = new Set<Promise<void>>();
+  /** Where the episodes live: this thread, or worker threads. */
+  readonly shards: ShardHost;
   shuttingDown = false;
 
   constructor(config: ServerConfig, logger: Logger, deps: ServerDeps = {}) {
@@ -92,6 +104,15 @@ export class ServerCore {
     this.#info = buildServerInfo(config, this.#env, serverIdentity());
     this.#unsubscribe = this.#catalog?.onSwap((next) => this.#swapRewards(next)) ?? (() => {});
     this.#tokenDigest = config.token === null ? null : digest(config.token);
+    const workers = config.workers === 'auto' ? autoWorkers() : config.workers;
+    if (workers > 0 && deps.env !== undefined && Object.keys(deps.env).length > 0) {
+      // Workers build their environment from the config alone; objects cannot be sent to them.
+      throw new TypeError('deps.env (an in-memory task source, registry or profiles) needs workers: 0');
+    }
+    this.shards =
+      workers === 0
+        ? new LocalShards({ config, env: () => this.#env, log: logger, codec: this.codec, yieldEvery: this.yieldEvery })
+        : new WorkerShards({ config, workers, log: logger, yieldEvery: this.yieldEvery, workerFile: deps.workerFile, judgeApiKey: deps.judgeApiKey });
     this.metrics = createMetrics({
       sessions: () => this.sessions.size,
       episodesLive: () => {
@@ -131,6 +152,18 @@ export class ServerCore {
     const info = buildServerInfo(this.config, env, serverIdentity());
     this.#env = env;
     this.#info = info;
+    this.shards.reloadRewards().catch((err: unknown) => this.log.error({ err }, 'shard workers failed to reload the reward files'));
+  }
+
+  /** Add what a shard counted to the server's metrics. */
+  addStats(stats: ShardStats): void {
+    const m = this.metrics;
+    if (stats.resets > 0) m.resets.inc(stats.resets);
+    if (stats.steps > 0) m.steps.inc(stats.steps);
+    for (const s of stats.stepSeconds) m.stepSeconds.observe(s);
+    for (const [code, n] of Object.entries(stats.errors)) m.errors.inc({ code }, n);
+    for (const [component, v] of stats.rewards) m.reward.observe({ component }, v);
+    if (stats.closed > 0) m.freed.inc({ reason: 'closed' satisfies FreeReason }, stats.closed);
   }
 
   /** A snapshot for tests and diagnostics. */
@@ -165,10 +198,14 @@ export class ServerCore {
   /** Free a session and its episodes (clean close, grace expiry, idle reaping, shutdown). Idempotent. */
   endSession(session: Session, reason: FreeReason): void {
     if (session.ended) return;
-    const n = session.free();
-    if (n > 0) this.metrics.freed.inc({ reason }, n);
-    this.sessions.delete(session.id);
-    session.log.debug({ reason, episodes: n }, 'session ended');
+    // The session leaves the table once its shard freed it, so a scrape never shows it gone but not freed.
+    const freeing: Promise<void> = session.free().then((n) => {
+      this.sessions.delete(session.id);
+      if (n > 0) this.metrics.freed.inc({ reason }, n);
+      session.log.debug({ reason, episodes: n }, 'session ended');
+      this.#freeing.delete(freeing);
+    });
+    this.#freeing.add(freeing);
   }
 
   /** An idle session: free it and close its connection with 1000 "idle". */
@@ -176,12 +213,6 @@ export class ServerCore {
     const conn = session.conn;
     this.endSession(session, 'idle');
     conn?.close(1000, 'idle');
-  }
-
-  /** Keep a session's record flush until it is done, so that shutdown can wait for it. */
-  trackRecordClose(p: Promise<void>): void {
-    const tracked = p.catch(() => undefined).finally(() => this.#recordCloses.delete(tracked));
-    this.#recordCloses.add(tracked);
   }
 
   /** Count an error reply (`harness_gym_errors_total{code}`). */
@@ -229,6 +260,9 @@ export class ServerCore {
       conn?.close(1001, 'shutting down');
     }
     for (const conn of [...this.connections]) conn.close(1001, 'shutting down');
-    await Promise.all([...this.#recordCloses]);
+    await Promise.all([...this.#freeing]);
+    // Every session's record file is flushed before the workers stop.
+    await this.shards.drain();
+    await this.shards.close();
   }
 }

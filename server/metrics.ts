@@ -2,7 +2,7 @@
  * Prometheus metrics, one registry per server instance (so that tests can build many servers). Gauges
  * are computed when scraped from the server's own state, so no code path has to keep them in step.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from 'prom-client';
 
 /** Why episodes were freed (`harness_gym_episodes_freed_total{reason}`). */
 export type FreeReason = 'closed' | 'ended_session' | 'grace_expired' | 'idle';
@@ -15,7 +15,10 @@ export interface ServerMetrics {
   readonly steps: Counter;
   readonly errors: Counter<'code'>;
   readonly stepSeconds: Histogram;
+  readonly stepLatency: Summary;
   readonly reward: Histogram<'component'>;
+  readonly slowReaders: Counter;
+  readonly workerFailures: Counter;
 }
 
 /** What the gauges read when scraped. */
@@ -65,6 +68,29 @@ export function createMetrics(sources: GaugeSources): ServerMetrics {
     buckets: [0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1],
     registers: [registry],
   });
+  // What a trainer waits for: frame receipt to reply written, per step item (queueing behind other
+  // requests of the session and, with workers, the worker round trip included). A sliding window, so
+  // that a start-up burst of resets does not stay in the quantiles forever.
+  const stepLatency = new Summary({
+    name: 'harness_gym_step_latency_seconds',
+    help: 'Server-side latency of a step item: frame received to reply written (last 60 s)',
+    percentiles: [0.5, 0.9, 0.99, 0.999],
+    maxAgeSeconds: 60,
+    ageBuckets: 6,
+    registers: [registry],
+  });
+  const slowReaders = new Counter({
+    name: 'harness_gym_slow_reader_disconnects_total',
+    help: 'Connections cut because their unsent replies stayed above send_buffer.high_water_bytes',
+    registers: [registry],
+  });
+  const workerFailures = new Counter({
+    name: 'harness_gym_worker_failures_total',
+    help: 'Requests whose worker task failed (their items were answered with INTERNAL)',
+    registers: [registry],
+  });
+  // process_resident_memory_bytes, heap sizes, event-loop lag: what a scaling question starts from.
+  collectDefaultMetrics({ register: registry });
   const reward = new Histogram({
     name: 'harness_gym_reward',
     help: 'Final rewards: each component, and the composite as component="total"',
@@ -72,5 +98,5 @@ export function createMetrics(sources: GaugeSources): ServerMetrics {
     buckets: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1],
     registers: [registry],
   });
-  return { registry, freed, resets, steps, errors, stepSeconds, reward };
+  return { registry, freed, resets, steps, errors, stepSeconds, stepLatency, reward, slowReaders, workerFailures };
 }

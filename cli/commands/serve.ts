@@ -30,6 +30,8 @@ interface ServeFlags {
   recordSample?: string;
   rewardsProfile?: string[];
   rewardModules?: string[];
+  workers?: string;
+  sendBufferBytes?: string;
 }
 
 /** Commander collector for repeatable flags. */
@@ -52,6 +54,8 @@ export function flagsToOverrides(f: ServeFlags, env: Readonly<Record<string, str
     log_level: f.logLevel,
     max_sessions: num(f.maxSessions),
     allow_oracle_hints: f.allowOracleHints,
+    workers: f.workers === undefined || f.workers === 'auto' ? f.workers : Number(f.workers),
+    backpressure: { send_high_water_bytes: num(f.sendBufferBytes) },
     limits: {
       max_batch: num(f.maxBatch),
       max_episodes: num(f.maxEpisodes),
@@ -93,10 +97,17 @@ export function registerServeCommand(program: Command): void {
     .option('--replay-window <n>', 'replies kept per session for re-sent requests (default 64)')
     .option('--record <dir>', 'record finished episodes into this directory (default: off)')
     .option('--record-sample <rate>', 'fraction of episodes recorded, decided from each seed (default 1)')
+    .option('--workers <n>', 'worker threads owning the episodes: 0 = the main thread, or "auto" (default auto: cores - 1)')
+    .option('--send-buffer-bytes <n>', 'unsent reply bytes per connection before its reading pauses; cut after backpressure.stall_timeout_s (default 16777216)')
     .option('--rewards-profile <file>', 'reward profile file, JSON or YAML (repeatable; reloaded on SIGHUP)', collect)
     .option('--reward-modules <dir>', 'directory of custom reward modules, *.js/*.mjs (repeatable; reloaded on SIGHUP)', collect)
     .action(async (flags: ServeFlags) => {
-      const loaded = loadServerConfig({ file: flags.config, overrides: flagsToOverrides(flags, process.env) });
+      const loaded = loadServerConfig({
+        // The server owns the process here: shard the episodes over the spare cores unless told otherwise.
+        base: { workers: 'auto' },
+        file: flags.config,
+        overrides: flagsToOverrides(flags, process.env),
+      });
       if (!loaded.ok) {
         process.stderr.write(`harness-gym serve: invalid configuration\n${loaded.errors.map((e) => `  ${e}\n`).join('')}`);
         process.exitCode = 2;

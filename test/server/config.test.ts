@@ -36,6 +36,8 @@ const DEFAULTS = {
   rewards: { profiles: [], module_dirs: [] },
   max_sessions: 256,
   log_level: 'info',
+  workers: 0,
+  backpressure: { send_high_water_bytes: 16777216, stall_timeout_s: 30, max_queued_requests: 64 },
 };
 
 describe('server config', () => {
@@ -100,5 +102,19 @@ describe('server config', () => {
     if (!bad.ok) expect(bad.errors.some((e) => e.startsWith('port: '))).toBe(true);
     const tok = loadServerConfig({ overrides: flagsToOverrides({ token: 'flag' }, { HARNESS_GYM_TOKEN: 'env' }) });
     expect(tok.ok && tok.config.token).toBe('flag');
+  });
+
+  it('takes --workers as a count or "auto", and serve\'s base default under the file', () => {
+    const flags = (workers: string) => loadServerConfig({ overrides: flagsToOverrides({ workers }) });
+    expect(flags('3')).toMatchObject({ ok: true, config: { workers: 3 } });
+    expect(flags('auto')).toMatchObject({ ok: true, config: { workers: 'auto' } });
+    const bad = flags('many');
+    expect(bad).toEqual({ ok: false, errors: [expect.stringMatching(/^workers: /)] });
+    // serve's base ("auto") sits under the file: a file's workers wins, and a flag wins over both.
+    const json = file('w.json', JSON.stringify({ workers: 0 }));
+    expect(loadServerConfig({ base: { workers: 'auto' }, file: json })).toMatchObject({ ok: true, config: { workers: 0 } });
+    expect(loadServerConfig({ base: { workers: 'auto' } })).toMatchObject({ ok: true, config: { workers: 'auto' } });
+    const flagged = loadServerConfig({ base: { workers: 'auto' }, file: json, overrides: flagsToOverrides({ workers: '2', sendBufferBytes: '1048576' }) });
+    expect(flagged).toMatchObject({ ok: true, config: { workers: 2, backpressure: { send_high_water_bytes: 1048576, stall_timeout_s: 30, max_queued_requests: 64 } } });
   });
 });

@@ -13,14 +13,18 @@ const unpackr = new Unpackr({ useRecords: false, int64AsType: 'auto' } as unknow
 
 /** A server config for tests: silent logs, defaults otherwise, with overrides (file shape). */
 export function testConfig(overrides: Record<string, unknown> = {}): ServerConfig {
-  const r = parseServerConfig({ log_level: 'silent', ...overrides });
+  // HARNESS_GYM_TEST_WORKERS=N runs the whole suite against worker shards (servers given deps.env stay in-process).
+  const workers = process.env.HARNESS_GYM_TEST_WORKERS;
+  const base = workers === undefined ? {} : { workers: Number(workers) };
+  const r = parseServerConfig({ log_level: 'silent', ...base, ...overrides });
   if (!r.ok) throw new Error(r.errors.join('; '));
   return r.config;
 }
 
 /** Build and ready a server. */
 export async function makeApp(overrides: Record<string, unknown> = {}, deps: ServerDeps = {}): Promise<GymApp> {
-  const app = buildServer(testConfig(overrides), deps);
+  const inProcess = deps.env !== undefined && overrides.workers === undefined ? { workers: 0 } : {};
+  const app = buildServer(testConfig({ ...overrides, ...inProcess }), deps);
   await app.ready();
   return app;
 }

@@ -1,0 +1,237 @@
+/**
+ * Where episodes live: the shard hosts. `LocalShards` keeps one `Shard` on the main thread (`workers: 0`;
+ * embedders with in-memory task sources or reward registries, and most tests). `WorkerShards` runs one
+ * shard per worker thread and binds every session to one of them for its whole life.
+ *
+ * Why sessions are pinned (and not episodes moved to whichever thread is free): a step costs 30-100 us and
+ * a train episode's state (variant harness, surface map, world, answer key) is tens of KB; a piscina round
+ * trip costs ~55-60 us and cloning an episode more than building its step. So a frame goes to its session's
+ * worker as one task (never one task per step) carrying the frame's raw bytes; the worker decodes, applies
+ * every item and encodes the reply, and the main thread only does the transport: it parses the envelope
+ * (for ids, limits and frame-level errors), forwards, and writes the reply bytes back.
+ *
+ * Each worker is a piscina pool of exactly one thread: piscina has no task affinity, and one pool per shard
+ * gives the pinning while keeping piscina's task queue, error propagation (a task that throws rejects its
+ * promise) and respawn (a worker that dies is replaced; its sessions' episodes are lost with it, and their
+ * later steps get UNKNOWN_EPISODE). Several tasks may run on a worker at once (`concurrentTasksPerWorker`):
+ * a long reset batch yields between chunks, so other sessions' steps are not stuck behind it.
+ */
+import { availableParallelism } from 'node:os';
+import { threadId } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import type { Logger } from 'pino';
+import type { EnvConfig } from '../env/index.js';
+import type { Codec } from './codec.js';
+import type { ServerConfig } from './config.js';
+import { Shard, emptyStats } from './shard.js';
+import type { SessionRequest, ShardStats } from './shard.js';
+
+/** A request's reply as it goes on the wire, and what the shard counted while making it. */
+export interface ShardReply {
+  bytes: Buffer | string;
+  stats: ShardStats;
+  /** The session's unclosed episodes after the request. */
+  episodes: number;
+}
+
+/** What a session tells its host about itself. */
+export interface SessionRef {
+  readonly id: string;
+  readonly streamSeed: number;
+  /** The shard the session is bound to (set by `bind`). */
+  shard: number;
+}
+
+/** The episode side of the server, on the main thread or in workers. */
+export interface ShardHost {
+  /** Worker threads (0: the main thread). */
+  readonly workers: number;
+  /** Resolves when every worker has started (fastify's `ready` waits for it). */
+  ready(): Promise<void>;
+  /** Bind a new session to a shard. */
+  bind(session: SessionRef): void;
+  /**
+   * Apply a request and encode its reply. `frame` is the request as received (workers decode it again;
+   * the main thread already holds `req`). Rejects only when the worker's task failed as a whole.
+   */
+  apply(session: SessionRef, req: SessionRequest, frame: Buffer, binary: boolean): Promise<ShardReply>;
+  /** Free a session's episodes; resolves to how many there were. */
+  free(session: SessionRef): Promise<{ freed: number; stats: ShardStats }>;
+  /** Point new resets at a reloaded reward set (workers re-read the same files). */
+  reloadRewards(): Promise<void>;
+  /** Free everything and flush record files (shutdown). */
+  drain(): Promise<void>;
+  /** Stop the workers. */
+  close(): Promise<void>;
+}
+
+/** Encode a reply; a value that cannot be encoded becomes a frame-level INTERNAL error (logged). */
+export function encodeReply(codec: Codec, reply: object, binary: boolean, log: Logger): Buffer | string {
+  try {
+    return codec.encode(reply, binary);
+  } catch (e) {
+    const trace_id = crypto.randomUUID();
+    log.error({ err: e, trace_id }, 'internal error (encoding)');
+    const id = (reply as { id?: unknown }).id ?? null;
+    return codec.encode({ type: 'error', id, error: { code: 'INTERNAL', message: 'internal error (encoding)', details: { trace_id } } }, binary);
+  }
+}
+
+/** The number of workers `workers: "auto"` means here: the cores left beside the main thread (1..8). */
+export function autoWorkers(): number {
+  return Math.min(8, Math.max(1, availableParallelism() - 1));
+}
+
+/** One shard on the main thread. */
+export class LocalShards implements ShardHost {
+  readonly workers = 0;
+  readonly #shard: Shard;
+  readonly #codec: Codec;
+
+  constructor(opts: { config: ServerConfig; env: () => EnvConfig; log: Logger; codec: Codec; yieldEvery: number }) {
+    this.#shard = new Shard({ config: opts.config, env: opts.env, log: opts.log, yieldEvery: opts.yieldEvery });
+    this.#codec = opts.codec;
+  }
+
+  async ready(): Promise<void> {}
+
+  bind(session: SessionRef): void {
+    session.shard = 0;
+  }
+
+  async apply(session: SessionRef, req: SessionRequest, _frame: Buffer, binary: boolean): Promise<ShardReply> {
+    const shard = this.#shard;
+    const reply = await shard.apply(session.id, session.streamSeed, req);
+    const bytes = encodeReply(this.#codec, reply, binary, shard.log);
+    return { bytes, stats: shard.takeStats(), episodes: shard.episodeCount(session.id) };
+  }
+
+  async free(session: SessionRef): Promise<{ freed: number; stats: ShardStats }> {
+    const freed = this.#shard.free(session.id);
+    return { freed, stats: emptyStats() };
+  }
+
+  async reloadRewards(): Promise<void> {
+    // The main thread's shard reads the server's env getter, which the reward swap already replaced.
+  }
+
+  async drain(): Promise<void> {
+    await this.#shard.drain();
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** A task for a shard worker (server/shard-worker.ts). */
+export type WorkerTask =
+  | { op: 'apply'; session: string; seed: number; frame: Uint8Array; binary: boolean }
+  | { op: 'free'; session: string }
+  | { op: 'reload' }
+  | { op: 'drain' }
+  | { op: 'ping' };
+
+/** A worker's answer to `apply`. */
+export interface WorkerApplyResult {
+  bytes: Uint8Array | string;
+  stats: ShardStats;
+  episodes: number;
+}
+
+/** What a worker is started with (`workerData`). */
+export interface ShardWorkerData {
+  config: ServerConfig;
+  yieldEvery: number;
+  /** The LLM judge's bearer token (HARNESS_GYM_JUDGE_API_KEY), as the main thread's catalog has it. */
+  judgeApiKey?: string;
+  /** The TypeScript worker module the tsx bootstrap loads (running from sources only). */
+  tsModule?: string;
+}
+
+/**
+ * The module a worker runs: built JavaScript as is; a TypeScript module (running from sources) through the
+ * tsx bootstrap server/ts-worker.mjs, since Node 20 does not pass `--import tsx` on to worker threads.
+ */
+function workerModule(file: string | undefined): { filename: string; tsModule?: string } {
+  const target = file ?? new URL(import.meta.url.endsWith('.ts') ? './shard-worker.ts' : './shard-worker.js', import.meta.url).href;
+  if (!target.endsWith('.ts')) return { filename: target };
+  return { filename: new URL('./ts-worker.mjs', import.meta.url).href, tsModule: target };
+}
+
+/** Shards in worker threads: one single-thread piscina pool per shard. */
+export class WorkerShards implements ShardHost {
+  readonly workers: number;
+  readonly #pools: Piscina[];
+  /** Sessions bound to each shard (new sessions go to the least loaded). */
+  readonly #load: number[];
+  readonly #log: Logger;
+
+  constructor(opts: { config: ServerConfig; workers: number; log: Logger; yieldEvery: number; workerFile?: string; judgeApiKey?: string }) {
+    this.workers = opts.workers;
+    this.#log = opts.log;
+    const { filename, tsModule } = workerModule(opts.workerFile);
+    const workerData: ShardWorkerData = { config: opts.config, yieldEvery: opts.yieldEvery, judgeApiKey: opts.judgeApiKey, tsModule };
+    this.#pools = [];
+    for (let i = 0; i < opts.workers; i++) {
+      this.#pools.push(
+        new Piscina({
+          filename,
+          minThreads: 1,
+          maxThreads: 1,
+          idleTimeout: Number.MAX_SAFE_INTEGER,
+          concurrentTasksPerWorker: 64,
+          // Shards keep timers between tasks (record flushes, LLM-judge calls); piscina's default
+          // Atomics.wait parks the thread's event loop between tasks and they would never fire.
+          atomics: 'disabled',
+          workerData,
+        }),
+      );
+    }
+    for (const [i, pool] of this.#pools.entries()) {
+      pool.on('error', (err: unknown) => this.#log.error({ err, shard: i, main_thread: threadId }, 'shard worker failed; it is replaced and its episodes are lost'));
+    }
+    this.#load = this.#pools.map(() => 0);
+  }
+
+  async ready(): Promise<void> {
+    await Promise.all(this.#pools.map((p) => p.run({ op: 'ping' } satisfies WorkerTask)));
+  }
+
+  bind(session: SessionRef): void {
+    let best = 0;
+    for (let i = 1; i < this.#load.length; i++) if ((this.#load[i] as number) < (this.#load[best] as number)) best = i;
+    this.#load[best] = (this.#load[best] as number) + 1;
+    session.shard = best;
+  }
+
+  #pool(session: SessionRef): Piscina {
+    const pool = this.#pools[session.shard];
+    if (!pool) throw new RangeError(`session ${session.id} is bound to no shard`);
+    return pool;
+  }
+
+  async apply(session: SessionRef, _req: SessionRequest, frame: Buffer, binary: boolean): Promise<ShardReply> {
+    // An exact copy: a ws frame may be a view into a bigger read buffer, and cloning a view clones all of it.
+    const copy = new Uint8Array(frame);
+    const task: WorkerTask = { op: 'apply', session: session.id, seed: session.streamSeed, frame: copy, binary };
+    const r = (await this.#pool(session).run(task, { transferList: [copy.buffer] })) as WorkerApplyResult;
+    return { bytes: typeof r.bytes === 'string' ? r.bytes : Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength), stats: r.stats, episodes: r.episodes };
+  }
+
+  async free(session: SessionRef): Promise<{ freed: number; stats: ShardStats }> {
+    const i = session.shard;
+    if (i >= 0 && i < this.#load.length) this.#load[i] = Math.max(0, (this.#load[i] as number) - 1);
+    return (await this.#pool(session).run({ op: 'free', session: session.id } satisfies WorkerTask)) as { freed: number; stats: ShardStats };
+  }
+
+  async reloadRewards(): Promise<void> {
+    await Promise.all(this.#pools.map((p) => p.run({ op: 'reload' } satisfies WorkerTask)));
+  }
+
+  async drain(): Promise<void> {
+    await Promise.all(this.#pools.map((p) => p.run({ op: 'drain' } satisfies WorkerTask)));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#pools.map((p) => p.destroy()));
+  }
+}
