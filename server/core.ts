@@ -112,7 +112,14 @@ export class ServerCore {
     this.shards =
       workers === 0
         ? new LocalShards({ config, env: () => this.#env, log: logger, codec: this.codec, yieldEvery: this.yieldEvery })
-        : new WorkerShards({ config, workers, log: logger, yieldEvery: this.yieldEvery, workerFile: deps.workerFile, judgeApiKey: deps.judgeApiKey });
+        : new WorkerShards({
+            config,
+            workers,
+            log: logger,
+            yieldEvery: this.yieldEvery,
+            workerFile: deps.workerFile,
+            judgeApiKey: deps.judgeApiKey,
+          });
     this.metrics = createMetrics({
       sessions: () => this.sessions.size,
       episodesLive: () => {

@@ -73,7 +73,10 @@ export function encodeReply(codec: Codec, reply: object, binary: boolean, log: L
     const trace_id = crypto.randomUUID();
     log.error({ err: e, trace_id }, 'internal error (encoding)');
     const id = (reply as { id?: unknown }).id ?? null;
-    return codec.encode({ type: 'error', id, error: { code: 'INTERNAL', message: 'internal error (encoding)', details: { trace_id } } }, binary);
+    return codec.encode(
+      { type: 'error', id, error: { code: 'INTERNAL', message: 'internal error (encoding)', details: { trace_id } } },
+      binary,
+    );
   }
 }
 
@@ -187,7 +190,9 @@ export class WorkerShards implements ShardHost {
       );
     }
     for (const [i, pool] of this.#pools.entries()) {
-      pool.on('error', (err: unknown) => this.#log.error({ err, shard: i, main_thread: threadId }, 'shard worker failed; it is replaced and its episodes are lost'));
+      pool.on('error', (err: unknown) =>
+        this.#log.error({ err, shard: i, main_thread: threadId }, 'shard worker failed; it is replaced and its episodes are lost'),
+      );
     }
     this.#load = this.#pools.map(() => 0);
   }
@@ -214,13 +219,20 @@ export class WorkerShards implements ShardHost {
     const copy = new Uint8Array(frame);
     const task: WorkerTask = { op: 'apply', session: session.id, seed: session.streamSeed, frame: copy, binary };
     const r = (await this.#pool(session).run(task, { transferList: [copy.buffer] })) as WorkerApplyResult;
-    return { bytes: typeof r.bytes === 'string' ? r.bytes : Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength), stats: r.stats, episodes: r.episodes };
+    return {
+      bytes: typeof r.bytes === 'string' ? r.bytes : Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength),
+      stats: r.stats,
+      episodes: r.episodes,
+    };
   }
 
   async free(session: SessionRef): Promise<{ freed: number; stats: ShardStats }> {
     const i = session.shard;
     if (i >= 0 && i < this.#load.length) this.#load[i] = Math.max(0, (this.#load[i] as number) - 1);
-    return (await this.#pool(session).run({ op: 'free', session: session.id } satisfies WorkerTask)) as { freed: number; stats: ShardStats };
+    return (await this.#pool(session).run({ op: 'free', session: session.id } satisfies WorkerTask)) as {
+      freed: number;
+      stats: ShardStats;
+    };
   }
 
   async reloadRewards(): Promise<void> {

@@ -66,7 +66,8 @@ describe('a client that never reads', () => {
     // ~400 MB of backlog), until the server cuts it.
     let sent = 0;
     while (sent < 400 && (await metric(app, 'harness_gym_slow_reader_disconnects_total')) === 0) {
-      if (ws.bufferedAmount < 64 * 1024) ws.send(pack({ type: 'reset', id: sent++, items: Array.from({ length: 64 }, () => ({ variant: 'train' })) }));
+      if (ws.bufferedAmount < 64 * 1024)
+        ws.send(pack({ type: 'reset', id: sent++, items: Array.from({ length: 64 }, () => ({ variant: 'train' })) }));
       await new Promise((r) => setTimeout(r, 5));
     }
     // While it is stalled, the other client is served.

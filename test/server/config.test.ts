@@ -114,7 +114,14 @@ describe('server config', () => {
     const json = file('w.json', JSON.stringify({ workers: 0 }));
     expect(loadServerConfig({ base: { workers: 'auto' }, file: json })).toMatchObject({ ok: true, config: { workers: 0 } });
     expect(loadServerConfig({ base: { workers: 'auto' } })).toMatchObject({ ok: true, config: { workers: 'auto' } });
-    const flagged = loadServerConfig({ base: { workers: 'auto' }, file: json, overrides: flagsToOverrides({ workers: '2', sendBufferBytes: '1048576' }) });
-    expect(flagged).toMatchObject({ ok: true, config: { workers: 2, backpressure: { send_high_water_bytes: 1048576, stall_timeout_s: 30, max_queued_requests: 64 } } });
+    const flagged = loadServerConfig({
+      base: { workers: 'auto' },
+      file: json,
+      overrides: flagsToOverrides({ workers: '2', sendBufferBytes: '1048576' }),
+    });
+    expect(flagged).toMatchObject({
+      ok: true,
+      config: { workers: 2, backpressure: { send_high_water_bytes: 1048576, stall_timeout_s: 30, max_queued_requests: 64 } },
+    });
   });
 });
