@@ -169,6 +169,12 @@ export class Connection {
 
   /** Two missed pings: the peer is gone; treat it as a drop (the session waits for a resume). */
   #keepAlive(): void {
+    // While reading is paused the peer's pongs sit unread: that is not a dead peer. A peer that stops
+    // reading its replies is cut by the stall timer; one paused for a deep queue is the server's doing.
+    if (this.#paused) {
+      this.#missedPings = 0;
+      return;
+    }
     if (this.#missedPings >= 2) {
       this.#dropped = true;
       this.ws.terminate();

@@ -92,4 +92,24 @@ describe('a client that never reads', () => {
     const again = await good.request({ type: 'reset', id: 'a', items: [{ variant: 'train' }] });
     expect(again.items[0].ok).toBe(true);
   }, 120_000);
+
+  it('a connection paused for its queue depth is not dropped for unread pongs', async () => {
+    const server = await startServer(
+      testConfig({ port: 0, limits: { ping_interval_s: 1, max_batch: 256 }, backpressure: { max_queued_requests: 1 } }),
+    );
+    try {
+      const c = await connect(server.url);
+      await c.hello({ seed: 5 });
+      // Frames that keep the session busy for several ping intervals while its reading is paused.
+      const FRAMES = 12;
+      for (let i = 0; i < FRAMES; i++) c.send({ type: 'reset', id: i, items: Array.from({ length: 128 }, () => ({ variant: 'train' })) });
+      const ids: unknown[] = [];
+      for (let i = 0; i < FRAMES; i++) ids.push((await c.next()).msg.id);
+      expect(ids).toEqual([...Array(FRAMES).keys()]);
+      expect(await c.alive()).toBe(true);
+      expect(serverState(server.app).sessions).toBe(1);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 });
