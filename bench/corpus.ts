@@ -1,0 +1,52 @@
+/**
+ * The echo baseline's corpus: every step reply item the environment server sent during the throughput
+ * phase, keyed by (episode_id, step number within the episode's current reset, from 1). The echo server
+ * answers the re-sent request frames from it, so its replies carry the very bytes the environment's did.
+ *
+ * File format: one MessagePack array of `[episode_id, step, item]` triples (plain maps, the server
+ * codec's settings, so re-encoding a decoded item gives the bytes the server wrote).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Packr, Unpackr } from 'msgpackr';
+import type { Options } from 'msgpackr';
+
+const PACK_OPTIONS = { useRecords: false, skipValues: [undefined] } as unknown as Options;
+const UNPACK_OPTIONS = { useRecords: false, mapsAsObjects: true, int64AsType: 'auto' } as unknown as Options;
+
+/** The lookup key of one reply item. */
+export function corpusKey(episode_id: string, step: number): string {
+  return `${episode_id}\u0000${step}`;
+}
+
+/** Step reply items by (episode_id, step). */
+export class Corpus {
+  readonly items = new Map<string, unknown>();
+
+  /** Keep a reply item; a cycled round re-records the same key with the same item, the first one stays. */
+  record(episode_id: string, step: number, item: unknown): void {
+    const key = corpusKey(episode_id, step);
+    if (!this.items.has(key)) this.items.set(key, item);
+  }
+
+  get size(): number {
+    return this.items.size;
+  }
+
+  /** Write the corpus file. */
+  write(path: string): void {
+    const triples: unknown[] = [];
+    for (const [key, item] of this.items) {
+      const sep = key.lastIndexOf('\u0000');
+      triples.push([key.slice(0, sep), Number(key.slice(sep + 1)), item]);
+    }
+    writeFileSync(path, new Packr(PACK_OPTIONS).pack(triples));
+  }
+
+  /** Read a corpus file. */
+  static read(path: string): Corpus {
+    const triples = new Unpackr(UNPACK_OPTIONS).unpack(readFileSync(path)) as [string, number, unknown][];
+    const c = new Corpus();
+    for (const [eid, step, item] of triples) c.record(eid, step, item);
+    return c;
+  }
+}

@@ -1,0 +1,590 @@
+/**
+ * The load generator: C connections, each one session holding many episodes, binary (MessagePack)
+ * frames with batched items, per docs/PROTOCOL.md. Two phases:
+ *
+ * - Throughput (`runThroughput`): think time 0. Each round, every connection resets its episodes
+ *   (explicit seeds, variant `train`; not timed), then steps them in frames of S items until all ended
+ *   (timed). Actions are the oracle's, precomputed in-process (`bench/plan.ts`), so neither side does
+ *   policy work in the timed window. Frames are filled to S whenever S episodes are ready; a partial
+ *   frame goes out only when nothing is in flight, so frames stay full and the pipeline never stalls.
+ *   steps/s = step items / the summed wall time of the timed windows (all connections together).
+ *   The same function, pointed at the echo server with the env run's round count, replays the very
+ *   same frames (see bench/echo-server.ts).
+ * - Concurrency (`runConcurrency`): N live episodes over C connections with a think time T (seeded
+ *   jitter), the oracle through `options.oracle_hints` (the server puts the next action in
+ *   `info.oracle_action`). Each episode: reset -> think -> step -> think -> ... -> when it ends, reset
+ *   again under a new seed, so N stay live. First resets are staggered over the first think period.
+ *   Every tick (~10 ms) each connection sends what fell due as one reset frame and one step frame.
+ */
+import { Rng } from '../protocol/rng.js';
+import type { Corpus } from './corpus.js';
+import { LOAD_VARIANT, throughputSeed } from './plan.js';
+import type { RoundPlan } from './plan.js';
+import { serverRssBytes, sample, scrapeMetrics, stepP99Ms } from './observe.js';
+import { p50p99, median } from './stats.js';
+import { BenchConn } from './wire-client.js';
+import type { Answer, ReplyItem } from './wire-client.js';
+
+/** What went wrong, by kind; `total` is what the summary calls failures. */
+export interface Failures {
+  /** Result items with `ok: false` (and items of frame-level `error` replies). */
+  item_errors: number;
+  /** Requests answered later than the request timeout, or never. */
+  timeouts: number;
+  /** Connections the server closed (or that dropped) while the bench used them. */
+  unexpected_closes: number;
+  /** Throughput phase only: a remote episode that did not end where its in-process twin did. */
+  divergences: number;
+  /** Concurrency phase only: a live episode whose observation had no `info.oracle_action`. */
+  missing_hints: number;
+  total: number;
+  /** Close codes of the unexpected closes (code -> connections), for diagnosis. */
+  close_codes: Record<string, number>;
+}
+
+function newFailures(): Failures {
+  return { item_errors: 0, timeouts: 0, unexpected_closes: 0, divergences: 0, missing_hints: 0, total: 0, close_codes: {} };
+}
+
+function finishFailures(f: Failures, conns: readonly BenchConn[]): Failures {
+  for (const c of conns) {
+    f.timeouts += c.stats.timeouts;
+    if (c.stats.unexpectedClose) {
+      f.unexpected_closes++;
+      const code = String(c.stats.closeCode);
+      f.close_codes[code] = (f.close_codes[code] ?? 0) + 1;
+    }
+  }
+  f.total = f.item_errors + f.timeouts + f.unexpected_closes + f.divergences + f.missing_hints;
+  return f;
+}
+
+/** Progress lines (stderr in the CLI). */
+export type Log = (line: string) => void;
+
+/** Split `items` into chunks of at most `n`. */
+function chunks<T>(items: readonly T[], n: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += n) out.push(items.slice(i, i + n));
+  return out;
+}
+
+// -------------------------------------------------------------------------------------------------
+// Throughput
+// -------------------------------------------------------------------------------------------------
+
+/** Plans by (connection, distinct round), made on first use and cached (shared by env, echo and scaling runs). */
+export class PlanCache {
+  readonly #plans = new Map<string, RoundPlan>();
+  readonly #make: (c: number, r: number) => RoundPlan;
+  constructor(make: (c: number, r: number) => RoundPlan) {
+    this.#make = make;
+  }
+  get(c: number, r: number): RoundPlan {
+    const key = `${c}/${r}`;
+    let p = this.#plans.get(key);
+    if (!p) {
+      p = this.#make(c, r);
+      this.#plans.set(key, p);
+    }
+    return p;
+  }
+}
+
+/** Options of a throughput run. */
+export interface ThroughputOptions {
+  url: string;
+  connections: number;
+  /** Episodes each connection resets per round. */
+  episodes: number;
+  stepsPerFrame: number;
+  /** Phase wall time, resets included (s); ignored when `rounds` is given. */
+  durationS: number;
+  /** Run exactly this many rounds, warm-up included (the echo replays the env run's count). */
+  rounds?: number;
+  /** Untimed rounds first (JIT warm-up); their steps are not counted. */
+  warmupRounds: number;
+  /** Distinct rounds of seeds; round r uses distinct round r % distinctRounds. */
+  distinctRounds: number;
+  plans: PlanCache;
+  seed: number;
+  /** Items per reset frame (the server's max_batch). */
+  maxBatch: number;
+  timeoutMs: number;
+  /** Record every step reply item here (the env run feeds the echo's corpus). */
+  corpus?: Corpus;
+  log?: Log;
+}
+
+/** What a throughput run measured. */
+export interface ThroughputResult {
+  /** Rounds run, warm-up included. */
+  rounds: number;
+  /** Step items answered `ok` in the timed rounds. */
+  steps: number;
+  /** Step items answered `ok` in the warm-up rounds. */
+  warmup_steps: number;
+  step_frames: number;
+  /** Summed wall time of the timed (stepping) windows (s). */
+  timed_s: number;
+  steps_per_s: number;
+  mean_items_per_frame: number;
+  /** Round trip of step frames (ms). */
+  rtt_p50_ms: number;
+  rtt_p99_ms: number;
+  /** Bytes of step reply frames; with `step_reply_sizes` this checks the echo's replies match the env's. */
+  step_reply_bytes: number;
+  failures: Failures;
+  /** Sizes of every step reply frame, per connection in order (not in the JSON). */
+  step_reply_sizes: number[][];
+}
+
+/** Step one connection's round: frames of S items, pipelined, until every episode ended. */
+function stepRound(
+  conn: BenchConn,
+  plan: RoundPlan,
+  S: number,
+  acc: { steps: number; frames: number; rtts: number[]; bytes: number; sizes: number[] },
+  f: Failures,
+  corpus: Corpus | undefined,
+): Promise<void> {
+  interface Slot {
+    ep: RoundPlan[number];
+    k: number; // steps answered so far
+  }
+  const queue: Slot[] = plan.map((ep) => ({ ep, k: 0 }));
+  let remaining = queue.length;
+  let inflight = 0;
+  return new Promise((resolve) => {
+    const onReply = (batch: Slot[], a: Answer | null): void => {
+      inflight--;
+      if (a === null) {
+        remaining -= batch.length; // the connection closed; counted as an unexpected close
+      } else {
+        acc.rtts.push(a.rttMs);
+        acc.bytes += a.bytes;
+        acc.sizes.push(a.bytes);
+        const items = a.reply.items;
+        for (let i = 0; i < batch.length; i++) {
+          const s = batch[i];
+          const item: ReplyItem | undefined = items?.[i];
+          s.k++;
+          if (!item || !item.ok) {
+            f.item_errors++;
+            remaining--;
+            continue;
+          }
+          acc.steps++;
+          corpus?.record(s.ep.episode_id, s.k, item);
+          const ended = item.terminated === true || item.truncated === true;
+          if (ended || s.k >= s.ep.actions.length) {
+            if (!ended || s.k !== s.ep.actions.length) f.divergences++;
+            remaining--;
+          } else queue.push(s);
+        }
+      }
+      pump();
+    };
+    const pump = (): void => {
+      while (queue.length >= S || (queue.length > 0 && inflight === 0)) {
+        const batch = queue.splice(0, S);
+        inflight++;
+        acc.frames++;
+        const frame = { type: 'step', id: 0, items: batch.map((s) => ({ episode_id: s.ep.episode_id, action: s.ep.actions[s.k] })) };
+        void conn.request(frame).then((a) => onReply(batch, a));
+      }
+      if (remaining === 0 && inflight === 0) resolve();
+      else if (inflight === 0 && queue.length === 0) resolve(); // nothing left that can make progress
+    };
+    pump();
+  });
+}
+
+/** Reset one connection's round (not timed); per-item failures are counted. */
+async function resetRound(conn: BenchConn, plan: { episode_id: string; seed: number }[], maxBatch: number, f: Failures): Promise<void> {
+  const frames = chunks(plan, maxBatch).map((batch) =>
+    conn.request({ type: 'reset', id: 0, items: batch.map((e) => ({ episode_id: e.episode_id, seed: e.seed, variant: LOAD_VARIANT })) }),
+  );
+  for (const a of await Promise.all(frames)) {
+    if (a === null) continue;
+    for (const item of a.reply.items ?? [{ ok: false }]) if (!item.ok) f.item_errors++;
+  }
+}
+
+/** Run the throughput phase against one server (environment or echo). */
+export async function runThroughput(o: ThroughputOptions): Promise<ThroughputResult> {
+  const f = newFailures();
+  const conns = await Promise.all(
+    Array.from({ length: o.connections }, (_, c) => BenchConn.open(o.url, { timeoutMs: o.timeoutMs, seed: o.seed + c })),
+  );
+  const newAcc = () => conns.map(() => ({ steps: 0, frames: 0, rtts: [] as number[], bytes: 0, sizes: [] as number[] }));
+  const warm = newAcc();
+  const acc = newAcc();
+  const t0 = performance.now();
+  let timedMs = 0;
+  let rounds = 0;
+  const more = (): boolean => {
+    if (o.rounds !== undefined) return rounds < o.rounds;
+    return rounds < o.warmupRounds + 1 || performance.now() - t0 < o.durationS * 1000;
+  };
+  try {
+    while (more() && conns.every((c) => c.open)) {
+      const d = rounds % o.distinctRounds;
+      const warmup = rounds < o.warmupRounds;
+      // Reset first (ids and seeds need no plan), then plan while the server resets: both cores work.
+      const resets = conns.map((conn, c) =>
+        resetRound(
+          conn,
+          Array.from({ length: o.episodes }, (_, i) => ({ episode_id: `tp${c}.${d}.${i}`, seed: throughputSeed(o.seed, c, d, i) })),
+          o.maxBatch,
+          f,
+        ),
+      );
+      const plans = conns.map((_, c) => o.plans.get(c, d));
+      await Promise.all(resets);
+      const start = performance.now();
+      const into = warmup ? warm : acc;
+      await Promise.all(conns.map((conn, c) => stepRound(conn, plans[c], o.stepsPerFrame, into[c], f, o.corpus)));
+      if (!warmup) timedMs += performance.now() - start;
+      rounds++;
+      o.log?.(
+        `  round ${rounds}${warmup ? ' (warm-up)' : ''}: ${acc.reduce((n, a) => n + a.steps, 0)} steps in ${(timedMs / 1000).toFixed(2)} s timed`,
+      );
+    }
+  } finally {
+    for (const c of conns) await c.drain(1000);
+    finishFailures(f, conns);
+    await Promise.all(conns.map((c) => c.close()));
+  }
+  const steps = acc.reduce((n, a) => n + a.steps, 0);
+  const frames = acc.reduce((n, a) => n + a.frames, 0);
+  const { p50, p99 } = p50p99(acc.flatMap((a) => a.rtts));
+  return {
+    rounds,
+    steps,
+    warmup_steps: warm.reduce((n, a) => n + a.steps, 0),
+    step_frames: frames,
+    timed_s: timedMs / 1000,
+    steps_per_s: timedMs > 0 ? steps / (timedMs / 1000) : 0,
+    mean_items_per_frame: frames > 0 ? steps / frames : 0,
+    rtt_p50_ms: p50,
+    rtt_p99_ms: p99,
+    step_reply_bytes: acc.reduce((n, a) => n + a.bytes, 0),
+    failures: f,
+    step_reply_sizes: conns.map((_, c) => [...warm[c].sizes, ...acc[c].sizes]),
+  };
+}
+
+// -------------------------------------------------------------------------------------------------
+// Concurrency
+// -------------------------------------------------------------------------------------------------
+
+/** Options of the concurrency phase. */
+export interface ConcurrencyOptions {
+  url: string;
+  httpUrl: string;
+  /** The server process, for its memory; null skips the RSS figures. */
+  pid: number | null;
+  episodes: number;
+  connections: number;
+  thinkMs: number;
+  /** Think-time jitter, a fraction (0.2 = +-20%). */
+  jitter: number;
+  tickMs: number;
+  /**
+   * Frames a connection may have unanswered; what falls due beyond that waits for the next tick and goes
+   * out in a bigger frame. Keeps the bench under the server's per-connection request queue
+   * (`backpressure.max_queued_requests`, 64 by default), as a trainer with bounded concurrency would.
+   */
+  maxInflightFrames: number;
+  rampTimeoutS: number;
+  steadyS: number;
+  drainS: number;
+  maxBatch: number;
+  timeoutMs: number;
+  seed: number;
+  log?: Log;
+}
+
+/** What the concurrency phase measured. */
+export interface ConcurrencyResult {
+  /** Live (unclosed) episodes on the server during the steady phase: the least `harness_gym_episodes_live` sampled. */
+  concurrent_episodes: number | null;
+  /** Every episode was live at least once before the ramp timed out. */
+  ramp_complete: boolean;
+  ramp_s: number;
+  steady_s: number;
+  /** Step and reset items answered ok, over the whole phase. */
+  steps: number;
+  resets: number;
+  /** `harness_gym_steps_total` after the phase (equals `steps` when nothing was lost). */
+  server_steps: number | null;
+  steady_steps_per_s: number;
+  steady_resets_per_s: number;
+  /** Server-side step latency p99 from the `harness_gym_step_latency_seconds` summary (ms); null without it. */
+  step_p99_ms: number | null;
+  /** Client-side round trip of step frames sent during the steady phase (ms). */
+  rtt_p50_ms: number;
+  rtt_p99_ms: number;
+  rss_idle_kb: number | null;
+  /** Median of the steady-phase samples. */
+  rss_live_kb: number | null;
+  /** Median over the steady-phase samples of (RSS - idle RSS) / live episodes at that sample. */
+  rss_per_episode_kb: number | null;
+  failures: Failures;
+}
+
+type EpState = 'reset' | 'step' | 'waiting' | 'dead';
+
+/** One driven episode slot: an episode id that is reset again each time its episode ends. */
+interface Slot {
+  id: string;
+  state: EpState;
+  action: unknown;
+  everLive: boolean;
+}
+
+/** One connection of the concurrency phase: its slots, its due-time wheel and its seeded streams. */
+class Driver {
+  readonly conn: BenchConn;
+  readonly slots: Slot[];
+  /** Tick index -> slots due then (a timing wheel: no scan over idle slots). */
+  readonly wheel = new Map<number, Slot[]>();
+  /** Slots that fell due while the connection had its maximum of frames in flight (oldest first). */
+  held: Slot[] = [];
+  lastTick = -1;
+  readonly seeds: Rng;
+  readonly think: Rng;
+  constructor(conn: BenchConn, slots: Slot[], seed: number, c: number) {
+    this.conn = conn;
+    this.slots = slots;
+    this.seeds = new Rng(seed, `bench-seeds/${c}`);
+    this.think = new Rng(seed, `bench-think/${c}`);
+  }
+}
+
+/** Run the concurrency phase. */
+export async function runConcurrency(o: ConcurrencyOptions): Promise<ConcurrencyResult> {
+  const log = o.log ?? (() => undefined);
+  const f = newFailures();
+  const N = o.episodes;
+  const C = o.connections;
+  const conns = await Promise.all(Array.from({ length: C }, (_, c) => BenchConn.open(o.url, { timeoutMs: o.timeoutMs, seed: o.seed + c })));
+  // Idle memory: sessions open, nothing reset yet.
+  await new Promise((r) => setTimeout(r, 500));
+  const rssIdle = o.pid === null ? null : serverRssBytes(o.pid);
+
+  const drivers = conns.map((conn, c) => {
+    const slots: Slot[] = [];
+    for (let i = c; i < N; i += C) slots.push({ id: `cc${i}`, state: 'reset', action: null, everLive: false });
+    return new Driver(conn, slots, o.seed, c);
+  });
+
+  const t0 = performance.now();
+  const tickOf = (t: number): number => Math.ceil((t - t0) / o.tickMs);
+  const due = (d: Driver, s: Slot, delayMs: number): void => {
+    const k = Math.max(tickOf(performance.now() + delayMs), d.lastTick + 1);
+    const list = d.wheel.get(k);
+    if (list) list.push(s);
+    else d.wheel.set(k, [s]);
+  };
+  const thinkMs = (d: Driver): number => o.thinkMs * (1 + o.jitter * (2 * d.think.next() - 1));
+
+  // Stagger the first resets evenly over the first think period (global index order across connections).
+  drivers.forEach((d, c) => d.slots.forEach((s, j) => due(d, s, ((j * C + c) / N) * o.thinkMs)));
+
+  let everLive = 0;
+  let steps = 0;
+  let resets = 0;
+  let rampEnd: number | null = null;
+  let steadyEnd = Infinity;
+  let stopping = false;
+  const steady = { steps: 0, resets: 0, rtts: [] as number[] };
+  const inSteady = (t: number): boolean => rampEnd !== null && t >= rampEnd && t < steadyEnd;
+
+  const onReset = (d: Driver, batch: Slot[], a: Answer | null): void => {
+    const now = performance.now();
+    for (let i = 0; i < batch.length; i++) {
+      const s = batch[i];
+      const item = a?.reply.items?.[i];
+      if (!a) {
+        s.state = 'dead';
+        continue;
+      }
+      if (!item || !item.ok) {
+        f.item_errors++;
+        s.state = 'reset';
+        due(d, s, o.thinkMs); // try again a think time later, to keep N live
+        continue;
+      }
+      resets++;
+      if (inSteady(now)) steady.resets++;
+      if (!s.everLive) {
+        s.everLive = true;
+        everLive++;
+      }
+      const hint = item.info?.oracle_action;
+      if (hint === undefined) {
+        f.missing_hints++;
+        s.state = 'dead';
+        continue;
+      }
+      s.action = hint;
+      s.state = 'step';
+      due(d, s, thinkMs(d));
+    }
+    if (rampEnd === null && everLive === N) rampEnd = now;
+  };
+
+  const onStep = (d: Driver, batch: Slot[], a: Answer | null, sentAt: number): void => {
+    const now = performance.now();
+    if (a && inSteady(sentAt)) steady.rtts.push(a.rttMs);
+    for (let i = 0; i < batch.length; i++) {
+      const s = batch[i];
+      const item = a?.reply.items?.[i];
+      if (!a) {
+        s.state = 'dead';
+        continue;
+      }
+      if (!item || !item.ok) {
+        f.item_errors++;
+        s.state = 'dead';
+        continue;
+      }
+      steps++;
+      if (inSteady(now)) steady.steps++;
+      if (item.terminated === true || item.truncated === true) {
+        s.state = 'reset';
+        due(d, s, 0); // the episode ended: reset the id again under a new seed at the next tick
+        continue;
+      }
+      const hint = item.info?.oracle_action;
+      if (hint === undefined) {
+        f.missing_hints++;
+        s.state = 'dead';
+        continue;
+      }
+      s.action = hint;
+      s.state = 'step';
+      due(d, s, thinkMs(d));
+    }
+  };
+
+  /**
+   * Send what fell due on one connection: one reset frame and one step frame (chunked at max_batch), or
+   * hold it for a later tick while the connection has its maximum of frames in flight.
+   */
+  const tick = (d: Driver, now: number): void => {
+    const upTo = tickOf(now);
+    const due = d.held;
+    d.held = [];
+    for (let k = d.lastTick + 1; k <= upTo; k++) {
+      const list = d.wheel.get(k);
+      if (!list) continue;
+      d.wheel.delete(k);
+      for (const s of list) due.push(s);
+    }
+    d.lastTick = upTo;
+    const resetDue: Slot[] = [];
+    const stepDue: Slot[] = [];
+    for (const s of due) (s.state === 'reset' ? resetDue : s.state === 'step' ? stepDue : null)?.push(s);
+    for (const batch of chunks(resetDue, o.maxBatch)) {
+      if (d.conn.inFlight >= o.maxInflightFrames) {
+        d.held.push(...batch);
+        continue;
+      }
+      for (const s of batch) s.state = 'waiting';
+      const items = batch.map((s) => ({
+        episode_id: s.id,
+        seed: d.seeds.uint32(),
+        variant: LOAD_VARIANT,
+        options: { oracle_hints: true },
+      }));
+      void d.conn.request({ type: 'reset', id: 0, items }).then((a) => onReset(d, batch, a));
+    }
+    for (const batch of chunks(stepDue, o.maxBatch)) {
+      if (d.conn.inFlight >= o.maxInflightFrames) {
+        d.held.push(...batch);
+        continue;
+      }
+      for (const s of batch) s.state = 'waiting';
+      const sentAt = performance.now();
+      const items = batch.map((s) => ({ episode_id: s.id, action: s.action }));
+      void d.conn.request({ type: 'step', id: 0, items }).then((a) => onStep(d, batch, a, sentAt));
+    }
+  };
+
+  const timer = setInterval(() => {
+    if (stopping) return;
+    const now = performance.now();
+    for (const d of drivers) tick(d, now);
+  }, o.tickMs);
+
+  // Ramp: until every episode was live once, or the ramp timeout (then the steady phase starts anyway).
+  log(`  ramp: ${N} episodes over ${C} connections, think ${o.thinkMs} ms`);
+  const rampDeadline = t0 + o.rampTimeoutS * 1000;
+  while (rampEnd === null && performance.now() < rampDeadline && conns.every((c) => c.open)) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const rampComplete = rampEnd !== null;
+  rampEnd ??= performance.now();
+  const steadyStart: number = rampEnd;
+  steadyEnd = steadyStart + o.steadyS * 1000;
+  log(
+    `  ramp ${rampComplete ? 'done' : 'timed out'} after ${((steadyStart - t0) / 1000).toFixed(1)} s (${everLive}/${N} live once); steady ${o.steadyS} s`,
+  );
+
+  // Steady phase: sample memory and the live-episode gauge together a few times. Memory per episode is
+  // taken per sample over the episodes live at that moment (fewer than N when the ramp timed out).
+  const rssSamples: number[] = [];
+  const perEpisodeSamples: number[] = [];
+  const liveSamples: number[] = [];
+  const samplesWanted = Math.max(1, Math.min(5, Math.floor(o.steadyS)));
+  for (let i = 0; i < samplesWanted; i++) {
+    const at = steadyStart + ((i + 0.5) / samplesWanted) * o.steadyS * 1000;
+    const wait = at - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const rss = o.pid === null ? null : serverRssBytes(o.pid);
+    const live = sample(await scrapeMetrics(o.httpUrl, 5000), 'harness_gym_episodes_live');
+    if (live !== null) liveSamples.push(live);
+    if (rss !== null) {
+      rssSamples.push(rss);
+      if (rssIdle !== null) perEpisodeSamples.push((rss - rssIdle) / (live !== null && live > 0 ? live : N));
+    }
+    log(`  steady: ${steady.steps} steps, ${steady.resets} resets so far; live ${live ?? '?'}`);
+  }
+  const rest = steadyEnd - performance.now();
+  if (rest > 0) await new Promise((r) => setTimeout(r, rest));
+  const steadyS = (performance.now() - steadyStart) / 1000;
+  const atEnd = await scrapeMetrics(o.httpUrl, 10_000);
+
+  // Stop sending, collect what is still in flight, then read the server's step count.
+  stopping = true;
+  clearInterval(timer);
+  const left = await Promise.all(conns.map((c) => c.drain(o.drainS * 1000)));
+  if (left.some((n) => n > 0)) log(`  drain: ${left.reduce((a, b) => a + b, 0)} requests still unanswered`);
+  const after = await scrapeMetrics(o.httpUrl, 10_000);
+  finishFailures(f, conns);
+  await Promise.all(conns.map((c) => c.close()));
+
+  const rssLive = rssSamples.length > 0 ? median(rssSamples) : null;
+  const { p50, p99 } = p50p99(steady.rtts);
+  return {
+    concurrent_episodes: liveSamples.length > 0 ? Math.min(...liveSamples) : null,
+    ramp_complete: rampComplete,
+    ramp_s: (steadyStart - t0) / 1000,
+    steady_s: steadyS,
+    steps,
+    resets,
+    server_steps: sample(after, 'harness_gym_steps_total'),
+    steady_steps_per_s: steady.steps / steadyS,
+    steady_resets_per_s: steady.resets / steadyS,
+    step_p99_ms: stepP99Ms(atEnd),
+    rtt_p50_ms: p50,
+    rtt_p99_ms: p99,
+    rss_idle_kb: rssIdle === null ? null : rssIdle / 1024,
+    rss_live_kb: rssLive === null ? null : rssLive / 1024,
+    rss_per_episode_kb: perEpisodeSamples.length > 0 ? median(perEpisodeSamples) / 1024 : null,
+    failures: f,
+  };
+}

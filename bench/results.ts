@@ -1,0 +1,228 @@
+/**
+ * `npm run bench:results`: run the `--json` bench K times (default 3), each in a fresh process, take the
+ * median of every numeric key, and rewrite the generated part of bench/RESULTS.md (between the
+ * `<!-- generated:start -->` and `<!-- generated:end -->` markers) with the machine, a targets table
+ * (target, measured median, met or missed, gap), the raw JSON lines and the command. Everything outside
+ * the markers (the hand-written analysis) is kept as it is.
+ *
+ * Usage: node dist/bench/results.js [--runs K] [--out FILE] [bench flags...]   (bench flags go to every run)
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { BenchSummary } from './suite.js';
+import { deepMedian } from './stats.js';
+
+export const START_MARKER = '<!-- generated:start -->';
+export const END_MARKER = '<!-- generated:end -->';
+
+/** The package root: the nearest directory above this file with harness-gym's package.json. */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'harness-gym') return dir;
+    const up = dirname(dir);
+    if (up === dir) throw new Error('bench:results: cannot find the harness-gym package root');
+    dir = up;
+  }
+}
+
+/** One bench run in a fresh process: its JSON line and its wall time. */
+function runOnce(runJs: string, args: readonly string[]): Promise<{ line: string; seconds: number }> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [runJs, '--json', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (c: string) => (out += c));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const lines = out.split('\n').filter((l) => l.trim() !== '');
+      if (code !== 0 || lines.length !== 1) return reject(new Error(`bench run failed (exit ${code}, ${lines.length} stdout lines)`));
+      resolve({ line: lines[0], seconds: (performance.now() - t0) / 1000 });
+    });
+  });
+}
+
+/** One row of the targets table. */
+interface TargetRow {
+  target: string;
+  measured: string;
+  status: 'met' | 'missed' | 'n/a' | 'reported';
+  gap: string;
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const show = (v: number | null, digits = 2, unit = ''): string => (v === null ? 'n/a' : `${Number(v.toFixed(digits))}${unit}`);
+
+/** A "at most" target: gap as the excess and the factor over the target. */
+function atMost(target: string, v: number | null, limit: number, unit: string, digits = 2): TargetRow {
+  if (v === null) return { target, measured: 'n/a', status: 'n/a', gap: 'not measured' };
+  const met = v <= limit;
+  const factor = limit > 0 ? v / limit : Infinity;
+  return {
+    target,
+    measured: show(v, digits, unit),
+    status: met ? 'met' : 'missed',
+    gap: met
+      ? `${show(limit - v, digits, unit)} to spare`
+      : `${show(v - limit, digits, unit)} over${limit > 0 ? ` (${factor.toFixed(1)}x the target)` : ''}`,
+  };
+}
+
+/** A "at least" target. */
+function atLeast(target: string, v: number | null, limit: number, unit: string, digits = 2): TargetRow {
+  if (v === null) return { target, measured: 'n/a', status: 'n/a', gap: 'not measured' };
+  const met = v >= limit;
+  return {
+    target,
+    measured: show(v, digits, unit),
+    status: met ? 'met' : 'missed',
+    gap: met
+      ? `${show(v - limit, digits, unit)} above`
+      : `${show(limit - v, digits, unit)} short (${(v / limit).toFixed(2)} of the target)`,
+  };
+}
+
+/** The targets of issue 6, checked against the median summary. */
+export function targetRows(m: BenchSummary): TargetRow[] {
+  const p = m.params;
+  const standard = p.episodes >= 16384 && p.think_ms === 3000;
+  const conc = (row: TargetRow): TargetRow =>
+    standard || row.status === 'n/a'
+      ? row
+      : { ...row, status: 'n/a', gap: `run with ${p.episodes} episodes, think ${p.think_ms} ms: not the target's load` };
+  const rows: TargetRow[] = [
+    {
+      ...atLeast('env/echo ratio >= 0.5 at 64 steps/frame', num(m.ratio), 0.5, '', 3),
+      ...(p.steps_per_frame === 64 ? {} : { status: 'n/a' as const, gap: `run at ${p.steps_per_frame} steps/frame` }),
+    },
+    conc(atLeast('16,384 concurrent live episodes (3 s think time)', num(m.concurrent_episodes), 16384, '', 0)),
+    conc(atMost('0 failures at that load', num(m.failures), 0, '', 0)),
+    conc(atMost('server-side step p99 <= 10 ms at that load', num(m.step_p99_ms), 10, ' ms', 3)),
+    atMost('train reset p50 <= 300 µs', num(m.reset_p50_us), 300, ' µs', 1),
+    atMost('train reset p99 <= 2 ms', num(m.reset_p99_us), 2000, ' µs', 1),
+    conc(atMost('RSS <= 32 KB per live episode', num(m.rss_per_episode_kb), 32, ' KiB', 2)),
+  ];
+  const base = num(m.workers_scaling.find((w) => w.workers === 1)?.steps_per_s);
+  for (const w of m.workers_scaling) {
+    const total = num(w.steps_per_s);
+    rows.push({
+      target: `workers ${w.workers}: throughput per worker`,
+      measured: total === null ? 'n/a' : `${show(total, 0)} steps/s (${show(num(w.steps_per_s_per_worker), 0)} per worker)`,
+      status: total === null ? 'n/a' : 'reported',
+      gap:
+        w.workers === 1
+          ? 'baseline'
+          : total === null || base === null || base === 0
+            ? ''
+            : `${(total / base).toFixed(2)}x the 1-worker throughput`,
+    });
+  }
+  return rows;
+}
+
+/** The generated section (without the markers). */
+export function renderGenerated(runs: readonly { line: string; seconds: number }[], command: string, benchArgs: readonly string[]): string {
+  const summaries = runs.map((r) => JSON.parse(r.line) as BenchSummary);
+  const m = deepMedian(summaries) as BenchSummary;
+  const mc = summaries[0].machine;
+  const out: string[] = [];
+  out.push(`Generated by \`${command}\` on ${new Date().toISOString().slice(0, 10)}: ${runs.length} run${runs.length === 1 ? '' : 's'} of`);
+  out.push(
+    `\`node dist/bench/run.js --json${benchArgs.length > 0 ? ' ' + benchArgs.join(' ') : ''}\`, each a fresh process; figures are the`,
+  );
+  out.push(`medians per key. Run times: ${runs.map((r) => `${r.seconds.toFixed(0)} s`).join(', ')}.`);
+  out.push('');
+  out.push('### Machine');
+  out.push('');
+  out.push(`- CPU: ${mc.cpu_model}, ${mc.cores} cores`);
+  out.push(`- Memory: ${mc.total_memory_gib} GiB`);
+  out.push(`- Node.js ${mc.node}, ${mc.os}`);
+  const loads = summaries.map((x) => x.machine.load_avg_1m).filter((l): l is number => typeof l === 'number');
+  if (loads.length > 0) {
+    out.push(`- 1-minute load average at the start of each run: ${loads.join(', ')} (above ${mc.cores}, other work shared the machine)`);
+  }
+  out.push(
+    `- Server under test: \`harness-gym serve --workers ${String(m.params.workers)}\` (worker flag supported: ${String(m.params.workers_flag_supported)})`,
+  );
+  out.push('');
+  out.push('### Targets (issue 6)');
+  out.push('');
+  out.push('| target | measured (median) | status | gap |');
+  out.push('|---|---|---|---|');
+  for (const r of targetRows(m)) out.push(`| ${r.target} | ${r.measured} | ${r.status} | ${r.gap} |`);
+  out.push('');
+  out.push('### Headline figures (medians)');
+  out.push('');
+  const conc = (m.concurrency ?? {}) as Record<string, unknown>;
+  out.push('| figure | value |');
+  out.push('|---|---|');
+  out.push(`| environment steps/s (${m.params.steps_per_frame} steps/frame) | ${show(num(m.env_steps_per_s), 0)} |`);
+  out.push(`| echo steps/s (same frames) | ${show(num(m.echo_steps_per_s), 0)} |`);
+  out.push(
+    `| concurrency: steady steps/s, resets/s | ${show(num(conc.steady_steps_per_s), 0)}, ${show(num(conc.steady_resets_per_s), 0)} |`,
+  );
+  out.push(
+    `| concurrency: client round trip p50 / p99 | ${show(num(conc.rtt_p50_ms), 1, ' ms')} / ${show(num(conc.rtt_p99_ms), 1, ' ms')} |`,
+  );
+  out.push(
+    `| concurrency: server RSS idle / live | ${show(num(conc.rss_idle_kb), 0, ' KiB')} / ${show(num(conc.rss_live_kb), 0, ' KiB')} |`,
+  );
+  out.push('');
+  out.push("### Micro-benchmarks (medians of the runs' p50 / p99, µs)");
+  out.push('');
+  out.push('| benchmark | p50 µs | p99 µs |');
+  out.push('|---|---|---|');
+  for (const [k, v] of Object.entries(m.micro)) out.push(`| ${k} | ${show(num(v.p50_us))} | ${show(num(v.p99_us))} |`);
+  out.push('');
+  out.push('### Raw JSON lines');
+  out.push('');
+  out.push('```json');
+  for (const r of runs) out.push(r.line);
+  out.push('```');
+  return out.join('\n');
+}
+
+/** Replace the generated part of a RESULTS.md (or append the markers when the document has none). */
+export function replaceGenerated(doc: string, generated: string): string {
+  const block = `${START_MARKER}\n${generated}\n${END_MARKER}`;
+  const a = doc.indexOf(START_MARKER);
+  const b = doc.indexOf(END_MARKER);
+  if (a < 0 || b < a) return `${doc.trimEnd()}\n\n${block}\n`;
+  return doc.slice(0, a) + block + doc.slice(b + END_MARKER.length);
+}
+
+async function main(argv: string[]): Promise<void> {
+  let runs = 3;
+  let out: string | null = null;
+  const benchArgs: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--runs') runs = Number(argv[++i]);
+    else if (argv[i] === '--out') out = argv[++i];
+    else if (argv[i] !== '--json') benchArgs.push(argv[i]);
+  }
+  if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
+  const root = packageRoot();
+  const runJs = fileURLToPath(new URL('./run.js', import.meta.url));
+  const target = out ?? join(root, 'bench', 'RESULTS.md');
+  const results: { line: string; seconds: number }[] = [];
+  for (let k = 0; k < runs; k++) {
+    process.stderr.write(`bench:results: run ${k + 1}/${runs}\n`);
+    results.push(await runOnce(runJs, benchArgs));
+  }
+  const args = [...(runs !== 3 ? ['--runs', String(runs)] : []), ...benchArgs];
+  const command = `npm run bench:results${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
+  const doc = existsSync(target) ? readFileSync(target, 'utf8') : '# Benchmark results\n';
+  writeFileSync(target, replaceGenerated(doc, renderGenerated(results, command, benchArgs)));
+  process.stderr.write(`bench:results: wrote ${target}\n`);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).catch((e: unknown) => {
+    process.stderr.write(`bench:results failed: ${(e as Error).message}\n`);
+    process.exit(1);
+  });
+}
