@@ -5,9 +5,12 @@
  * `resume_grace_s` when the connection drops, so it holds no socket of its own beyond a reference to the
  * connection attached now.
  *
- * Requests are applied one at a time, in arrival order, through a promise chain: requests about the same
- * episode are then applied in arrival order for free, and a session never has two requests in its shard
- * at once.
+ * Scheduling (PROTOCOL.md: replies to different requests may come out of order; requests about the same
+ * episode are applied in arrival order): a request waits only for the earlier unanswered requests it
+ * could conflict with. Resets wait for every earlier request (they draw from the session's seed stream
+ * and make groups, in arrival order); a step or close waits for earlier requests naming one of its
+ * episodes (or, for a reset with server-made ids, any `ep-N` id), and a ping for everything. So a step of
+ * a live episode does not queue behind a long reset batch of other episodes: the shard interleaves them.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -26,6 +29,40 @@ interface StoredReply {
   binary: boolean;
 }
 
+/** An unanswered request, as later requests of the session see it. */
+interface Pending {
+  type: SessionRequest['type'];
+  /** Episode ids it names. */
+  ids: Set<string>;
+  /** A reset with items without `episode_id` (it makes `ep-N` ids). */
+  makesIds: boolean;
+  done: Promise<void>;
+}
+
+/** Server-made episode ids (server/shard.ts `#makeId`). */
+const MADE_ID = /^ep-\d+$/;
+
+function itemIds(items: unknown[]): { ids: Set<string>; anonymous: boolean } {
+  const ids = new Set<string>();
+  let anonymous = false;
+  for (const it of items) {
+    const id = rawEpisodeId(it);
+    if (id === undefined) anonymous = true;
+    else ids.add(id);
+  }
+  return { ids, anonymous };
+}
+
+/** Whether `later` must wait for `earlier` (see the module comment). */
+function mustWait(earlier: Pending, later: Pending): boolean {
+  if (later.type === 'ping' || later.type === 'reset' || earlier.type === 'ping') return true;
+  for (const id of later.ids) {
+    if (earlier.ids.has(id)) return true;
+    if (earlier.makesIds && MADE_ID.test(id)) return true;
+  }
+  return false;
+}
+
 /** Replay-window key: `1` and `"1"` are different ids. */
 function idKey(id: RequestId): string {
   return typeof id === 'number' ? `n:${id}` : `s:${id}`;
@@ -41,7 +78,8 @@ export class Session implements SessionRef {
   shard = -1;
   readonly #core: ServerCore;
   readonly #replay = new Map<string, StoredReply>();
-  #tail: Promise<void> = Promise.resolve();
+  /** Unanswered requests in arrival order. */
+  readonly #pending: Pending[] = [];
   #busy = 0;
   #episodes = 0;
   #lastRequest = performance.now();
@@ -111,7 +149,7 @@ export class Session implements SessionRef {
     this.#graceTimer = null;
     this.#replay.clear();
     const core = this.#core;
-    return this.#tail.then(() =>
+    return Promise.all(this.#pending.map((p) => p.done)).then(() =>
       core.shards.free(this).then(
         (r: { freed: number; stats: ShardStats }) => {
           core.addStats(r.stats);
@@ -133,7 +171,22 @@ export class Session implements SessionRef {
   submit(conn: Connection, req: SessionRequest, frame: Buffer, binary: boolean, received: number): void {
     this.#busy++;
     this.#core.beginWork();
-    this.#tail = this.#tail.then(() => this.#run(conn, req, frame, binary, received));
+    const named =
+      req.type === 'close'
+        ? { ids: new Set(req.episode_ids), anonymous: false }
+        : req.type === 'ping'
+          ? { ids: new Set<string>(), anonymous: false }
+          : itemIds(req.items);
+    const entry: Pending = { type: req.type, ids: named.ids, makesIds: req.type === 'reset' && named.anonymous, done: Promise.resolve() };
+    const waits = this.#pending.filter((p) => mustWait(p, entry)).map((p) => p.done);
+    const start = waits.length === 0 ? Promise.resolve() : waits.length === 1 ? (waits[0] as Promise<void>) : Promise.all(waits);
+    entry.done = start.then(() => this.#run(conn, req, frame, binary, received));
+    this.#pending.push(entry);
+    // #run never rejects; once answered, the request stops holding later ones back.
+    void entry.done.then(() => {
+      const i = this.#pending.indexOf(entry);
+      if (i >= 0) this.#pending.splice(i, 1);
+    });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -173,7 +226,7 @@ export class Session implements SessionRef {
         for (let i = 0; i < req.items.length; i++) core.metrics.stepLatency.observe(seconds);
       }
     } catch (e) {
-      // Never let the chain reject: a rejected tail would silence every later request of the session.
+      // Never reject: later requests of the session wait on this one.
       this.#trace(e);
     } finally {
       this.#busy--;

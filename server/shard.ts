@@ -110,6 +110,13 @@ export interface ShardOptions {
 
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/**
+ * Longest stretch of one batch's work between two yields (ms): other sessions' frames (and, within a
+ * session, steps that do not wait for this batch) run in between, so a big reset batch adds at most about
+ * this much to their latency.
+ */
+const YIELD_AFTER_MS = 2;
+
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -281,8 +288,12 @@ class ShardSession {
   async reset(id: RequestId, items: unknown[]): Promise<{ type: 'reset_result'; id: RequestId; items: (ResetOkValue | ItemErrorValue)[] }> {
     const out: (ResetOkValue | ItemErrorValue)[] = [];
     const seen = new Set<string>();
+    let slice = performance.now();
     for (let i = 0; i < items.length; i++) {
-      if (i > 0 && i % this.#shard.yieldEvery === 0) await yieldToLoop();
+      if (i > 0 && (i % this.#shard.yieldEvery === 0 || performance.now() - slice > YIELD_AFTER_MS)) {
+        await yieldToLoop();
+        slice = performance.now();
+      }
       const ctx: { episode_id?: string } = { episode_id: rawEpisodeId(items[i]) };
       out.push(this.#guard(ctx, () => this.#resetOne(items[i], seen, ctx)));
     }
@@ -469,11 +480,15 @@ class ShardSession {
   async step(id: RequestId, items: unknown[]): Promise<{ type: 'step_result'; id: RequestId; items: (StepOkValue | ItemErrorValue)[] }> {
     const out: (StepOkValue | ItemErrorValue)[] = [];
     const seen = new Set<string>();
+    let slice = performance.now();
     // Final steps of episodes whose profile has an async reward module (an LLM judge) return promises:
     // the frame's reply waits for them, but they run concurrently while the other items are applied.
     let pending: Promise<void>[] | null = null;
     for (let i = 0; i < items.length; i++) {
-      if (i > 0 && i % this.#shard.yieldEvery === 0) await yieldToLoop();
+      if (i > 0 && (i % this.#shard.yieldEvery === 0 || performance.now() - slice > YIELD_AFTER_MS)) {
+        await yieldToLoop();
+        slice = performance.now();
+      }
       const ctx: { episode_id?: string } = { episode_id: rawEpisodeId(items[i]) };
       const r = this.#guard(ctx, () => this.#stepOne(items[i], seen, ctx));
       if (r instanceof Promise) {

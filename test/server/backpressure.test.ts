@@ -78,10 +78,11 @@ describe('a client that never reads', () => {
     // The cut session waits for a resume (grace 1 s); then, once the requests it had queued are applied,
     // its episodes are freed.
     await until(() => serverState(app).sessions === 1, 30_000);
-    // Only the frames read before reading paused were applied: a bounded backlog, not 400 frames' worth.
+    // Reading paused and resumed in bursts (frames wait in the kernel's buffers meanwhile) until the cut,
+    // about a stall timeout after the backlog passed the mark: far from the 400 frames it tried to send.
     const resets = (await metric(app, 'harness_gym_resets_total')) ?? NaN;
     expect(resets).toBeGreaterThan(32);
-    expect(resets).toBeLessThan(32 + 64 * 40);
+    expect(resets).toBeLessThan(32 + 64 * 200);
     expect(await metric(app, 'harness_gym_episodes_freed_total{reason="grace_expired"}')).toBe(resets - 32);
     ws.terminate();
 
