@@ -37,7 +37,7 @@ import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
 import { autoCorrect, feedbackMessage, runInputHooks, runReplyHooks } from './hooks.js';
 import { coerceArguments } from './parsers.js';
 import type { ActionParser, ParsedAction, ParsedCall } from './parsers.js';
-import { promptFacts, renderSystemPrompt } from './prompt.js';
+import { renderSystemPrompt, roomFacts, viewerFact } from './prompt.js';
 import { DISCOVER_TOOLS_TOOL, MARKETING_TOOLS, marketingHub } from './mcp.js';
 import { MCP_LIST_CHANGED_MARK } from '../harness-variants/ops/mcp.js';
 
@@ -188,7 +188,12 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  */
 export class Episode {
   readonly params: EpisodeParams;
-  readonly world: World;
+  /**
+   * The generated world, held weakly: a server keeps thousands of live episodes (ended ones too, until
+   * closed), and a world is larger than the rest of an identity episode. While anything else holds it
+   * (the world cache, a group sharing it) this is a lookup; once collected, it is regenerated, identical.
+   */
+  #world: WeakRef<World>;
   readonly #state: WorldState = emptyWorldState();
   readonly #faultRng: Rng;
   readonly #messages: ChatMessage[] = [];
@@ -215,7 +220,7 @@ export class Episode {
 
   constructor(params: EpisodeParams) {
     this.params = params;
-    this.world = params.world ?? worldFor(params.task.world_seed, params.task.locale);
+    this.#world = new WeakRef(params.world ?? worldFor(params.task.world_seed, params.task.locale));
     this.#faultRng = new Rng(params.seed, 'faults');
     // The marketing tools arrive through discovery (MCP), as in production; the harness holds them all.
     for (const t of MARKETING_TOOLS) {
@@ -223,6 +228,16 @@ export class Episode {
       if (surface !== undefined) this.#hidden.add(surface);
     }
     this.#listChange = params.harness.tools.some((t) => this.#hidden.has(t.function.name) && hasMark(t.function.parameters, 0));
+  }
+
+  /** The episode's world: the task source's own (`params.world`), or `worldFor(world_seed, locale)`. */
+  get world(): World {
+    let world = this.params.world ?? this.#world.deref();
+    if (world === undefined) {
+      world = worldFor(this.params.task.world_seed, this.params.task.locale);
+      this.#world = new WeakRef(world);
+    }
+    return world;
   }
 
   /** The tools the episode offers now, in the harness's order. */
@@ -266,8 +281,12 @@ export class Episode {
   /** Build the first observation. */
   reset(): ResetOutput {
     const { task, harness } = this.params;
+    const world = this.world;
     const offered = this.offeredTools();
-    const system = renderSystemPrompt(offered.length === harness.tools.length ? harness : { ...harness, tools: offered }, this.world, task);
+    // The room's facts are the same in the variant's prompt and in the canonical facts below: built once.
+    const room = roomFacts(world, task.locale);
+    const shown = offered.length === harness.tools.length ? harness : { ...harness, tools: offered };
+    const system = renderSystemPrompt(shown, world, task, false, room);
     this.#messages.push({ role: 'system', content: system });
     for (const line of task.history) this.#messages.push({ role: line.role, content: line.content });
     const userText = task.messages.join('\n');
@@ -275,11 +294,12 @@ export class Episode {
 
     // Evidence comes from canonical facts, never from the variant's wording, so that every variant
     // allows exactly the same numbers (task preservation).
-    const facts = promptFacts(this.params.canonical, this.world, task);
-    for (const text of [facts.current_product, facts.lineup, facts.faq, facts.room, facts.viewer]) numbersOf(text, this.#evidence);
+    for (const text of [room.current_product, room.lineup, room.faq, room.room, viewerFact(this.params.canonical, world, task)]) {
+      numbersOf(text, this.#evidence);
+    }
     for (const line of task.history) numbersOf(line.content, this.#evidence);
     numbersOf(userText, this.#evidence);
-    const current = this.world.products.find((p) => p.link_no === this.world.room.current_link);
+    const current = world.products.find((p) => p.link_no === world.room.current_link);
     if (current) this.#itemsInScope.add(current.item_id);
 
     const inputViolations = runInputHooks(harness.hooks, userText);
@@ -444,8 +464,9 @@ export class Episode {
   #replyContext(reply: string) {
     const replySkills = new Set(this.params.canonical.skills.filter((s) => s.kind === 'reply').map((s) => s.name));
     let special = false;
+    const world = this.world;
     for (const id of this.#itemsInScope) {
-      if (this.world.products.find((p) => p.item_id === id)?.regulatory_kind === 'special_cosmetic') special = true;
+      if (world.products.find((p) => p.item_id === id)?.regulatory_kind === 'special_cosmetic') special = true;
     }
     return {
       reply,

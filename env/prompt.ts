@@ -7,6 +7,7 @@
 import type { Harness, PromptBlock, PromptSpec, Skill } from '../protocol/harness.js';
 import type { Locale, Task, ToolSchema } from '../protocol/domain.js';
 import type { Product, Viewer, World } from '../mock-services/world.js';
+import { isWordCode } from '../protocol/text.js';
 
 interface Labels {
   link: string;
@@ -94,8 +95,8 @@ export function linkName(n: number, locale: Locale): string {
 
 function renderProduct(p: Product, locale: Locale): string {
   const L = LABELS[locale];
-  const attrs = Object.entries(p.attributes)
-    .map(([k, v]) => `${k}: ${v}`)
+  const attrs = Object.keys(p.attributes)
+    .map((k) => `${k}: ${p.attributes[k]}`)
     .join(L.sep);
   const s = p.shipping;
   const a = p.after_sales;
@@ -129,9 +130,19 @@ export interface PromptFacts {
   max_turns: string;
 }
 
+// Skills indexes of frozen skill lists (the loader deep-freezes the shared base harness), by disclosure
+// mode: the identity harness shows the same index on every request.
+const FROZEN_INDEXES = [new WeakMap<readonly Skill[], string>(), new WeakMap<readonly Skill[], string>()];
+
 /** Render the skills index: one line per skill, description only (or the body inline when a variant says so). */
 export function renderSkillsIndex(skills: readonly Skill[], inlineBodies: boolean): string {
-  return skills.map((s) => (inlineBodies ? `${s.name}: ${s.description}\n${s.body.trim()}` : `${s.name}: ${s.description}`)).join('\n');
+  const memo = Object.isFrozen(skills) ? FROZEN_INDEXES[inlineBodies ? 1 : 0] : undefined;
+  let text = memo?.get(skills);
+  if (text === undefined) {
+    text = skills.map((s) => (inlineBodies ? `${s.name}: ${s.description}\n${s.body.trim()}` : `${s.name}: ${s.description}`)).join('\n');
+    memo?.set(skills, text);
+  }
+  return text;
 }
 
 function jsonTypeName(schema: unknown): string {
@@ -172,27 +183,53 @@ export function renderToolsDoc(tools: readonly ToolSchema[], style: PromptSpec['
   }
 }
 
-/** Gather the facts a prompt can show for this task's room and viewer. */
-export function promptFacts(harness: Harness, world: World, task: Task, inlineSkillBodies = false): PromptFacts {
-  const locale = task.locale;
+/** The facts of a room that no harness changes: every prompt of one room shows the same ones. */
+export interface RoomFacts {
+  current_product: string;
+  lineup: string;
+  faq: string;
+  room: string;
+}
+
+/** The room's own facts: the product on screen, the lineup, the on-screen product's FAQ, the room's state. */
+export function roomFacts(world: World, locale: Locale): RoomFacts {
   const L = LABELS[locale];
   const current = world.products.find((p) => p.link_no === world.room.current_link) ?? world.products[0];
-  const viewer = world.viewers.find((v) => v.viewer_id === task.viewer_id);
   const lineup = world.products.map((p) => `${linkName(p.link_no, locale)} ${p.title} (${L.itemId}: ${p.item_id})`).join('\n');
   const faq = current.faq.map((f) => `${L.q}: ${f.question} ${L.a}: ${f.answer}`).join('\n');
   const room = `${L.viewers}: ${world.room.viewer_count}${L.sep}${L.currentLink}: ${linkName(world.room.current_link, locale)}${L.sep}${L.now}: ${world.now}`;
+  return { current_product: renderProduct(current, locale), lineup, faq, room };
+}
+
+/** The asking viewer's line, naming the viewer id as the harness names that field. */
+export function viewerFact(harness: Harness, world: World, task: Task): string {
+  const L = LABELS[task.locale];
+  const viewer = world.viewers.find((v) => v.viewer_id === task.viewer_id);
   const viewerIdLabel = harness.field_names?.viewer_id ?? 'viewer_id';
-  const viewerLine = viewer
+  return viewer
     ? `${L.viewer}: ${viewer.nickname} (${viewerIdLabel}: ${viewer.viewer_id}, ${L.membership[viewer.membership]})`
     : `${L.viewer}: ${viewerIdLabel} ${task.viewer_id}`;
+}
+
+/**
+ * Gather the facts a prompt can show for this task's room and viewer. `room` lets a caller that renders
+ * several prompts of one room (an episode: the variant's and the canonical one) compute its facts once.
+ */
+export function promptFacts(
+  harness: Harness,
+  world: World,
+  task: Task,
+  inlineSkillBodies = false,
+  room: RoomFacts = roomFacts(world, task.locale),
+): PromptFacts {
   return {
     persona_name: world.room.persona.name,
     persona_style: world.room.persona.style,
-    current_product: renderProduct(current, locale),
-    lineup,
-    faq,
-    room,
-    viewer: viewerLine,
+    current_product: room.current_product,
+    lineup: room.lineup,
+    faq: room.faq,
+    room: room.room,
+    viewer: viewerFact(harness, world, task),
     skills: renderSkillsIndex(harness.skills, inlineSkillBodies || harness.prompt.skills_disclosure === 'inline'),
     tools: renderToolsDoc(harness.tools, harness.prompt.tools_doc_style),
     reply_max_chars: String(harness.limits.reply_max_chars),
@@ -200,10 +237,30 @@ export function promptFacts(harness: Harness, world: World, task: Task, inlineSk
   };
 }
 
-const PLACEHOLDER_RE = /\{\{(\w+)\}\}/g;
-
+/**
+ * Replace each `{{key}}` (key: `\w+`) whose key is a fact with its value; anything else stays as written.
+ * This is `template.replace(/\{\{(\w+)\}\}/g, ...)` done by hand: most templates and items have no
+ * placeholder at all, and those return unchanged after one `indexOf`.
+ */
 function fill(template: string, facts: PromptFacts): string {
-  return template.replace(PLACEHOLDER_RE, (whole, key: string) => (Object.hasOwn(facts, key) ? facts[key as keyof PromptFacts] : whole));
+  let at = template.indexOf('{{');
+  if (at < 0) return template;
+  let out = '';
+  let done = 0;
+  while (at >= 0) {
+    let end = at + 2;
+    while (isWordCode(template.charCodeAt(end))) end++;
+    const key = template.slice(at + 2, end);
+    if (end > at + 2 && template.startsWith('}}', end) && Object.hasOwn(facts, key)) {
+      out += template.slice(done, at) + facts[key as keyof PromptFacts];
+      done = end + 2;
+      at = template.indexOf('{{', done);
+    } else {
+      // Not a placeholder here; the regex would try again one character later ("{{{x}}").
+      at = template.indexOf('{{', at + 1);
+    }
+  }
+  return out + template.slice(done);
 }
 
 function renderItems(items: readonly string[], style: PromptSpec['item_style'], facts: PromptFacts, locale: Locale): string {
@@ -237,18 +294,25 @@ function renderHeader(title: string, style: PromptSpec['header_style']): [string
 }
 
 function renderBlock(block: PromptBlock, spec: PromptSpec, facts: PromptFacts, locale: Locale): string | null {
-  const parts: string[] = [];
   const body = fill(block.template, facts).trim();
-  if (body) parts.push(body);
-  if (block.items.length > 0) parts.push(renderItems(block.items, spec.item_style, facts, locale));
-  if (parts.length === 0) return null;
+  const hasItems = block.items.length > 0;
+  if (!body && !hasItems) return null;
+  // Concatenated, not joined: the prompt's final join copies the text once for all blocks.
+  const items = hasItems ? renderItems(block.items, spec.item_style, facts, locale) : '';
+  const content = body && hasItems ? `${body}\n${items}` : body || items;
   const [open, close] = renderHeader(block.title, spec.header_style);
-  return close ? `${open}\n${parts.join('\n')}\n${close}` : `${open}\n${parts.join('\n')}`;
+  return close ? `${open}\n${content}\n${close}` : `${open}\n${content}`;
 }
 
-/** Assemble the system prompt: blocks in the spec's order, then any extra (irrelevant) context. */
-export function renderSystemPrompt(harness: Harness, world: World, task: Task, inlineSkillBodies = false): string {
-  const facts = promptFacts(harness, world, task, inlineSkillBodies);
+/** Assemble the system prompt: blocks in the spec's order, then any extra (irrelevant) context. `room` as in `promptFacts`. */
+export function renderSystemPrompt(
+  harness: Harness,
+  world: World,
+  task: Task,
+  inlineSkillBodies = false,
+  room: RoomFacts = roomFacts(world, task.locale),
+): string {
+  const facts = promptFacts(harness, world, task, inlineSkillBodies, room);
   const spec = harness.prompt;
   const out: string[] = [];
   for (const block of spec.blocks) {

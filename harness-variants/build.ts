@@ -7,7 +7,7 @@
  * only skills the task does not use, limits no tighter than the reference reply, forbidden words it does
  * not say.
  */
-import type { Task, ToolSchema } from '../protocol/domain.js';
+import type { JsonSchema, Task, ToolSchema } from '../protocol/domain.js';
 import type { Harness } from '../protocol/harness.js';
 import { Rng } from '../protocol/rng.js';
 import type { SurfaceMap } from '../protocol/surface.js';
@@ -38,16 +38,17 @@ function emptyTables(): RenameTables {
 
 /**
  * A mutable working copy of a (deep-frozen) base harness, copied only as deep as operators edit: lists
- * and the objects in them are fresh, tool schemas are copied whole (operators reorder, retype and
- * re-describe them), but hook params, skill bodies and other leaves are shared. Operators replace a
- * shared leaf instead of mutating it; one that forgot would throw on the frozen base, in every test.
- * This keeps reset cheap and lets compiled hook regexes be reused by identity.
+ * and the objects in them are fresh, and so are the levels of a tool schema that operators rewrite (the
+ * function, its parameters object, the properties map and each property's schema), but hook params,
+ * skill bodies, enum lists and other leaves are shared. Operators replace a shared leaf instead of
+ * mutating it; one that forgot would throw on the frozen base, in every test. This keeps reset cheap
+ * and lets compiled hook regexes be reused by identity.
  */
 function cloneHarness(h: Harness): Harness {
   return {
     ...h,
     skills: h.skills.map((s) => ({ ...s, intents: [...s.intents], metadata: { ...s.metadata } })),
-    tools: h.tools.map((t) => JSON.parse(JSON.stringify(t)) as ToolSchema),
+    tools: h.tools.map(cloneTool),
     prompt: {
       ...h.prompt,
       blocks: h.prompt.blocks.map((b) => ({ ...b, items: [...b.items] })),
@@ -57,6 +58,22 @@ function cloneHarness(h: Harness): Harness {
     retry: { ...h.retry, templates: { ...h.retry.templates } },
     limits: { ...h.limits },
   };
+}
+
+/** A tool schema copied down to its property schemas (the levels tool operators set or delete keys in). */
+function cloneTool(t: ToolSchema): ToolSchema {
+  const parameters: JsonSchema = { ...t.function.parameters };
+  const props = parameters.properties as Record<string, unknown> | undefined;
+  if (isObject(props)) {
+    const own: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(props)) own[k] = isObject(v) ? { ...v } : v;
+    parameters.properties = own;
+  }
+  return { ...t, function: { ...t.function, parameters } };
+}
+
+function isObject(v: unknown): v is object {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Build the variant of `spec` for one episode. `seed` is used when the spec carries none. */
@@ -83,19 +100,24 @@ export function buildVariant(
       identity: true,
     };
   }
+  // Whether each operator applies comes from its own stream, whatever the draft: all are drawn first, so
+  // that like-named streams are seeded one after the other (Rng reuses the work on their common prefix).
+  const applies = operators.map((op) => norm.families.includes(op.family) && new Rng(effective, `apply:${op.name}`).chance(norm.intensity));
   const draft: VariantDraft = { harness: cloneHarness(base), tables: emptyTables(), task };
   const applied: string[] = [];
-  for (const op of operators) {
-    if (!norm.families.includes(op.family)) continue;
-    if (!new Rng(effective, `apply:${op.name}`).chance(norm.intensity)) continue;
+  operators.forEach((op, i) => {
+    if (!applies[i]) return;
+    // Rng seeds itself on its first draw: an operator that draws nothing costs no seeding.
     op.apply(draft, { rng: new Rng(effective, `op:${op.name}`), intensity: norm.intensity, split: norm.split, locale: base.locale, base });
     applied.push(op.name);
-  }
+  });
   const id = variantId(norm, effective);
   const harness = materialize(draft, id);
   // Tools and skills the variant removed (masking) have no surface form.
-  const keptTools = canonicalTools.filter((t) => draft.harness.tools.some((x) => x.function.name === t));
-  const keptSkills = canonicalSkills.filter((s) => draft.harness.skills.some((x) => x.name === s));
+  const draftTools = new Set(draft.harness.tools.map((x) => x.function.name));
+  const draftSkills = new Set(draft.harness.skills.map((x) => x.name));
+  const keptTools = canonicalTools.filter((t) => draftTools.has(t));
+  const keptSkills = canonicalSkills.filter((s) => draftSkills.has(s));
   return {
     variant_id: id,
     harness,

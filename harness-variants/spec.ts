@@ -2,7 +2,7 @@
  * Variant specs: validation, the named presets, and `variant_id` (a stable hash of the normalised spec
  * and the seed that realised it).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { FAMILIES } from './types.js';
 import type { Family, VariantSpec } from './types.js';
@@ -57,5 +57,6 @@ export function normalizeSpec(spec: VariantSpec): VariantSpec {
 export function variantId(spec: VariantSpec, seed: number): string {
   const n = normalizeSpec(spec);
   const key = JSON.stringify([n.families, n.intensity, n.split, n.seed ?? seed >>> 0]);
-  return 'v-' + createHash('sha256').update(key).digest('hex').slice(0, 12);
+  // One-shot hash: a Hash object per reset cost more than the digest.
+  return 'v-' + hash('sha256', key).slice(0, 12);
 }

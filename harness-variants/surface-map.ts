@@ -12,6 +12,24 @@ function invert(table: Record<string, string>): Map<string, string> {
   return out;
 }
 
+/**
+ * Canonical -> surface for every kept name, and its inverse. Where two names share a surface form (never
+ * in a variant the operators build), the inverse keeps the one an object of the pairs lists last, as the
+ * map always did.
+ */
+function bijection(names: readonly string[], table: Record<string, string>): [Map<string, string>, Map<string, string>] {
+  const forward = new Map<string, string>();
+  const back = new Map<string, string>();
+  let shared = false;
+  for (const n of names) {
+    const surface = table[n] ?? n;
+    forward.set(n, surface);
+    if (back.has(surface)) shared = true;
+    back.set(surface, n);
+  }
+  return [forward, shared ? invert(Object.fromEntries(forward)) : back];
+}
+
 /** Marks a key that belongs to no canonical parameter (so validation names it as unknown). */
 const FOREIGN = '\u0000';
 
@@ -47,10 +65,8 @@ export class TableMap implements SurfaceMap {
    * @param canonicalSkills every canonical skill the variant keeps
    */
   constructor(tables: RenameTables, canonicalTools: readonly string[], canonicalSkills: readonly string[]) {
-    this.#tools = new Map(canonicalTools.map((t) => [t, tables.tools[t] ?? t]));
-    this.#toolsBack = invert(Object.fromEntries(this.#tools));
-    this.#skills = new Map(canonicalSkills.map((s) => [s, tables.skills[s] ?? s]));
-    this.#skillsBack = invert(Object.fromEntries(this.#skills));
+    [this.#tools, this.#toolsBack] = bijection(canonicalTools, tables.tools);
+    [this.#skills, this.#skillsBack] = bijection(canonicalSkills, tables.skills);
     this.#fields = new Map(Object.entries(tables.fields));
     this.#fieldsBack = invert(tables.fields);
     this.#nest = new Map(Object.entries(tables.nest));

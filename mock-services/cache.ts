@@ -8,15 +8,16 @@ import { generateWorld } from './generate.js';
 import type { World } from './world.js';
 
 const MAX_WORLDS = 128;
-const cache = new Map<string, World>();
+const cache = new Map<number, World>();
 
 /** `generateWorld(seed, locale)`, shared. Callers must treat the result as read-only. */
 export function worldFor(seed: number, locale: Locale): World {
-  const key = `${seed >>> 0}/${locale}`;
+  // A numeric key (uint32 seed and a locale bit) is cheaper to hash than a `${seed}/${locale}` text.
+  const key = (seed >>> 0) * 2 + (locale === 'en' ? 1 : 0);
   let world = cache.get(key);
   if (world === undefined) {
     world = generateWorld(seed, locale);
-    if (cache.size >= MAX_WORLDS) cache.delete(cache.keys().next().value as string);
+    if (cache.size >= MAX_WORLDS) cache.delete(cache.keys().next().value as number);
     cache.set(key, world);
   }
   return world;

@@ -19,7 +19,7 @@ import {
   PERSONA_STYLES,
   PRODUCT_TEMPLATES,
 } from './catalog.js';
-import type { ExclusionCode, ProductTemplate, T2 } from './catalog.js';
+import type { ExclusionCode, ProductTemplate } from './catalog.js';
 import { DAY, HOUR, MINUTE, localMidnight, localMs, toIso } from './time.js';
 import { CATEGORIES } from './world.js';
 import type { Bundle, Category, Coupon, Faq, FlashSale, Gift, Order, OrderStatus, Presale, Product, Sku, Viewer, World } from './world.js';
@@ -53,19 +53,200 @@ const COUPON_TIERS: readonly (readonly [threshold: number, discount: number])[] 
   [399, 60],
 ];
 
-const ORDER_STATUS_WEIGHTS: Readonly<Record<OrderStatus, number>> = {
+/** A weight table for `pickWeighted`: keys in `Object.keys` order, and their weights' sum in that order. */
+interface WeightTable<K extends string> {
+  readonly keys: readonly K[];
+  readonly weights: readonly number[];
+  readonly total: number;
+}
+
+function weightTable<K extends string>(weights: Readonly<Record<K, number>>): WeightTable<K> {
+  const keys = Object.keys(weights) as K[];
+  let total = 0;
+  for (const k of keys) total += weights[k];
+  return { keys, weights: keys.map((k) => weights[k]), total };
+}
+
+/**
+ * `r.weighted(weights)` draw for draw (one `next()`, weights subtracted in key order, the last key as the
+ * fallback), from a table listed once instead of on every call: a world makes about fifty such draws.
+ */
+function pickWeighted<K extends string>(r: Rng, t: WeightTable<K>): K {
+  let x = r.next() * t.total;
+  for (let i = 0; i < t.keys.length; i++) {
+    x -= t.weights[i];
+    if (x < 0) return t.keys[i];
+  }
+  return t.keys[t.keys.length - 1];
+}
+
+const ORDER_STATUS_WEIGHTS = weightTable<OrderStatus>({
   unpaid: 0.1,
   paid: 0.15,
   shipped: 0.2,
   delivered: 0.35,
   refunding: 0.1,
   closed: 0.1,
-};
+});
 
-const ORDERS_PER_VIEWER: Readonly<Record<'0' | '1' | '2' | '3' | '4', number>> = { '0': 0.2, '1': 0.3, '2': 0.25, '3': 0.15, '4': 0.1 };
+const ORDERS_PER_VIEWER = weightTable({ '0': 0.2, '1': 0.3, '2': 0.25, '3': 0.15, '4': 0.1 });
+const MEMBERSHIP_WEIGHTS = weightTable<Viewer['membership']>({ none: 0.5, member: 0.35, vip: 0.15 });
+const SCOPE_WEIGHTS = weightTable<Coupon['scope']['kind']>({ all: 0.4, category: 0.35, items: 0.25 });
+const WINDOW_WEIGHTS = weightTable({ valid: 0.7, upcoming: 0.15, expired: 0.15 });
+
+const SHIP_HOURS: readonly number[] = [24, 48, 72];
+const PRICE_PROTECTION_DAYS: readonly number[] = [0, 7, 15];
+const PRESALE_DEPOSITS: readonly number[] = [10, 20, 30, 50];
+const DEPOSIT_MULTIPLIERS: readonly number[] = [2, 2.5, 3];
+const CAMPAIGN_COUNTS: readonly number[] = [0, 1, 1, 2];
 
 /** 2026-01-01 00:00 in UTC+8: worlds live in 2026. */
 const YEAR_START = localMs(2026, 1, 1);
+
+const INDICES: (readonly number[])[] = [];
+
+/**
+ * `[0, 1, ..., n-1]`, shared. Picking or sampling it draws exactly what picking or sampling n items would,
+ * so the generator can draw an index (to look up a prebuilt text) without changing any world.
+ */
+function indices(n: number): readonly number[] {
+  return (INDICES[n] ??= Array.from({ length: n }, (_, i) => i));
+}
+
+/**
+ * Sort a short array in place (insertion sort). `Array.prototype.sort` allocates its work arrays on every
+ * call, and a world sorts some sixty arrays of one to five elements. With a strict total order (no ties)
+ * the result is the one `sort` gives.
+ */
+function sortSmall<T>(items: T[], before: (a: T, b: T) => boolean): T[] {
+  for (let i = 1; i < items.length; i++) {
+    const x = items[i];
+    let j = i - 1;
+    for (; j >= 0 && before(x, items[j]); j--) items[j + 1] = items[j];
+    items[j + 1] = x;
+  }
+  return items;
+}
+
+const lessNumber = (a: number, b: number): boolean => a < b;
+
+// ---------------------------------------------------------------------------------------------------
+// Templates resolved per locale, once at module load
+//
+// A world is mostly template text in a new combination, so every text and small object that depends only
+// on a template and the locale (a title, an attribute set, a SKU's spec, an FAQ answer, the exclusion
+// list) is built once here and shared, frozen, by every world that uses it. Generation then allocates
+// little more than the per-world records, and a live world holds only what is really its own.
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * Everything an FAQ answer may quote about one product, as one number (its "pick"): the attribute values'
+ * combination (numbered as `LocalTemplate.attributes` numbers it) times SHIP_PICKS, plus the shipping
+ * values (ship-hours, city and carrier indices in mixed radix, the carrier last).
+ */
+const SHIP_PICKS = SHIP_HOURS.length * CITIES.length * CARRIERS.length;
+
+/** A placeholder of an FAQ answer: the digit of a product's pick it shows, and the text of each value. */
+interface AnswerSlot {
+  readonly divisor: number;
+  readonly radix: number;
+  readonly values: readonly string[];
+}
+
+/** An attribute placeholder past the template's attributes: always filled with ''. */
+const EMPTY_SLOT: AnswerSlot = { divisor: 1, radix: 1, values: [''] };
+
+/** One FAQ answer split at its placeholders: `parts` around `slots`, so that filling it needs no regex. */
+interface AnswerTemplate {
+  readonly text: string;
+  readonly parts: readonly string[];
+  readonly slots: readonly AnswerSlot[];
+  /** Filled answers by the values their slots take (mixed radix): a world reuses an earlier world's text. */
+  readonly filled: Map<number, string>;
+}
+
+/** A template in one locale: its texts, and every combination the generator can draw, built once. */
+interface LocalTemplate {
+  readonly tp: ProductTemplate;
+  /** `${brand} ${name}` by [brand index][name index]. */
+  readonly titles: readonly (readonly string[])[];
+  readonly brands: readonly string[];
+  /** Values per attribute. */
+  readonly attrValues: readonly (readonly string[])[];
+  /** The attributes object by the attribute value indices (mixed radix, first attribute most significant). */
+  readonly attributes: readonly Product['attributes'][];
+  /** The spec object and spec text by the dimension value indices (mixed radix, first dimension most significant). */
+  readonly specs: readonly { readonly spec: Sku['spec']; readonly text: string }[];
+  readonly faq: readonly { readonly question: string; readonly answer: AnswerTemplate; readonly tags: string[] }[];
+  readonly exclusions: string[];
+}
+
+/** Freeze a value shared by many worlds: worlds are read-only, and a stray write should fail loudly. */
+function shared<T extends object>(value: T): T {
+  return Object.freeze(value);
+}
+
+/** Every combination of indices below `sizes`, in mixed-radix order (the last index varies fastest). */
+function combinations(sizes: readonly number[]): number[][] {
+  let out: number[][] = [[]];
+  for (const n of sizes) out = out.flatMap((c) => indices(n).map((i) => [...c, i]));
+  return out;
+}
+
+/** Split an answer at its placeholders: `{a<i>}` (value of attribute i), `{ship_hours}`, `{ships_from}`, `{carrier}`. */
+function compileAnswer(text: string, attrValues: readonly (readonly string[])[], L: 0 | 1): AnswerTemplate {
+  const slotOf = (name: string): AnswerSlot => {
+    if (name === 'ship_hours')
+      return { divisor: CITIES.length * CARRIERS.length, radix: SHIP_HOURS.length, values: SHIP_HOURS.map(String) };
+    if (name === 'ships_from') return { divisor: CARRIERS.length, radix: CITIES.length, values: CITIES.map((c) => c[L]) };
+    if (name === 'carrier') return { divisor: 1, radix: CARRIERS.length, values: CARRIERS.map(([c]) => c[L]) };
+    const a = Number(name.slice(1));
+    if (a >= attrValues.length) return EMPTY_SLOT;
+    let stride = SHIP_PICKS;
+    for (let b = a + 1; b < attrValues.length; b++) stride *= attrValues[b].length;
+    return { divisor: stride, radix: attrValues[a].length, values: attrValues[a] };
+  };
+  const parts: string[] = [];
+  const slots: AnswerSlot[] = [];
+  let last = 0;
+  for (const m of text.matchAll(/\{(a\d+|ship_hours|ships_from|carrier)\}/g)) {
+    parts.push(text.slice(last, m.index));
+    slots.push(slotOf(m[1]));
+    last = m.index + m[0].length;
+  }
+  parts.push(text.slice(last));
+  return { text, parts, slots, filled: new Map() };
+}
+
+function localTemplate(tp: ProductTemplate, L: 0 | 1): LocalTemplate {
+  const brands = BRANDS[tp.category].map((b) => b[L]);
+  const attrValues = tp.attrs.map(([, vals]) => vals.map((v) => v[L]));
+  const attributes = combinations(tp.attrs.map(([, vals]) => vals.length)).map((pick) => {
+    const out: Product['attributes'] = {};
+    tp.attrs.forEach(([name], a) => (out[name[L]] = attrValues[a][pick[a]]));
+    return shared(out);
+  });
+  const specs = combinations(tp.dims.map(([, vals]) => vals.length)).map((pick) => {
+    const spec: Sku['spec'] = {};
+    const values = tp.dims.map(([name, vals], d) => (spec[name[L]] = vals[pick[d]][0][L]));
+    return shared({ spec: shared(spec), text: values.join(' ') });
+  });
+  return {
+    tp,
+    titles: brands.map((brand) => tp.names.map((name) => `${brand} ${name[L]}`)),
+    brands,
+    attrValues,
+    attributes,
+    specs,
+    faq: tp.faq.map(([q, a, tags]) => ({ question: q[L], answer: compileAnswer(a[L], attrValues, L), tags: shared(tags.slice()) })),
+    exclusions: shared(tp.exclusions.map((c) => EXCLUSION_TEXT[c][L])),
+  };
+}
+
+/** Each template's local form by locale index, in PRODUCT_TEMPLATES order. */
+const LOCAL_TEMPLATES: ReadonlyMap<ProductTemplate, readonly [LocalTemplate, LocalTemplate]> = new Map(
+  PRODUCT_TEMPLATES.map((tp) => [tp, [localTemplate(tp, 0), localTemplate(tp, 1)]] as const),
+);
 
 // ---------------------------------------------------------------------------------------------------
 // Small helpers
@@ -82,26 +263,42 @@ function shopPrice(x: number): number {
   return whole % 10 === 0 || whole < 20 ? whole : cents(whole - 0.1);
 }
 
-/** Deterministic unique id: prefix + 6 hex digits drawn from `rng`, redrawn on the rare collision. */
-function makeId(prefix: string, rng: Rng, used: Set<string>): string {
+/** Two lowercase hex digits per byte value. */
+const HEX2: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+/** The id prefixes, each with its number in a world's set of used ids. */
+type IdPrefix = 'it' | 'ps' | 'cp' | 'fs' | 'bd' | 'gf' | 'vw' | 'od' | 'rm';
+const ID_PREFIXES: readonly IdPrefix[] = ['it', 'ps', 'cp', 'fs', 'bd', 'gf', 'vw', 'od', 'rm'];
+
+/**
+ * Deterministic unique id: prefix + 6 hex digits (the top 24 bits of a draw, as `uint32().toString(16)`
+ * would print them), redrawn on the rare collision. `used` holds (prefix number, 24 bits) as one integer,
+ * which is cheaper to hash than the id text.
+ */
+function makeId(prefix: IdPrefix, rng: Rng, used: Set<number>): string {
+  const base = ID_PREFIXES.indexOf(prefix) * 0x1000000;
   for (;;) {
-    const id = `${prefix}_${rng.uint32().toString(16).padStart(8, '0').slice(0, 6)}`;
-    if (!used.has(id)) {
-      used.add(id);
-      return id;
+    const bits = rng.uint32() >>> 8;
+    if (!used.has(base + bits)) {
+      used.add(base + bits);
+      return `${prefix}_${HEX2[bits >>> 16]}${HEX2[(bits >>> 8) & 0xff]}${HEX2[bits & 0xff]}`;
     }
   }
 }
 
-/** Fill `{a<i>}` and shipping placeholders of an FAQ answer. */
-function fillAnswer(
-  text: string,
-  attrValues: readonly string[],
-  vars: { ship_hours: string; ships_from: string; carrier: string },
-): string {
-  return text.replace(/\{(a\d+|ship_hours|ships_from|carrier)\}/g, (_, k: string) =>
-    k[0] === 'a' ? (attrValues[Number(k.slice(1))] ?? '') : vars[k as keyof typeof vars],
-  );
+/** An FAQ answer for a product's pick (see SHIP_PICKS). Each distinct filling is built once, then shared. */
+function fillAnswer(answer: AnswerTemplate, pick: number): string {
+  const { parts, slots } = answer;
+  if (slots.length === 0) return answer.text;
+  let key = 0;
+  for (const slot of slots) key = key * slot.radix + (Math.floor(pick / slot.divisor) % slot.radix);
+  let text = answer.filled.get(key);
+  if (text === undefined) {
+    text = parts[0];
+    for (let i = 0; i < slots.length; i++) text += slots[i].values[Math.floor(pick / slots[i].divisor) % slots[i].radix] + parts[i + 1];
+    answer.filled.set(key, text);
+  }
+  return text;
 }
 
 /** The stable exclusion codes of a product's after-sales policy (texts in either locale are recognised). */
@@ -126,11 +323,15 @@ export function isCustomSku(sku: Sku): boolean {
 /**
  * Build the world of `(seed, locale)`. Pure and deterministic: the same arguments always give a deep-equal
  * world whose JSON is byte-identical. `world.now` is a simulated instant in 2026 around 20:00 (UTC+8).
+ *
+ * Worlds live on in the world cache and in the episodes that use them, so a world is kept small: texts
+ * and small objects that come straight from the templates are shared between worlds (frozen), and arrays
+ * are built at their final size (`map`, `slice`), because an array grown by `push` reserves 17 slots and a
+ * world has dozens.
  */
 export function generateWorld(seed: number, locale: Locale): World {
   const L = locale === 'zh-CN' ? 0 : 1;
-  const tx = (pair: T2): string => pair[L];
-  const used = new Set<string>();
+  const used = new Set<number>();
 
   // --- time: a day of 2026, the evening show
   const rTime = new Rng(seed, 'world/time');
@@ -141,54 +342,53 @@ export function generateWorld(seed: number, locale: Locale): World {
   const rLine = new Rng(seed, 'world/lineup');
   const count = rLine.int(8, 20);
   const chosen: ProductTemplate[] = [];
-  for (const c of CATEGORIES) chosen.push(rLine.pick(TEMPLATES_BY_CATEGORY.get(c) as readonly ProductTemplate[]));
+  for (let c = 0; c < CATEGORIES.length; c++)
+    chosen.push(rLine.pick(TEMPLATES_BY_CATEGORY.get(CATEGORIES[c]) as readonly ProductTemplate[]));
   const rest = rLine.shuffle(PRODUCT_TEMPLATES.filter((tp) => !chosen.includes(tp)));
-  for (const tp of rest) {
-    if (chosen.length >= count) break;
-    chosen.push(tp);
-  }
+  for (let i = 0; i < rest.length && chosen.length < count; i++) chosen.push(rest[i]);
   const lineup = rLine.shuffle(chosen);
 
   const rProd = new Rng(seed, 'world/products');
-  const products: Product[] = lineup.map((tp, i) => buildProduct(tp, i + 1, rProd, tx, L, used));
+  const products = lineup.map((tp, i) =>
+    buildProduct((LOCAL_TEMPLATES.get(tp) as readonly [LocalTemplate, LocalTemplate])[L], i + 1, rProd, L, used),
+  );
 
   // --- presale: 0-1 product becomes a presale item (never a sold-out one)
   const rMkt = new Rng(seed, 'world/marketing');
-  const presales: Presale[] = [];
+  let presales: Presale[] = [];
   if (rMkt.chance(0.35)) {
     const candidates = products.filter((p) => p.status !== 'sold_out');
     if (candidates.length > 0) {
       const p = rMkt.pick(candidates);
       p.status = 'presale';
-      const deposit = rMkt.pick([10, 20, 30, 50]);
+      const deposit = rMkt.pick(PRESALE_DEPOSITS);
       const finalStart = localMidnight(nowMs) + rMkt.int(1, 10) * DAY + 20 * HOUR;
-      presales.push({
-        presale_id: makeId('ps', rMkt, used),
-        item_id: p.item_id,
-        deposit,
-        deposit_value: deposit * rMkt.pick([2, 2.5, 3]),
-        final_payment_starts_at: toIso(finalStart),
-        ships_by: toIso(localMidnight(finalStart) + rMkt.int(3, 10) * DAY + 18 * HOUR),
-      });
+      presales = [
+        {
+          presale_id: makeId('ps', rMkt, used),
+          item_id: p.item_id,
+          deposit,
+          deposit_value: deposit * rMkt.pick(DEPOSIT_MULTIPLIERS),
+          final_payment_starts_at: toIso(finalStart),
+          ships_by: toIso(localMidnight(finalStart) + rMkt.int(3, 10) * DAY + 18 * HOUR),
+        },
+      ];
       p.shipping.ship_within_hours = 72;
     }
   }
   const onSale = products.filter((p) => p.status === 'on_sale');
 
   // --- coupons: 2-5; the first is always usable now, so every world has at least one live coupon
-  const coupons: Coupon[] = [];
-  const nCoupons = rMkt.int(2, 5);
-  for (let i = 0; i < nCoupons; i++) coupons.push(buildCoupon(i === 0, rMkt, nowMs, products, tx, L, used));
+  const coupons = indices(rMkt.int(2, 5)).map((i) => buildCoupon(i === 0, rMkt, nowMs, products, L, used));
 
   // --- flash sales: 0-2 on distinct on-sale items, live now or starting later tonight
-  const flash_sales: FlashSale[] = [];
-  const nFlash = Math.min(onSale.length, rMkt.pick([0, 1, 1, 2]));
-  for (const p of rMkt.sample(onSale, nFlash)) {
+  const nFlash = Math.min(onSale.length, rMkt.pick(CAMPAIGN_COUNTS));
+  const flash_sales = rMkt.sample(onSale, nFlash).map((p): FlashSale => {
     const live = rMkt.chance(0.6);
     const startMs = live ? nowMs - rMkt.int(1, 6) * 5 * MINUTE : nowMs + rMkt.int(2, 12) * 10 * MINUTE;
     const endMs = live ? nowMs + rMkt.int(2, 12) * 5 * MINUTE : startMs + rMkt.int(1, 3) * 10 * MINUTE;
     const quantity = rMkt.int(5, 30) * 10;
-    flash_sales.push({
+    return {
       flash_id: makeId('fs', rMkt, used),
       item_id: p.item_id,
       price: shopPrice(p.live_price * (0.7 + rMkt.next() * 0.15)),
@@ -196,81 +396,84 @@ export function generateWorld(seed: number, locale: Locale): World {
       ends_at: toIso(endMs),
       quantity,
       sold: live ? (rMkt.chance(0.2) ? quantity : rMkt.int(0, quantity)) : 0,
-    });
-  }
+    };
+  });
 
   // --- bundles: 0-2 pairs of on-sale items, cheaper together
-  const bundles: Bundle[] = [];
-  const nBundles = onSale.length >= 2 ? rMkt.pick([0, 1, 1, 2]) : 0;
-  for (let i = 0; i < nBundles; i++) {
-    const [a, b] = rMkt.sample(onSale, 2);
+  const nBundles = onSale.length >= 2 ? rMkt.pick(CAMPAIGN_COUNTS) : 0;
+  const bundles = indices(nBundles).map((): Bundle => {
+    const pair = rMkt.sample(onSale, 2);
+    const a = pair[0];
+    const b = pair[1];
     const price = shopPrice((a.live_price + b.live_price) * (0.82 + rMkt.next() * 0.1));
-    bundles.push({
+    return {
       bundle_id: makeId('bd', rMkt, used),
       item_ids: [a.item_id, b.item_id],
       price,
       description: L === 0 ? `${a.title} + ${b.title} 组合购买` : `Buy together: ${a.title} + ${b.title}`,
-    });
-  }
+    };
+  });
 
   // --- gifts: 0-3 items with a gift while stock lasts (some already gone)
-  const gifts: Gift[] = [];
   const giftable = products.filter((p) => p.status !== 'sold_out');
-  for (const p of rMkt.sample(giftable, Math.min(giftable.length, rMkt.int(0, 3)))) {
-    gifts.push({
-      gift_id: makeId('gf', rMkt, used),
-      item_id: p.item_id,
-      gift_name: tx(rMkt.pick(GIFTS[p.category])),
-      remaining: rMkt.chance(0.25) ? 0 : rMkt.int(1, 200),
-    });
-  }
+  const gifts = rMkt.sample(giftable, Math.min(giftable.length, rMkt.int(0, 3))).map((p): Gift => ({
+    gift_id: makeId('gf', rMkt, used),
+    item_id: p.item_id,
+    gift_name: rMkt.pick(GIFTS[p.category])[L],
+    remaining: rMkt.chance(0.25) ? 0 : rMkt.int(1, 200),
+  }));
 
   // --- campaign ids per product, in a fixed kind order (coupons, flash, bundles, gifts, presale)
-  for (const p of products) {
-    for (const c of coupons) if (couponCovers(c, p)) p.campaign_ids.push(c.coupon_id);
-    for (const f of flash_sales) if (f.item_id === p.item_id) p.campaign_ids.push(f.flash_id);
-    for (const b of bundles) if (b.item_ids.includes(p.item_id)) p.campaign_ids.push(b.bundle_id);
-    for (const g of gifts) if (g.item_id === p.item_id) p.campaign_ids.push(g.gift_id);
-    for (const s of presales) if (s.item_id === p.item_id) p.campaign_ids.push(s.presale_id);
-  }
+  const marketing: Marketing = { coupons, flash_sales, bundles, gifts, presales };
+  for (let i = 0; i < products.length; i++) products[i].campaign_ids = campaignIds(products[i], marketing);
 
   // --- viewers and orders
   const rView = new Rng(seed, 'world/viewers');
   const nViewers = rView.int(5, 20);
   const names = rView.sample(NICKNAMES, nViewers);
   const orderable = products.filter((p) => p.status !== 'presale');
-  const viewers: Viewer[] = [];
   const orders: Order[] = [];
-  for (const nick of names) {
-    const viewer: Viewer = {
-      viewer_id: makeId('vw', rView, used),
-      nickname: tx(nick),
-      membership: rView.weighted({ none: 0.5, member: 0.35, vip: 0.15 }),
-      order_ids: [],
-    };
-    const nOrders = Number(rView.weighted(ORDERS_PER_VIEWER));
-    const mine: Order[] = [];
-    for (let k = 0; k < nOrders; k++) mine.push(buildOrder(viewer.viewer_id, rView, nowMs, orderable, used));
-    // Oldest first: the order list reads like an account history.
-    mine.sort((x, y) => (x.placed_at < y.placed_at ? -1 : x.placed_at > y.placed_at ? 1 : x.order_id < y.order_id ? -1 : 1));
-    for (const o of mine) {
-      viewer.order_ids.push(o.order_id);
-      orders.push(o);
-    }
-    viewers.push(viewer);
-  }
+  const viewers = names.map((nick): Viewer => {
+    const viewer_id = makeId('vw', rView, used);
+    const membership = pickWeighted(rView, MEMBERSHIP_WEIGHTS);
+    const nOrders = Number(pickWeighted(rView, ORDERS_PER_VIEWER));
+    const mine = indices(nOrders).map(() => buildOrder(viewer_id, rView, nowMs, orderable, used));
+    // Oldest first: the order list reads like an account history. Sorted on the instants, which order
+    // exactly as their fixed-width ISO texts do (comparing the texts would also flatten them).
+    sortSmall(mine, placedBefore);
+    for (let k = 0; k < mine.length; k++) orders.push(mine[k].order);
+    return { viewer_id, nickname: nick[L], membership, order_ids: mine.map((placed) => placed.order.order_id) };
+  });
 
   // --- room
   const rRoom = new Rng(seed, 'world/room');
   const room = {
     room_id: makeId('rm', rRoom, used),
-    persona: { name: tx(rRoom.pick(PERSONA_NAMES)), style: tx(rRoom.pick(PERSONA_STYLES)) },
+    persona: { name: rRoom.pick(PERSONA_NAMES)[L], style: rRoom.pick(PERSONA_STYLES)[L] },
     current_link: rRoom.int(1, products.length),
     viewer_count: rRoom.int(800, 50_000),
     started_at: toIso(nowMs - rRoom.int(6, 36) * 5 * MINUTE),
   };
 
-  return { seed, locale, now, room, products, coupons, flash_sales, bundles, gifts, presales, viewers, orders };
+  return { seed, locale, now, room, products, coupons, flash_sales, bundles, gifts, presales, viewers, orders: orders.slice() };
+}
+
+/** A world's campaigns, by kind. */
+type Marketing = Pick<World, 'coupons' | 'flash_sales' | 'bundles' | 'gifts' | 'presales'>;
+
+/**
+ * The ids of the campaigns that apply to a product, kind by kind, as an exact-size array. A function of
+ * its own with index loops: inside `generateWorld`, too large to have its loops inlined, each `for...of`
+ * cost an iterator object per step.
+ */
+function campaignIds(p: Product, m: Marketing): string[] {
+  const ids: string[] = [];
+  for (let i = 0; i < m.coupons.length; i++) if (couponCovers(m.coupons[i], p)) ids.push(m.coupons[i].coupon_id);
+  for (let i = 0; i < m.flash_sales.length; i++) if (m.flash_sales[i].item_id === p.item_id) ids.push(m.flash_sales[i].flash_id);
+  for (let i = 0; i < m.bundles.length; i++) if (m.bundles[i].item_ids.includes(p.item_id)) ids.push(m.bundles[i].bundle_id);
+  for (let i = 0; i < m.gifts.length; i++) if (m.gifts[i].item_id === p.item_id) ids.push(m.gifts[i].gift_id);
+  for (let i = 0; i < m.presales.length; i++) if (m.presales[i].item_id === p.item_id) ids.push(m.presales[i].presale_id);
+  return ids.slice();
 }
 
 /** Whether a coupon's scope covers a product. */
@@ -279,17 +482,20 @@ export function couponCovers(c: Coupon, p: Product): boolean {
   return s.kind === 'all' || (s.kind === 'category' ? s.category === p.category : s.item_ids.includes(p.item_id));
 }
 
-function buildProduct(tp: ProductTemplate, linkNo: number, r: Rng, tx: (p: T2) => string, L: 0 | 1, used: Set<string>): Product {
+/**
+ * One product of the lineup. Draw order is part of the world's identity: item id, brand, name, attribute
+ * values, prices, SKU dimensions, stock, shipping, after-sales, FAQ.
+ */
+function buildProduct(lt: LocalTemplate, linkNo: number, r: Rng, L: 0 | 1, used: Set<number>): Product {
+  const tp = lt.tp;
   const item_id = makeId('it', r, used);
   const suffix = item_id.slice(3);
-  const brand = tx(r.pick(BRANDS[tp.category]));
-  const name = tx(r.pick(tp.names));
-  const attrValues: string[] = [];
-  const attributes: { [name: string]: string } = {};
-  for (const [an, vals] of tp.attrs) {
-    const val = tx(r.pick(vals));
-    attrValues.push(val);
-    attributes[tx(an)] = val;
+  const brand = r.pick(indices(lt.brands.length));
+  const name = r.pick(indices(tp.names.length));
+  let attrKey = 0;
+  for (let a = 0; a < tp.attrs.length; a++) {
+    const n = tp.attrs[a][1].length;
+    attrKey = attrKey * n + r.pick(indices(n));
   }
 
   // Prices: list in the template range, live 60-92% of list, both shop-style.
@@ -298,121 +504,103 @@ function buildProduct(tp: ProductTemplate, linkNo: number, r: Rng, tx: (p: T2) =
   if (live_price >= list_price) live_price = cents(list_price - 1);
 
   // SKUs: a random subset per dimension, keeping template order, at most 6 combinations.
-  const picked: (readonly [T2, readonly (readonly [T2, number])[]])[] = [];
+  const dims = tp.dims;
   let combos = 1;
-  for (const [dn, vals] of tp.dims) {
-    const k = r.int(1, Math.max(1, Math.min(vals.length, Math.floor(6 / combos))));
-    const idx = r
-      .sample(
-        vals.map((_, i) => i),
-        k,
-      )
-      .sort((a, b) => a - b);
-    picked.push([dn, idx.map((i) => vals[i])]);
+  const picked = dims.map((dim) => {
+    const n = dim[1].length;
+    const k = r.int(1, Math.max(1, Math.min(n, Math.floor(6 / combos))));
     combos *= k;
-  }
+    return sortSmall(r.sample(indices(n), k), lessNumber);
+  });
   // The live price is the cheapest SKU's price ("from" price), so shift deltas down by the smallest one.
   let minDelta = 0;
-  for (const [, vals] of picked) minDelta += Math.min(...vals.map((x) => x[1]));
-  const skus: Sku[] = [];
+  for (let d = 0; d < dims.length; d++) {
+    let min = Infinity;
+    for (let j = 0; j < picked[d].length; j++) min = Math.min(min, dims[d][1][picked[d][j]][1]);
+    minDelta += min;
+  }
   const soldOutAll = r.chance(0.08);
-  const walk = (d: number, spec: { [k: string]: string }, parts: string[], delta: number): void => {
-    if (d === picked.length) {
-      const roll = r.next();
-      const stock = soldOutAll ? 0 : roll < 0.15 ? 0 : roll < 0.35 ? r.int(1, 10) : r.int(11, 999);
-      skus.push({
-        sku_id: `sk_${suffix}_${skus.length + 1}`,
-        spec: { ...spec },
-        spec_text: parts.join(' '),
-        price: cents(live_price + delta),
-        stock,
-      });
-      return;
+  let allSoldOut = true;
+  // Every combination of the picked values, first dimension outermost: `pos` counts like an odometer.
+  const pos = dims.map(() => 0);
+  const skus = indices(combos).map((n): Sku => {
+    let delta = -minDelta;
+    let specKey = 0;
+    for (let d = 0; d < dims.length; d++) {
+      const i = picked[d][pos[d]];
+      delta += dims[d][1][i][1];
+      specKey = specKey * dims[d][1].length + i;
     }
-    const [dn, vals] = picked[d];
-    for (const [val, dlt] of vals) {
-      spec[tx(dn)] = tx(val);
-      parts.push(tx(val));
-      walk(d + 1, spec, parts, delta + dlt);
-      parts.pop();
-    }
-    delete spec[tx(dn)];
-  };
-  walk(0, {}, [], -minDelta);
-  const status: Product['status'] = skus.every((s) => s.stock === 0) ? 'sold_out' : 'on_sale';
+    for (let d = dims.length - 1; d >= 0 && ++pos[d] === picked[d].length; d--) pos[d] = 0;
+    const roll = r.next();
+    const stock = soldOutAll ? 0 : roll < 0.15 ? 0 : roll < 0.35 ? r.int(1, 10) : r.int(11, 999);
+    if (stock !== 0) allSoldOut = false;
+    const spec = lt.specs[specKey];
+    return { sku_id: `sk_${suffix}_${n + 1}`, spec: spec.spec, spec_text: spec.text, price: cents(live_price + delta), stock };
+  });
 
-  const cityPair = r.pick(CITIES);
-  const [carrierPair] = r.pick(CARRIERS);
+  const city = r.pick(indices(CITIES.length));
+  const carrier = r.pick(indices(CARRIERS.length));
+  const hours = r.pick(indices(SHIP_HOURS.length));
   const shipping = {
-    ship_within_hours: r.pick([24, 48, 72]),
-    ships_from: tx(cityPair),
+    ship_within_hours: SHIP_HOURS[hours],
+    ships_from: CITIES[city][L],
     free_shipping: r.chance(0.85),
-    carrier: tx(carrierPair),
+    carrier: CARRIERS[carrier][0][L],
   };
   const after_sales = {
     // A few live-room deals are sold without seven-day returns; the rest follow the platform default.
     seven_day_return: !r.chance(0.06),
-    return_exclusions: tp.exclusions.map((c) => EXCLUSION_TEXT[c][L]),
+    return_exclusions: lt.exclusions,
     return_shipping_insurance: r.chance(0.6),
-    price_protection_days: r.pick([0, 7, 15]),
+    price_protection_days: r.pick(PRICE_PROTECTION_DAYS),
   };
 
-  const vars = { ship_hours: String(shipping.ship_within_hours), ships_from: shipping.ships_from, carrier: shipping.carrier };
+  const pick = attrKey * SHIP_PICKS + (hours * CITIES.length + city) * CARRIERS.length + carrier;
   const nFaq = r.int(Math.min(2, tp.faq.length), Math.min(5, tp.faq.length));
-  const faqIdx = r
-    .sample(
-      tp.faq.map((_, i) => i),
-      nFaq,
-    )
-    .sort((a, b) => a - b);
-  const faq: Faq[] = faqIdx.map((fi, k) => {
-    const [q, a, tags] = tp.faq[fi];
-    return { faq_id: `fq_${suffix}_${k + 1}`, question: tx(q), answer: fillAnswer(tx(a), attrValues, vars), tags: tags.slice() };
+  const faqIdx = sortSmall(r.sample(indices(tp.faq.length), nFaq), lessNumber);
+  const faq = faqIdx.map((fi, k): Faq => {
+    const f = lt.faq[fi];
+    return { faq_id: `fq_${suffix}_${k + 1}`, question: f.question, answer: fillAnswer(f.answer, pick), tags: f.tags };
   });
 
   return {
     item_id,
     link_no: linkNo,
-    title: `${brand} ${name}`,
-    brand,
+    title: lt.titles[brand][name],
+    brand: lt.brands[brand],
     category: tp.category,
     regulatory_kind: tp.kind,
-    attributes,
+    attributes: lt.attributes[attrKey],
     list_price,
     live_price,
     skus,
     faq,
-    status,
+    status: allSoldOut ? 'sold_out' : 'on_sale',
     shipping,
     after_sales,
     campaign_ids: [],
   };
 }
 
-function buildCoupon(
-  forceUsable: boolean,
-  r: Rng,
-  nowMs: number,
-  products: readonly Product[],
-  tx: (p: T2) => string,
-  L: 0 | 1,
-  used: Set<string>,
-): Coupon {
-  const [threshold, discount] = r.pick(COUPON_TIERS);
-  const scopeKind = r.weighted({ all: 0.4, category: 0.35, items: 0.25 });
+function buildCoupon(forceUsable: boolean, r: Rng, nowMs: number, products: readonly Product[], L: 0 | 1, used: Set<number>): Coupon {
+  const tier = r.pick(COUPON_TIERS);
+  const threshold = tier[0];
+  const discount = tier[1];
+  const scopeKind = pickWeighted(r, SCOPE_WEIGHTS);
   let scope: Coupon['scope'];
   let scopeName = '';
   if (scopeKind === 'all') scope = { kind: 'all' };
   else if (scopeKind === 'category') {
     const category = r.pick(products).category;
     scope = { kind: 'category', category };
-    scopeName = tx(CATEGORY_NAMES[category]);
+    scopeName = CATEGORY_NAMES[category][L];
   } else {
-    const items = r.sample(products, r.int(1, 2)).sort((a, b) => a.link_no - b.link_no);
+    const items = sortSmall(r.sample(products, r.int(1, 2)), linkBefore);
     scope = { kind: 'items', item_ids: items.map((p) => p.item_id) };
     scopeName = L === 0 ? '指定商品' : 'Selected items';
   }
-  const window = forceUsable ? 'valid' : r.weighted({ valid: 0.7, upcoming: 0.15, expired: 0.15 });
+  const window = forceUsable ? 'valid' : pickWeighted(r, WINDOW_WEIGHTS);
   const hourNow = Math.floor(nowMs / HOUR) * HOUR;
   let fromMs: number;
   let toMs: number;
@@ -451,6 +639,8 @@ function buildCoupon(
   };
 }
 
+const linkBefore = (a: Product, b: Product): boolean => a.link_no < b.link_no;
+
 /** Floor an instant to the whole minute (order times read like a shop's records). */
 function alignMinute(ms: number): number {
   return Math.floor(ms / MINUTE) * MINUTE;
@@ -461,42 +651,87 @@ function trackingNo(prefix: string, r: Rng): string {
   return `${prefix}${r.int(100000, 999999)}${r.int(100000, 999999)}`;
 }
 
-function buildOrder(viewer_id: string, r: Rng, nowMs: number, orderable: readonly Product[], used: Set<string>): Order {
+/** An order with the instant it was placed at (what a viewer's order history is sorted on). */
+interface PlacedOrder {
+  order: Order;
+  placedMs: number;
+}
+
+/** Placement order, ties broken by order id (ids are unique, so this is a strict total order). */
+function placedBefore(x: PlacedOrder, y: PlacedOrder): boolean {
+  return x.placedMs < y.placedMs || (x.placedMs === y.placedMs && x.order.order_id < y.order.order_id);
+}
+
+/**
+ * One order. The draws for the status's times (and tracking) happen first; the record is then built in
+ * one literal per status shape, in the key order the JSON has always had.
+ */
+function buildOrder(viewer_id: string, r: Rng, nowMs: number, orderable: readonly Product[], used: Set<number>): PlacedOrder {
   const p = r.pick(orderable);
   const sku = r.pick(p.skus);
   const quantity = r.chance(0.8) ? 1 : 2;
-  const status = r.weighted(ORDER_STATUS_WEIGHTS);
+  const status = pickWeighted(r, ORDER_STATUS_WEIGHTS);
   const order_id = makeId('od', r, used);
-  const o: Order = {
+  const paid = cents(sku.price * quantity);
+  // Times per status, all strictly before now: unpaid minutes ago, paid within the shipping window, ...
+  if (status === 'unpaid' || status === 'paid' || status === 'closed') {
+    const placedMs =
+      status === 'unpaid'
+        ? alignMinute(nowMs - r.int(5, 120) * MINUTE)
+        : status === 'paid'
+          ? alignMinute(nowMs - r.int(10, 20 * 60) * MINUTE)
+          : alignMinute(nowMs - r.int(2 * 24, 30 * 24) * HOUR - r.int(0, 59) * MINUTE);
+    const order: Order = {
+      order_id,
+      viewer_id,
+      item_id: p.item_id,
+      sku_id: sku.sku_id,
+      quantity,
+      paid,
+      status,
+      placed_at: toIso(placedMs),
+      opened: false,
+    };
+    return { order, placedMs };
+  }
+  const prefix = CARRIER_PREFIX.get(p.shipping.carrier) ?? 'SF';
+  if (status === 'shipped') {
+    const shipped = alignMinute(nowMs - r.int(2, 60) * HOUR - r.int(0, 59) * MINUTE);
+    const placedMs = shipped - r.int(4, 30) * HOUR - r.int(0, 59) * MINUTE;
+    const order: Order = {
+      order_id,
+      viewer_id,
+      item_id: p.item_id,
+      sku_id: sku.sku_id,
+      quantity,
+      paid,
+      status,
+      placed_at: toIso(placedMs),
+      opened: false,
+      shipped_at: toIso(shipped),
+      tracking_no: trackingNo(prefix, r),
+    };
+    return { order, placedMs };
+  }
+  // delivered / refunding: half within the seven-day window, half outside it (never on its edge).
+  const agoHours = status === 'refunding' ? r.int(24, 144) : r.chance(0.5) ? r.int(2, 160) : r.int(176, 480);
+  const delivered = alignMinute(nowMs - agoHours * HOUR - r.int(0, 59) * MINUTE);
+  const shipped = delivered - r.int(24, 96) * HOUR;
+  const placedMs = shipped - r.int(4, 30) * HOUR - r.int(0, 59) * MINUTE;
+  const tracking_no = trackingNo(prefix, r);
+  const order: Order = {
     order_id,
     viewer_id,
     item_id: p.item_id,
     sku_id: sku.sku_id,
     quantity,
-    paid: cents(sku.price * quantity),
+    paid,
     status,
-    placed_at: '',
-    opened: false,
+    placed_at: toIso(placedMs),
+    opened: r.chance(0.5),
+    shipped_at: toIso(shipped),
+    delivered_at: toIso(delivered),
+    tracking_no,
   };
-  // Times per status, all strictly before now: unpaid minutes ago, paid within the shipping window, ...
-  if (status === 'unpaid') o.placed_at = toIso(alignMinute(nowMs - r.int(5, 120) * MINUTE));
-  else if (status === 'paid') o.placed_at = toIso(alignMinute(nowMs - r.int(10, 20 * 60) * MINUTE));
-  else if (status === 'closed') o.placed_at = toIso(alignMinute(nowMs - r.int(2 * 24, 30 * 24) * HOUR - r.int(0, 59) * MINUTE));
-  else if (status === 'shipped') {
-    const shipped = alignMinute(nowMs - r.int(2, 60) * HOUR - r.int(0, 59) * MINUTE);
-    o.placed_at = toIso(shipped - r.int(4, 30) * HOUR - r.int(0, 59) * MINUTE);
-    o.shipped_at = toIso(shipped);
-    o.tracking_no = trackingNo(CARRIER_PREFIX.get(p.shipping.carrier) ?? 'SF', r);
-  } else {
-    // delivered / refunding: half within the seven-day window, half outside it (never on its edge).
-    const agoHours = status === 'refunding' ? r.int(24, 144) : r.chance(0.5) ? r.int(2, 160) : r.int(176, 480);
-    const delivered = alignMinute(nowMs - agoHours * HOUR - r.int(0, 59) * MINUTE);
-    const shipped = delivered - r.int(24, 96) * HOUR;
-    o.placed_at = toIso(shipped - r.int(4, 30) * HOUR - r.int(0, 59) * MINUTE);
-    o.shipped_at = toIso(shipped);
-    o.delivered_at = toIso(delivered);
-    o.tracking_no = trackingNo(CARRIER_PREFIX.get(p.shipping.carrier) ?? 'SF', r);
-    o.opened = r.chance(0.5);
-  }
-  return o;
+  return { order, placedMs };
 }

@@ -115,12 +115,16 @@ function tokensOfProduct(p: Product): Set<string> {
   }
   return t;
 }
-const faqTokens = new WeakMap<object, Set<string>>();
+// An FAQ's tokens depend on its question and tags only. Generated worlds share each template FAQ's tags
+// array (frozen), so keying by tags, then question, computes them once per template FAQ, not per world.
+const faqTokens = new WeakMap<readonly string[], Map<string, Set<string>>>();
 function tokensOfFaq(f: Product['faq'][number]): Set<string> {
-  let t = faqTokens.get(f);
+  let byQuestion = faqTokens.get(f.tags);
+  if (byQuestion === undefined) faqTokens.set(f.tags, (byQuestion = new Map()));
+  let t = byQuestion.get(f.question);
   if (t === undefined) {
     t = searchTokens(`${f.question} ${f.tags.join(' ')}`);
-    faqTokens.set(f, t);
+    byQuestion.set(f.question, t);
   }
   return t;
 }

@@ -4,7 +4,7 @@
  * weighted random order, for the first task the world supports. The task id encodes everything needed to
  * regenerate it (`gen-<split>-<locale>-<seed>-<intent>`).
  */
-import type { Intent, Locale, Split, Task } from '../../protocol/domain.js';
+import type { Intent, Locale, Split, Task, ToolOutcome } from '../../protocol/domain.js';
 import { INTENTS, LOCALES, emptyWorldState } from '../../protocol/domain.js';
 import { Rng, deriveSeed } from '../../protocol/rng.js';
 import type { World } from '../../mock-services/world.js';
@@ -105,6 +105,11 @@ export function generateTaskInWorld(
   return built;
 }
 
+/** A builder's probe call (`BuildContext.call`): on a throwaway overlay, so generating a task never changes anything. */
+function probe(world: World, name: string, args: { [key: string]: unknown }, viewerId: string): ToolOutcome {
+  return callService(name, args, { world, state: emptyWorldState(), viewer_id: viewerId });
+}
+
 /** The task of `(seed, intent)` in this world, or null when no sub-kind of the intent fits it. */
 function tryTaskInWorld(world: World, seed: number, locale: Locale, intent: Intent, split: Split): { task: Task; sub_kind: string } | null {
   // The build stream depends on the intent, so a forced intent and a sampled one give the same task.
@@ -115,8 +120,7 @@ function tryTaskInWorld(world: World, seed: number, locale: Locale, intent: Inte
     locale,
     rng,
     current,
-    // Probe calls run on a throwaway overlay: generating a task never changes anything.
-    call: (name, args, viewerId) => callService(name, args, { world, state: emptyWorldState(), viewer_id: viewerId }),
+    call: probe.bind(undefined, world),
   };
   for (const kind of weightedOrder(rng, SUB_KINDS[intent])) {
     const d = kind.build(ctx);

@@ -16,7 +16,7 @@ import type {
 } from '../../protocol/domain.js';
 import { emptyWorldState } from '../../protocol/domain.js';
 import type { Rng } from '../../protocol/rng.js';
-import { charLength } from '../../protocol/text.js';
+import { charLength, isWordCode } from '../../protocol/text.js';
 import type { Product, Sku, Viewer, World } from '../../mock-services/world.js';
 import { linkName } from '../prompt.js';
 
@@ -69,13 +69,30 @@ export function L<T>(locale: Locale, zh: T, en: T): T {
   return locale === 'en' ? en : zh;
 }
 
-/** Fill `{name}` placeholders. A missing key is a generator bug, so it throws. */
+/**
+ * Fill `{name}` placeholders (name: `\w+`). A missing key is a generator bug, so it throws. This is
+ * `template.replace(/\{(\w+)\}/g, ...)` done by hand: a task fills a dozen templates.
+ */
 export function fill(template: string, vars: { [key: string]: string | number }): string {
-  return template.replace(/\{(\w+)\}/g, (_, k: string) => {
-    const v = vars[k];
-    if (v === undefined) throw new Error(`template placeholder {${k}} has no value`);
-    return String(v);
-  });
+  let at = template.indexOf('{');
+  if (at < 0) return template;
+  let out = '';
+  let done = 0;
+  while (at >= 0) {
+    let end = at + 1;
+    while (isWordCode(template.charCodeAt(end))) end++;
+    if (end > at + 1 && template.charCodeAt(end) === 0x7d /* } */) {
+      const k = template.slice(at + 1, end);
+      const v = vars[k];
+      if (v === undefined) throw new Error(`template placeholder {${k}} has no value`);
+      out += template.slice(done, at) + String(v);
+      done = end + 1;
+      at = template.indexOf('{', done);
+    } else {
+      at = template.indexOf('{', at + 1);
+    }
+  }
+  return out + template.slice(done);
 }
 
 /** Pick one paraphrase template and fill it. */
@@ -204,7 +221,9 @@ export function answerKey(p: KeyParts): AnswerKey {
 /** A draft, or null when the reference reply breaks the base length limit (the builder then yields). */
 export function draft(sub_kind: string, viewer_id: string, messages: string[], history: HistoryLine[], key: KeyParts): Draft | null {
   // English replies start with a capital even when the template opens with a name like "link 3".
-  const reference_reply = key.reference_reply.replace(/^[a-z]/, (c) => c.toUpperCase());
+  const first = key.reference_reply.charCodeAt(0);
+  const reference_reply =
+    first >= 0x61 && first <= 0x7a ? String.fromCharCode(first - 0x20) + key.reference_reply.slice(1) : key.reference_reply;
   if (charLength(reference_reply) > REFERENCE_MAX_CHARS) return null;
   return { sub_kind, viewer_id, messages, history, answer_key: answerKey({ ...key, reference_reply }) };
 }
@@ -261,10 +280,16 @@ export function weightedOrder(rng: Rng, kinds: readonly SubKind[]): SubKind[] {
   const left = kinds.slice();
   const out: SubKind[] = [];
   while (left.length > 0) {
-    const weights: { [k: string]: number } = {};
-    for (const k of left) weights[k.name] = k.weight;
-    const name = rng.weighted(weights);
-    const i = left.findIndex((k) => k.name === name);
+    // `rng.weighted` over {name: weight} of the kinds left (names are unique), draw for draw: one
+    // `next()`, weights subtracted in order, the last kind as the fallback; without building the table.
+    let total = 0;
+    for (const k of left) total += k.weight;
+    let x = rng.next() * total;
+    let i = 0;
+    for (; i < left.length - 1; i++) {
+      x -= left[i].weight;
+      if (x < 0) break;
+    }
     out.push(left[i]);
     left.splice(i, 1);
   }

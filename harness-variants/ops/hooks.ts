@@ -14,7 +14,7 @@ import { LIMIT_RANGES } from '../../protocol/harness.js';
 import type { Rng } from '../../protocol/rng.js';
 import { charLength, normalizeForMatch } from '../../protocol/text.js';
 import type { HarnessTransform, TransformContext, VariantDraft } from '../types.js';
-import { poolFor } from './kit.js';
+import { poolFor, stringMemo } from './kit.js';
 import {
   ENDING_STATEMENTS,
   FEEDBACK_STYLES,
@@ -85,6 +85,9 @@ function permute<T>(rng: Rng, items: readonly T[]): T[] {
 function otherLocale(l: Locale): Locale {
   return l === 'en' ? 'zh-CN' : 'en';
 }
+
+/** A pool word as the hook matches it, normalised once per word. */
+const normalizedWord = stringMemo(normalizeForMatch);
 
 // ---------------------------------------------------------------------------------------------------
 // Feedback and retry
@@ -196,9 +199,7 @@ const forbiddenWords: HarnessTransform = {
     const said = normalizeForMatch(oracleReply(draft));
     const h = hook(draft, 'output_constraints');
     const already = Array.isArray(h?.params.forbidden_words) ? (h?.params.forbidden_words as string[]) : [];
-    const pool = poolFor(FORBIDDEN_WORDS[ctx.locale], ctx.split).filter(
-      (w) => !said.includes(normalizeForMatch(w)) && !already.includes(w),
-    );
+    const pool = poolFor(FORBIDDEN_WORDS[ctx.locale], ctx.split).filter((w) => !said.includes(normalizedWord(w)) && !already.includes(w));
     const words = ctx.rng.sample(pool, ctx.rng.int(1, 2));
     if (words.length === 0) return;
     const spec = constraintsHook(draft) as HookSpec;
@@ -222,7 +223,8 @@ const ending: HarnessTransform = {
     const forbidden =
       h?.enabled && Array.isArray(h.params.forbidden_words) ? (h.params.forbidden_words as string[]).map(normalizeForMatch) : [];
     const ref = draft.task.answer_key.reference_reply;
-    const fits = (e: string) => charLength(ref) + REPLY_LIMIT_SLACK + charLength(e) <= LIMIT_RANGES.reply_max_chars.max;
+    const refLength = charLength(ref);
+    const fits = (e: string) => refLength + REPLY_LIMIT_SLACK + charLength(e) <= LIMIT_RANGES.reply_max_chars.max;
     const clean = (e: string) => {
       const said = normalizeForMatch(ref + e);
       return forbidden.every((w) => !said.includes(w));

@@ -23,13 +23,66 @@ export function usedNames(draft: VariantDraft): Set<string> {
   const used = new Set<string>();
   for (const tool of draft.harness.tools) {
     used.add(tool.function.name);
-    for (const p of Object.keys((tool.function.parameters.properties ?? {}) as object)) used.add(p);
+    for (const p of Object.keys(tool.function.parameters.properties ?? {})) used.add(p);
   }
   for (const s of draft.harness.skills) used.add(s.name);
-  for (const table of [t.tools, t.skills, t.fields, t.nest]) for (const v of Object.values(table)) used.add(v);
-  for (const list of Object.values(t.extra_params)) for (const v of list) used.add(v);
+  addValues(used, t.tools);
+  addValues(used, t.skills);
+  addValues(used, t.fields);
+  addValues(used, t.nest);
+  for (const tool in t.extra_params) for (const v of t.extra_params[tool]) used.add(v);
   for (const d of t.decoys) used.add(d);
   return used;
+}
+
+function addValues(used: Set<string>, table: Record<string, string>): void {
+  for (const k in table) used.add(table[k]);
+}
+
+/** A deep copy of JSON data (what `structuredClone` gives for it, without the serialisation round trip). */
+export function copyJson<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(copyJson) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  // fromEntries defines own properties, as a parse would (even a key named "__proto__").
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copyJson(v)])) as T;
+}
+
+/** Whether a UTF-16 code unit is an identifier character ([A-Za-z0-9_-]); NaN (out of range) is not. */
+function isIdentifierCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45;
+}
+
+/**
+ * Whether `text` holds `name` with no identifier character ([A-Za-z0-9_-]) right before or after it:
+ * what the regex `(?<![A-Za-z0-9_\-])NAME(?![A-Za-z0-9_\-])` finds for the escaped name (the boundaries
+ * materialize's rewriter uses), checked at each occurrence instead of compiling a regex per name.
+ */
+export function mentionsName(text: string, name: string): boolean {
+  let at = text.indexOf(name);
+  while (at !== -1) {
+    if (!isIdentifierCode(text.charCodeAt(at - 1)) && !isIdentifierCode(text.charCodeAt(at + name.length))) return true;
+    // An empty name occurs at every index, up to text.length: stop there.
+    at = at < text.length ? text.indexOf(name, at + 1) : -1;
+  }
+  return false;
+}
+
+/**
+ * Memoise a pure function of a string. The memo is bounded and simply cleared when full: the base
+ * harness's texts come back every reset and are re-computed once after a clear, while texts that
+ * operators generate (a reshuffled skill body) are seldom seen twice.
+ */
+export function stringMemo<T>(compute: (s: string) => T, limit = 1024): (s: string) => T {
+  const memo = new Map<string, T>();
+  return (s) => {
+    let v = memo.get(s);
+    if (v === undefined) {
+      if (memo.size >= limit) memo.clear();
+      v = compute(s);
+      memo.set(s, v);
+    }
+    return v;
+  };
 }
 
 /** A fresh opaque identifier like `t_3f9a2c`, unique among `used` (and added to it). */

@@ -14,7 +14,7 @@ import { LIMIT_RANGES } from '../../protocol/harness.js';
 import type { Rng } from '../../protocol/rng.js';
 import { charLength } from '../../protocol/text.js';
 import type { HarnessTransform, TransformContext, VariantDraft } from '../types.js';
-import { poolFor, share } from './kit.js';
+import { mentionsName, poolFor, share, stringMemo } from './kit.js';
 import type { SplitPool } from './kit.js';
 import {
   BLOCK_PARAPHRASES,
@@ -64,9 +64,22 @@ const PLACEHOLDER_RE = /\{\{(\w+)\}\}/g;
 function anchors(text: string, tools: readonly string[]): Set<string> {
   const out = new Set<string>();
   for (const m of text.matchAll(PLACEHOLDER_RE)) out.add(m[0]);
-  for (const t of tools) if (new RegExp(`(?<![A-Za-z0-9_\\-])${t}(?![A-Za-z0-9_\\-])`).test(text)) out.add(t);
+  for (const t of tools) if (mentionsTool(text, t)) out.add(t);
   return out;
 }
+
+/**
+ * Whether `text` mentions tool `t` between identifier boundaries. The name is a regex pattern here (as it
+ * always was): a name of plain characters, like every real tool name, is matched literally without
+ * compiling anything; any other keeps its pattern meaning.
+ */
+function mentionsTool(text: string, t: string): boolean {
+  if (isLiteralPattern(t)) return mentionsName(text, t);
+  return new RegExp(`(?<![A-Za-z0-9_\\-])${t}(?![A-Za-z0-9_\\-])`).test(text);
+}
+
+/** Whether a name means itself as a regex pattern (no character to escape), once per name. */
+const isLiteralPattern = stringMemo((name: string): boolean => escapeRe(name) === name);
 
 /** Whether `next` keeps every anchor of `prev`. */
 function keepsAnchors(prev: string, next: string, tools: readonly string[]): boolean {
@@ -85,10 +98,24 @@ function escapeRe(s: string): string {
 }
 
 /** The matcher of a typo: whole words for English words, plain substrings otherwise. */
-function typoRe(t: Typo): RegExp {
-  return /^[A-Za-z']+$/.test(t.from)
-    ? new RegExp(`(?<![A-Za-z0-9'])${escapeRe(t.from)}(?![A-Za-z0-9'])`, 'g')
-    : new RegExp(escapeRe(t.from), 'g');
+function typoPattern(t: Typo): string {
+  return /^[A-Za-z']+$/.test(t.from) ? `(?<![A-Za-z0-9'])${escapeRe(t.from)}(?![A-Za-z0-9'])` : escapeRe(t.from);
+}
+
+/**
+ * Each typo's matchers, compiled once: `any` to test a message (no `g` flag, so no `lastIndex` carries
+ * over between messages) and `all` to replace every occurrence (`replace` resets a global regex itself).
+ */
+const typoMatchers = new WeakMap<Typo, { any: RegExp; all: RegExp }>();
+
+function typoMatcher(t: Typo): { any: RegExp; all: RegExp } {
+  let m = typoMatchers.get(t);
+  if (m === undefined) {
+    const pattern = typoPattern(t);
+    m = { any: new RegExp(pattern), all: new RegExp(pattern, 'g') };
+    typoMatchers.set(t, m);
+  }
+  return m;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -227,12 +254,12 @@ const messageTypos: HarnessTransform = {
   apply(draft, ctx) {
     const messages = draft.task.messages.slice();
     const typos = poolFor(MESSAGE_TYPOS[ctx.locale], ctx.split);
-    const applicable = typos.filter((t) => messages.some((m) => typoRe(t).test(m)));
+    const applicable = typos.filter((t) => messages.some((m) => typoMatcher(t).any.test(m)));
     let changed = false;
     if (applicable.length > 0) {
       for (const t of ctx.rng.sample(applicable, share(applicable.length, ctx.intensity, ctx.rng))) {
         for (let i = 0; i < messages.length; i++) {
-          const next = messages[i].replace(typoRe(t), () => t.to);
+          const next = messages[i].replace(typoMatcher(t).all, () => t.to);
           if (next !== messages[i]) changed = true;
           messages[i] = next;
         }

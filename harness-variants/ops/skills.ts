@@ -10,7 +10,7 @@ import type { Locale } from '../../protocol/domain.js';
 import type { Skill } from '../../protocol/harness.js';
 import type { Rng } from '../../protocol/rng.js';
 import type { HarnessTransform, VariantDraft } from '../types.js';
-import { freshFrom, opaqueName, poolFor, recase, share, usedNames } from './kit.js';
+import { freshFrom, mentionsName, opaqueName, poolFor, recase, share, stringMemo, usedNames } from './kit.js';
 import type { SplitPool } from './kit.js';
 import {
   CASE_STYLES,
@@ -64,15 +64,6 @@ function reorder<T>(rng: Rng, items: readonly T[]): T[] {
   return out;
 }
 
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** Whether `text` names the identifier `name` (identifier boundaries as materialize's rewriter uses them). */
-function mentions(text: string, name: string): boolean {
-  return new RegExp(`(?<![A-Za-z0-9_\\-])${escapeRe(name)}(?![A-Za-z0-9_\\-])`).test(text);
-}
-
 /** The skill names the task needs: never masked, never left without an identifying description. */
 function neededSkills(draft: VariantDraft): Set<string> {
   const key = draft.task.answer_key;
@@ -102,11 +93,17 @@ interface BodyLine {
   text: string;
 }
 
-function parseBody(body: string): BodyLine[] {
-  return body.split('\n').map((line) => {
+/** The lines of a body, parsed once per body text (shared: never mutate them). */
+const parsedBody = stringMemo((body: string): readonly Readonly<BodyLine>[] =>
+  body.split('\n').map((line) => {
     const m = RULE_RE.exec(line);
     return m ? { rule: true, marker: m[1], text: m[2] } : { rule: false, marker: '', text: line };
-  });
+  }),
+);
+
+/** The lines of a body, to edit. */
+function parseBody(body: string): BodyLine[] {
+  return parsedBody(body).map((l) => ({ rule: l.rule, marker: l.marker, text: l.text }));
 }
 
 function renderBody(lines: readonly BodyLine[]): string {
@@ -130,9 +127,12 @@ function ruleRuns(lines: readonly BodyLine[]): [number, number][] {
   return runs;
 }
 
-/** Skills whose body has at least one run of two or more rules. */
+/** The length of a body's longest run of consecutive rules, once per body text. */
+const longestRuleRun = stringMemo((body: string): number => Math.max(0, ...ruleRuns(parsedBody(body)).map(([a, b]) => b - a)));
+
+/** Skills whose body has at least one run of `min` or more rules. */
 function skillsWithRules(draft: VariantDraft, min = 1): Skill[] {
-  return draft.harness.skills.filter((s) => ruleRuns(parseBody(s.body)).some(([a, b]) => b - a >= min));
+  return draft.harness.skills.filter((s) => longestRuleRun(s.body) >= min);
 }
 
 /** Rename some of the unrenamed skills, each with `name(canonical)` (null: leave it). */
@@ -177,8 +177,8 @@ const mask: HarnessTransform = {
     for (let changed = true; changed;) {
       changed = false;
       for (const r of [...removed]) {
-        const named = draft.harness.skills.some((s) => !removed.has(s.name) && (mentions(s.body, r) || mentions(s.description, r)));
-        const inPrompt = draft.harness.prompt.blocks.some((b) => mentions(b.template, r) || b.items.some((i) => mentions(i, r)));
+        const named = draft.harness.skills.some((s) => !removed.has(s.name) && (mentionsName(s.body, r) || mentionsName(s.description, r)));
+        const inPrompt = draft.harness.prompt.blocks.some((b) => mentionsName(b.template, r) || b.items.some((i) => mentionsName(i, r)));
         if (named || inPrompt) {
           removed.delete(r);
           changed = true;

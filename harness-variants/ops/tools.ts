@@ -14,7 +14,7 @@
 import type { JsonSchema, ToolSchema } from '../../protocol/domain.js';
 import type { Rng } from '../../protocol/rng.js';
 import type { HarnessTransform, VariantDraft } from '../types.js';
-import { freshFrom, opaqueName, poolFor, recase, share, usedNames } from './kit.js';
+import { copyJson, freshFrom, opaqueName, poolFor, recase, share, usedNames } from './kit.js';
 import type { SplitPool } from './kit.js';
 import {
   CANONICAL_PARAMS,
@@ -81,11 +81,13 @@ function propsOf(tool: ToolSchema): Record<string, JsonSchema> {
   return (tool.function.parameters.properties ?? {}) as Record<string, JsonSchema>;
 }
 
+/** Every canonical parameter and result field name. */
+const CANONICAL_FIELDS: readonly string[] = [...new Set([...CANONICAL_PARAMS, ...CANONICAL_RESULT_FIELDS])];
+
 /** Names a new identifier must avoid: everything in use plus every canonical field name. */
 function reservedNames(draft: VariantDraft): Set<string> {
   const used = usedNames(draft);
-  for (const f of CANONICAL_PARAMS) used.add(f);
-  for (const f of CANONICAL_RESULT_FIELDS) used.add(f);
+  for (const f of CANONICAL_FIELDS) used.add(f);
   return used;
 }
 
@@ -186,6 +188,10 @@ const paramRename: HarnessTransform = {
   },
 };
 
+/** Result fields tools.result.rename may rename (`reason` is both a parameter and a result field), with their pools. */
+const RESULT_FIELD_POOLS: Readonly<Record<string, SplitPool<string>>> = { ...RESULT_SYNONYMS, reason: PARAM_SYNONYMS.reason };
+const RESULT_FIELD_NAMES: readonly string[] = [...Object.keys(RESULT_SYNONYMS), 'reason'];
+
 /**
  * tools.result.rename: rename result field names (live_price -> stream_price). The table is the same as
  * the parameters', so a field that is also a parameter (`reason`) is renamed in both places at once.
@@ -195,9 +201,8 @@ const resultRename: HarnessTransform = {
   family: 'tools',
   description: 'rename result fields (live_price -> stream_price, stock -> inventory)',
   apply(draft, ctx) {
-    const candidates = [...Object.keys(RESULT_SYNONYMS), 'reason'].filter((f) => draft.tables.fields[f] === undefined);
-    const pools = { ...RESULT_SYNONYMS, reason: PARAM_SYNONYMS.reason };
-    renameFields(draft, ctx.rng, candidates, pools, ctx.split, share(candidates.length, ctx.intensity, ctx.rng));
+    const candidates = RESULT_FIELD_NAMES.filter((f) => draft.tables.fields[f] === undefined);
+    renameFields(draft, ctx.rng, candidates, RESULT_FIELD_POOLS, ctx.split, share(candidates.length, ctx.intensity, ctx.rng));
   },
 };
 
@@ -352,7 +357,7 @@ const similar: HarnessTransform = {
       if (name === undefined) continue;
       used.add(name);
       const real = toolByName(draft, n) as ToolSchema;
-      const parameters = structuredClone(real.function.parameters) as JsonSchema;
+      const parameters = copyJson(real.function.parameters);
       // The pointer names the canonical tool; materialise rewrites it to the variant's surface name.
       const description = ctx.rng.pick(poolFor(SIMILAR_DESCRIPTIONS[ctx.locale], ctx.split)).replace('{tool}', n);
       const at = draft.harness.tools.indexOf(real);

@@ -4,7 +4,7 @@
  * tasks are ambiguous on purpose: the right move is to ask which link, not to guess.
  */
 import type { Fact, HistoryLine } from '../../../protocol/domain.js';
-import type { Product } from '../../../mock-services/world.js';
+import type { Product, Sku } from '../../../mock-services/world.js';
 import type { BuildContext, Draft, SubKind } from '../kit.js';
 import { L, anyViewer, draft, fill, linkFact, otherProducts, say, sayRef } from '../kit.js';
 
@@ -237,22 +237,26 @@ const ambiguousStock = (ctx: BuildContext): Draft | null => {
 
 const COLOR_DIMENSIONS = new Set(['颜色', '色系', 'color', 'colour']);
 
+/** Add a SKU's colour values (its values on a colour dimension) to `into`, in spec order. */
+function addColors(spec: Sku['spec'], into: Set<string>): void {
+  for (const dim of Object.keys(spec)) if (COLOR_DIMENSIONS.has(dim.toLowerCase())) into.add(spec[dim]);
+}
+
 /** Colours offered by 2-3 links other than the one on screen (so "那个蓝色的" is ambiguous). */
 const ambiguousColor = (ctx: BuildContext): Draft | null => {
   const byColor = new Map<string, Product[]>();
   for (const p of otherProducts(ctx)) {
     const colors = new Set<string>();
-    for (const s of p.skus) for (const [dim, val] of Object.entries(s.spec)) if (COLOR_DIMENSIONS.has(dim.toLowerCase())) colors.add(val);
-    for (const c of colors) byColor.set(c, [...(byColor.get(c) ?? []), p]);
+    for (const s of p.skus) addColors(s.spec, colors);
+    for (const c of colors) {
+      const ps = byColor.get(c);
+      if (ps === undefined) byColor.set(c, [p]);
+      else ps.push(p);
+    }
   }
   // The current product must not offer the colour, or "that blue one" would plainly mean it.
-  const currentColors = new Set(
-    ctx.current.skus.flatMap((s) =>
-      Object.entries(s.spec)
-        .filter(([d]) => COLOR_DIMENSIONS.has(d.toLowerCase()))
-        .map(([, v]) => v),
-    ),
-  );
+  const currentColors = new Set<string>();
+  for (const s of ctx.current.skus) addColors(s.spec, currentColors);
   const options = [...byColor.entries()]
     .filter(([c, ps]) => ps.length >= 2 && ps.length <= 3 && !currentColors.has(c))
     .sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));

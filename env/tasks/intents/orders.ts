@@ -19,9 +19,16 @@ interface NamedOrder {
 /** Orders of viewers (the fixed one, if any) whose product is unique among that viewer's orders. */
 function namedOrders(ctx: BuildContext, statuses?: readonly OrderStatus[]): NamedOrder[] {
   const viewers = ctx.viewer ? [ctx.viewer] : ctx.world.viewers;
+  // Each viewer's orders in world order, grouped in one pass.
+  const byViewer = new Map<string, Order[]>();
+  for (const o of ctx.world.orders) {
+    const mine = byViewer.get(o.viewer_id);
+    if (mine === undefined) byViewer.set(o.viewer_id, [o]);
+    else mine.push(o);
+  }
   const out: NamedOrder[] = [];
   for (const viewer of viewers) {
-    const orders = ctx.world.orders.filter((o) => o.viewer_id === viewer.viewer_id);
+    const orders = byViewer.get(viewer.viewer_id) ?? [];
     for (const order of orders) {
       if (statuses && !statuses.includes(order.status)) continue;
       const product = productById(ctx.world, order.item_id);
