@@ -32,6 +32,21 @@ export class Corpus {
     return this.items.size;
   }
 
+  /**
+   * Whether `other` holds the same items under the same keys, compared as encoded bytes. The echo run
+   * records what it received, so this checks its replies item by item whatever order frames came back in
+   * (replies on one connection may overtake each other, which changes how later frames are batched).
+   */
+  sameAs(other: Corpus): boolean {
+    if (other.size !== this.size) return false;
+    const packr = new Packr(PACK_OPTIONS);
+    for (const [key, item] of this.items) {
+      if (!other.items.has(key)) return false;
+      if (!packr.pack(item).equals(packr.pack(other.items.get(key)))) return false;
+    }
+    return true;
+  }
+
   /** Write the corpus file. */
   write(path: string): void {
     const triples: unknown[] = [];

@@ -132,11 +132,9 @@ export interface ThroughputResult {
   /** Round trip of step frames (ms). */
   rtt_p50_ms: number;
   rtt_p99_ms: number;
-  /** Bytes of step reply frames; with `step_reply_sizes` this checks the echo's replies match the env's. */
+  /** Bytes of step reply frames. */
   step_reply_bytes: number;
   failures: Failures;
-  /** Sizes of every step reply frame, per connection in order (not in the JSON). */
-  step_reply_sizes: number[][];
 }
 
 /** Step one connection's round: frames of S items, pipelined, until every episode ended. */
@@ -144,7 +142,7 @@ function stepRound(
   conn: BenchConn,
   plan: RoundPlan,
   S: number,
-  acc: { steps: number; frames: number; rtts: number[]; bytes: number; sizes: number[] },
+  acc: { steps: number; frames: number; rtts: number[]; bytes: number },
   f: Failures,
   corpus: Corpus | undefined,
 ): Promise<void> {
@@ -163,7 +161,6 @@ function stepRound(
       } else {
         acc.rtts.push(a.rttMs);
         acc.bytes += a.bytes;
-        acc.sizes.push(a.bytes);
         const items = a.reply.items;
         for (let i = 0; i < batch.length; i++) {
           const s = batch[i];
@@ -217,7 +214,7 @@ export async function runThroughput(o: ThroughputOptions): Promise<ThroughputRes
   const conns = await Promise.all(
     Array.from({ length: o.connections }, (_, c) => BenchConn.open(o.url, { timeoutMs: o.timeoutMs, seed: o.seed + c })),
   );
-  const newAcc = () => conns.map(() => ({ steps: 0, frames: 0, rtts: [] as number[], bytes: 0, sizes: [] as number[] }));
+  const newAcc = () => conns.map(() => ({ steps: 0, frames: 0, rtts: [] as number[], bytes: 0 }));
   const warm = newAcc();
   const acc = newAcc();
   const t0 = performance.now();
@@ -271,7 +268,6 @@ export async function runThroughput(o: ThroughputOptions): Promise<ThroughputRes
     rtt_p99_ms: p99,
     step_reply_bytes: acc.reduce((n, a) => n + a.bytes, 0),
     failures: f,
-    step_reply_sizes: conns.map((_, c) => [...warm[c].sizes, ...acc[c].sizes]),
   };
 }
 

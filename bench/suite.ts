@@ -123,17 +123,6 @@ function concurrencyJson(r: ConcurrencyResult, episodes: number): Record<string,
   };
 }
 
-/** True when both runs got reply frames of the same sizes in the same order (the echo replayed the env's bytes). */
-function sameReplySizes(a: ThroughputResult, b: ThroughputResult): boolean {
-  return (
-    a.step_reply_sizes.length === b.step_reply_sizes.length &&
-    a.step_reply_sizes.every((s, c) => {
-      const t = b.step_reply_sizes[c];
-      return s.length === t.length && s.every((n, i) => n === t[i]);
-    })
-  );
-}
-
 /** Start a server, run `body`, always close it. */
 async function withServer<T>(start: Promise<ServerHandle>, body: (s: ServerHandle) => Promise<T>): Promise<T> {
   const s = await start;
@@ -201,12 +190,13 @@ export async function runSuite(p: BenchParams, servers: ServerFactory | null, lo
     // 2. The echo baseline: the same rounds, the same request frames, replies of the same bytes.
     const dir = mkdtempSync(join(tmpdir(), 'hg-bench-'));
     let echo: ThroughputResult;
+    const echoCorpus = new Corpus();
     try {
       const corpusPath = join(dir, 'corpus.msgpack');
       corpus.write(corpusPath);
       log(`echo: replaying ${env.rounds} rounds (${corpus.size} recorded reply items)`);
       echo = await withServer(servers.echo(corpusPath), (s) =>
-        runThroughput({ ...tpOptions, url: s.wsUrl, durationS: 0, rounds: env.rounds, log: undefined }),
+        runThroughput({ ...tpOptions, url: s.wsUrl, durationS: 0, rounds: env.rounds, log: undefined, corpus: echoCorpus }),
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -216,7 +206,7 @@ export async function runSuite(p: BenchParams, servers: ServerFactory | null, lo
     summary.echo_steps_per_s = round(echo.steps_per_s, 1);
     summary.ratio = round(env.steps_per_s / echo.steps_per_s, 4);
     summary.throughput = throughputJson(env);
-    summary.echo = { ...throughputJson(echo), replies_match_env: sameReplySizes(env, echo) };
+    summary.echo = { ...throughputJson(echo), replies_match_env: corpus.sameAs(echoCorpus) };
 
     // 3. Concurrency: N live episodes with think time, on a fresh server.
     log(`concurrency: ${p.episodes} episodes over ${p.connections} connections, think ${p.think_ms} ms, steady ${p.steady_s} s`);
