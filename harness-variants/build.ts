@@ -33,21 +33,35 @@ export interface BuiltVariant {
 }
 
 function emptyTables(): RenameTables {
-  return { tools: {}, skills: {}, fields: {}, nest: {}, extra_params: {}, decoys: [] };
+  return { tools: table(), skills: table(), fields: table(), nest: table(), extra_params: table(), decoys: [] };
+}
+
+/**
+ * An empty rename table: a plain object, already in V8's dictionary mode. Operators add keys in a new
+ * order in every variant, so as ordinary objects the tables would get fresh hidden classes each time,
+ * which every later lookup (operators, materialize, the surface map) misses; a dictionary-mode object
+ * answers by hashing instead. Deleting a property that is not the last one added puts an object in that
+ * mode for good. Elsewhere it is just an empty object (same prototype, same key order).
+ */
+function table<T>(): Record<string, T> {
+  const t: Record<string, unknown> = { first: 0, last: 0 };
+  delete t.first;
+  delete t.last;
+  return t as Record<string, T>;
 }
 
 /**
  * A mutable working copy of a (deep-frozen) base harness, copied only as deep as operators edit: lists
  * and the objects in them are fresh, and so are the levels of a tool schema that operators rewrite (the
  * function, its parameters object, the properties map and each property's schema), but hook params,
- * skill bodies, enum lists and other leaves are shared. Operators replace a shared leaf instead of
- * mutating it; one that forgot would throw on the frozen base, in every test. This keeps reset cheap
- * and lets compiled hook regexes be reused by identity.
+ * skill intents and metadata, enum lists and other leaves are shared. Operators replace a shared leaf
+ * instead of mutating it; one that forgot would throw on the frozen base, in every test. This keeps reset
+ * cheap and lets compiled hook regexes be reused by identity.
  */
 function cloneHarness(h: Harness): Harness {
   return {
     ...h,
-    skills: h.skills.map((s) => ({ ...s, intents: [...s.intents], metadata: { ...s.metadata } })),
+    skills: h.skills.map((s) => ({ ...s })),
     tools: h.tools.map(cloneTool),
     prompt: {
       ...h.prompt,

@@ -27,8 +27,10 @@ export function textRewriter(tables: RenameTables): (text: string) => string {
   for (const [c, s] of Object.entries(tables.skills)) quoted.set(c, s);
   if (bare.size === 0 && quoted.size === 0) return (t) => t;
   const { spansAndNames, names } = matchers([...bare.keys()]);
+  // The regexes have no capturing group: a replacer gets the match, its offset and the whole text.
   // A name matched inside a longer run (the regex does not look behind) is no token: left as it is.
-  const rewriteName = (m: string, at: number, whole: string): string => (at > 0 && isIdentifierCode(whole.charCodeAt(at - 1)) ? m : (bare.get(m) ?? m));
+  const rewriteName = (m: string, at: number, whole: string): string =>
+    at > 0 && isIdentifierCode(whole.charCodeAt(at - 1)) ? m : (bare.get(m) ?? m);
   return (text) =>
     text.replace(spansAndNames, (m: string, at: number, whole: string) => {
       if (m.charCodeAt(0) !== 96 /* ` */) return rewriteName(m, at, whole);
@@ -79,37 +81,42 @@ function isIdentifierCode(c: number): boolean {
 
 /**
  * A tool's parameters with the tables applied. The draft's own objects are kept where the tables change
- * nothing: the properties map when no key is renamed, no description rewritten and nothing added, and the
- * whole parameters object when its `required` list is unchanged too.
+ * nothing: the properties map when no key is renamed, no description rewritten and nothing added (a new
+ * map is made from the first change on), and the whole parameters object when `required` is unchanged too.
  */
 function renameSchema(tool: string, params: JsonSchema, tables: RenameTables, rewrite: (t: string) => string): JsonSchema {
   const props = (params.properties ?? {}) as Record<string, JsonSchema>;
   const required = (params.required ?? []) as string[];
-  const extras = tables.extra_params[tool] ?? [];
-  let out: Record<string, JsonSchema> = {};
-  // (Only a plain object can stand for the map built from its keys.)
-  let same = typeof params.properties === 'object' && params.properties !== null && !Array.isArray(params.properties);
-  for (const k of Object.keys(props)) {
+  const keys = Object.keys(props);
+  // Only a plain object can stand for the map built from its keys.
+  let out: Record<string, JsonSchema> | null =
+    typeof params.properties === 'object' && params.properties !== null && !Array.isArray(params.properties) ? null : {};
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
     const name = tables.fields[k] ?? k;
     const schema = rewriteProperty(props[k], rewrite);
-    out[name] = schema;
-    if (name !== k || schema !== props[k]) same = false;
+    if (out === null && (name !== k || schema !== props[k])) out = copyOf(props, keys, i);
+    if (out !== null) out[name] = schema;
   }
-  for (const extra of extras) {
-    if (!(extra in out)) {
-      out[extra] = { type: 'string' };
-      same = false;
-    }
+  for (const extra of tables.extra_params[tool] ?? []) {
+    if (!(extra in (out ?? props))) (out ??= copyOf(props, keys, keys.length))[extra] = { type: 'string' };
   }
-  if (same) out = props;
   const renamedRequired = required.map((r) => tables.fields[r] ?? r);
-  let inner: JsonSchema;
-  if (out === props && required.length > 0 && renamedRequired.every((r, i) => r === required[i])) {
-    inner = params;
-  } else {
-    inner = { ...params, properties: out, required: renamedRequired };
-    if (renamedRequired.length === 0) delete inner.required;
-  }
+  if (out === null && required.length > 0 && renamedRequired.every((r, i) => r === required[i])) return nest(tool, params, tables);
+  const inner: JsonSchema = { ...params, properties: out ?? props, required: renamedRequired };
+  if (renamedRequired.length === 0) delete inner.required;
+  return nest(tool, inner, tables);
+}
+
+/** A new map of the first `count` keys of `props`. */
+function copyOf(props: Record<string, JsonSchema>, keys: readonly string[], count: number): Record<string, JsonSchema> {
+  const out: Record<string, JsonSchema> = {};
+  for (let j = 0; j < count; j++) out[keys[j]] = props[keys[j]];
+  return out;
+}
+
+/** The parameters as the tool takes them: wrapped in one object parameter when the variant nests it. */
+function nest(tool: string, inner: JsonSchema, tables: RenameTables): JsonSchema {
   const wrapper = tables.nest[tool];
   if (wrapper === undefined) return inner;
   return { type: 'object', properties: { [wrapper]: inner }, required: [wrapper], additionalProperties: false };

@@ -13,9 +13,9 @@ function invert(table: Record<string, string>): Map<string, string> {
 }
 
 /**
- * Canonical -> surface for every kept name, and its inverse. Where two names share a surface form (never
- * in a variant the operators build), the inverse keeps the one an object of the pairs lists last, as the
- * map always did.
+ * Canonical -> surface for every kept name, and its inverse, built in one pass. Should two names share a
+ * surface form (no variant the operators build has that), the inverse is made as it always was, through
+ * an object of the pairs, so that the same name wins.
  */
 function bijection(names: readonly string[], table: Record<string, string>): [Map<string, string>, Map<string, string>] {
   const forward = new Map<string, string>();

@@ -1,7 +1,8 @@
 /**
  * A small bounded cache of generated worlds. A reset builds the same world twice (once to choose the task,
  * once for the episode); worlds are immutable (actions change only the `WorldState` overlay), so the second
- * build can be a lookup. Bounded so that a long run never grows memory: insertion-ordered eviction.
+ * build can be a lookup. Episodes hold their world weakly (env/episode.ts), so this is also what keeps the
+ * worlds of recent episodes at hand. Bounded so that a long run never grows memory: insertion-ordered eviction.
  */
 import type { Locale } from '../protocol/domain.js';
 import { generateWorld } from './generate.js';

@@ -78,42 +78,46 @@ function firstPass(seedText: string, stream: string): number {
   return n;
 }
 
+/** The three seed values' starting points: pass k of Mash over the key is subtracted from the k-th. */
+const SEED_STARTS = [S0_START, S1_START, S2_START];
+
 /** A deterministic random stream with the helpers the generators need. */
 export class Rng {
-  /** The Alea key's parts, until the first draw seeds the state (many streams are never drawn from). */
-  #seedText: string;
-  #stream: string | null;
+  // Alea's state is three values and a carry. Seeding sets the k-th value from the k-th Mash pass over
+  // the key `${seed}/${stream}`, and the k-th draw (k <= 3) is the first to read the k-th value: so each
+  // pass runs just before the draw that needs it. Many streams are drawn from once (whether an operator
+  // applies) or never, and a pass costs a Mash over the whole key.
+  readonly #seedText: string;
+  readonly #stream: string;
+  /** Mash passes done (0-3); also the draws done, while fewer than 3. */
+  #passes = 0;
+  /** Mash's state after the passes done. */
+  #mash = 0;
   #s0 = 0;
   #s1 = 0;
   #s2 = 0;
   #c = 1;
 
   constructor(seed: number, stream: string) {
-    // The key `${seed}/${stream}` makes streams independent.
+    // The key makes streams independent.
     this.#seedText = String(seed >>> 0);
     this.#stream = stream;
   }
 
-  /** Alea's seeding from the key (seedrandom `Alea(seed)`). */
-  #seed(stream: string): void {
-    let n = firstPass(this.#seedText, stream);
-    let s0 = S0_START - (n >>> 0) * TWO_POW_MINUS_32;
-    if (s0 < 0) s0 += 1;
-    n = mashKey(n, this.#seedText, stream);
-    let s1 = S1_START - (n >>> 0) * TWO_POW_MINUS_32;
-    if (s1 < 0) s1 += 1;
-    n = mashKey(n, this.#seedText, stream);
-    let s2 = S2_START - (n >>> 0) * TWO_POW_MINUS_32;
-    if (s2 < 0) s2 += 1;
-    this.#s0 = s0;
-    this.#s1 = s1;
-    this.#s2 = s2;
-    this.#stream = null;
+  /** The next Mash pass over the key: the seed value the coming draw reads (seedrandom `Alea(seed)`). */
+  #seedPass(): void {
+    const pass = this.#passes;
+    this.#mash = pass === 0 ? firstPass(this.#seedText, this.#stream) : mashKey(this.#mash, this.#seedText, this.#stream);
+    let value = SEED_STARTS[pass] - (this.#mash >>> 0) * TWO_POW_MINUS_32;
+    if (value < 0) value += 1;
+    // Draws so far moved the seed values down as they did: the one this pass gives is now first.
+    this.#s0 = value;
+    this.#passes = pass + 1;
   }
 
   /** Alea's step: a float in [0, 1). */
   #draw(): number {
-    if (this.#stream !== null) this.#seed(this.#stream);
+    if (this.#passes < 3) this.#seedPass();
     const t = 2091639 * this.#s0 + this.#c * TWO_POW_MINUS_32;
     this.#s0 = this.#s1;
     this.#s1 = this.#s2;

@@ -11,82 +11,50 @@ export function toHalfWidth(text: string): string {
   return text.replace(/[\uFF01-\uFF5E]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0)).replace(/\u3000/g, ' ');
 }
 
-/** A code unit as `toHalfWidth` folds it (only digits, ',' and '.' matter to `extractNumbers`). */
-function halfWidthCode(text: string, i: number): number {
-  const c = text.charCodeAt(i);
-  return c >= 0xff01 && c <= 0xff5e ? c - 0xfee0 : c;
-}
-
-/** Whether the folded code unit at `i` is an ASCII digit (false past either end). */
-function digitAt(text: string, i: number): boolean {
-  const c = halfWidthCode(text, i); // NaN past the ends
-  return c >= 0x30 && c <= 0x39;
-}
-
-/** Whether the folded code unit at `i` is a comma that THOUSANDS_RE removes: `\d,` followed by exactly three digits. */
-function separatorAt(text: string, i: number): boolean {
-  return (
-    halfWidthCode(text, i) === 0x2c &&
-    digitAt(text, i - 1) &&
-    digitAt(text, i + 1) &&
-    digitAt(text, i + 2) &&
-    digitAt(text, i + 3) &&
-    !digitAt(text, i + 4)
-  );
-}
-
-/** A digit in either width: where a number can start. */
-const DIGIT_RE = /[0-9\uFF10-\uFF19]/g;
-
-/** The end of a `\d+` run from `i` (a dropped separator between digits joins them). */
-function digitsEnd(text: string, i: number): number {
-  while (digitAt(text, i) || separatorAt(text, i)) i++;
-  return i;
-}
+// A number as the `extractNumbers` pipeline finds it, matched in the text as written: digits of either width,
+// with the thousands separators THOUSANDS_RE drops (a comma of either width followed by exactly three digits),
+// then optionally a point of either width and more such digits.
+const DIGIT = '[0-9\\uFF10-\\uFF19]';
+const DIGITS = `${DIGIT}(?:${DIGIT}|[,\\uFF0C](?=${DIGIT}{3}(?!${DIGIT})))*`;
+const NUMBER_RE = new RegExp(`${DIGITS}(?:[.\\uFF0E]${DIGITS})?`, 'g');
 
 /**
  * Every number stated in a text, as numbers: "03" equals 3 and "89.90" equals 89.9; thousands separators
  * are removed. Order of appearance, repeats kept.
  *
- * The rule is a regex pipeline: fold to half width, drop the separators THOUSANDS_RE matches, then take
- * every match of /\d+(?:\.\d+)?/. It runs over every prompt and tool result, so this reads the numbers in
- * place instead, without building the folded copy (a separator's fate depends only on its neighbours):
- * the regex engine skips to each digit, the loop reads the number there. test/env/text.test.ts checks it
- * against the regexes.
+ * The rule is a pipeline: fold to half width, drop the separators THOUSANDS_RE matches, then take every
+ * match of /\d+(?:\.\d+)?/. It runs over every prompt and tool result, so NUMBER_RE finds the same numbers
+ * in one regex call on the text as written, and only a match with full-width forms or separators is
+ * folded (test/env/text.test.ts checks the two against each other).
  */
 export function extractNumbers(text: string): number[] {
+  const matches = text.match(NUMBER_RE);
   const out: number[] = [];
-  DIGIT_RE.lastIndex = 0;
-  while (DIGIT_RE.test(text)) {
-    const start = DIGIT_RE.lastIndex - 1;
-    let end = digitsEnd(text, start);
-    if (halfWidthCode(text, end) === 0x2e && digitAt(text, end + 1)) end = digitsEnd(text, end + 1);
-    out.push(numberIn(text, start, end));
-    DIGIT_RE.lastIndex = end; // the character at `end` ends the number: the search goes on from there
-  }
+  if (matches !== null) for (let i = 0; i < matches.length; i++) out.push(numberOf(matches[i]));
   return out;
 }
 
-/** The value of the match `text[start, end)`: plain short integers by arithmetic, the rest via `Number`. */
-function numberIn(text: string, start: number, end: number): number {
+/** The value of a NUMBER_RE match: short plain integers by arithmetic, the rest via `Number` (folded if needed). */
+function numberOf(match: string): number {
   let value = 0;
-  let plain = true; // ASCII digits and '.' only: the match is its own folded text
   let integer = true;
-  for (let k = start; k < end; k++) {
-    const c = text.charCodeAt(k);
+  for (let k = 0; k < match.length; k++) {
+    const c = match.charCodeAt(k);
     if (c >= 0x30 && c <= 0x39) value = value * 10 + (c - 0x30);
     else if (c === 0x2e) integer = false;
-    else plain = false;
+    else return Number(folded(match)); // a full-width form or a separator
   }
   // Up to 15 digits the arithmetic is exact (below 2^53); longer runs parse as Number would round them.
-  if (plain && integer && end - start <= 15) return value;
-  return Number(plain ? text.slice(start, end) : foldedNumber(text, start, end));
+  return integer && match.length <= 15 ? value : Number(match);
 }
 
-/** The text of a match as the regex pipeline sees it: folded, separators dropped. */
-function foldedNumber(text: string, start: number, end: number): string {
+/** A match as the pipeline sees it: half-width, separators dropped (every comma in a match is one). */
+function folded(match: string): string {
   let s = '';
-  for (let k = start; k < end; k++) if (!separatorAt(text, k)) s += String.fromCharCode(halfWidthCode(text, k));
+  for (let k = 0; k < match.length; k++) {
+    const c = match.charCodeAt(k);
+    if (c !== 0x2c && c !== 0xff0c) s += String.fromCharCode(c >= 0xff01 && c <= 0xff5e ? c - 0xfee0 : c);
+  }
   return s;
 }
 

@@ -1,6 +1,7 @@
 /**
- * Helpers shared by the operators: split-aware pools (the `eval` split draws only from its held-out half)
- * and collision-free naming.
+ * Helpers shared by the operators: split-aware pools (the `eval` split draws only from its held-out half),
+ * collision-free naming, and finding names in text. Operators run on every reset, over the same base
+ * texts: what depends on a text alone is computed once per text (bounded memos), never a regex per call.
  */
 import type { Split } from '../../protocol/domain.js';
 import type { Rng } from '../../protocol/rng.js';
@@ -55,9 +56,13 @@ function isIdentifierCode(c: number): boolean {
 /**
  * Whether `text` holds `name` with no identifier character ([A-Za-z0-9_-]) right before or after it:
  * what the regex `(?<![A-Za-z0-9_\-])NAME(?![A-Za-z0-9_\-])` finds for the escaped name (the boundaries
- * materialize's rewriter uses), checked at each occurrence instead of compiling a regex per name.
+ * materialize's rewriter uses), without compiling a regex per name. A name of identifier characters is
+ * found so exactly when it is one of the text's maximal identifier runs, which are listed once per text
+ * (operators ask about the same base texts reset after reset); any other name is looked for at each of
+ * its occurrences.
  */
 export function mentionsName(text: string, name: string): boolean {
+  if (isIdentifier(name)) return identifierRuns(text).has(name);
   let at = text.indexOf(name);
   while (at !== -1) {
     if (!isIdentifierCode(text.charCodeAt(at - 1)) && !isIdentifierCode(text.charCodeAt(at + name.length))) return true;
@@ -66,6 +71,11 @@ export function mentionsName(text: string, name: string): boolean {
   }
   return false;
 }
+
+const isIdentifier = stringMemo((name: string): boolean => /^[A-Za-z0-9_-]+$/.test(name));
+
+/** The maximal runs of identifier characters in a text. */
+const identifierRuns = stringMemo((text: string): ReadonlySet<string> => new Set(text.match(/[A-Za-z0-9_-]+/g)));
 
 /**
  * Memoise a pure function of a string. The memo is bounded and simply cleared when full: the base
@@ -85,8 +95,14 @@ export function stringMemo<T>(compute: (s: string) => T, limit = 1024): (s: stri
   };
 }
 
+/** Names taken so far, to which an operator adds the ones it takes: a Set, or a view over one. */
+export interface NameSet {
+  has(name: string): boolean;
+  add(name: string): unknown;
+}
+
 /** A fresh opaque identifier like `t_3f9a2c`, unique among `used` (and added to it). */
-export function opaqueName(rng: Rng, prefix: string, used: Set<string>): string {
+export function opaqueName(rng: Rng, prefix: string, used: NameSet): string {
   for (;;) {
     const name = `${prefix}${rng.uint32().toString(16).padStart(8, '0').slice(0, 6)}`;
     if (!used.has(name)) {
@@ -97,7 +113,7 @@ export function opaqueName(rng: Rng, prefix: string, used: Set<string>): string 
 }
 
 /** The first candidate not in `used` (in the rng's order), or null when all are taken. */
-export function freshFrom(rng: Rng, candidates: readonly string[], used: Set<string>): string | null {
+export function freshFrom(rng: Rng, candidates: readonly string[], used: NameSet): string | null {
   for (const c of rng.shuffle(candidates)) {
     if (!used.has(c)) {
       used.add(c);

@@ -81,10 +81,28 @@ function mentionsTool(text: string, t: string): boolean {
 /** Whether a name means itself as a regex pattern (no character to escape), once per name. */
 const isLiteralPattern = stringMemo((name: string): boolean => escapeRe(name) === name);
 
+/** Memos of `anchors`, per tool list (see anchorsFor). */
+const anchorMemos = new Map<string, (text: string) => ReadonlySet<string>>();
+
+/**
+ * `anchors` for one tool list (a base harness's tool names), once per text: the texts compared are the
+ * base harness's and the paraphrase pools', every reset. Bounded, like the memo per text.
+ */
+function anchorsFor(tools: readonly string[]): (text: string) => ReadonlySet<string> {
+  const key = JSON.stringify(tools);
+  let memo = anchorMemos.get(key);
+  if (memo === undefined) {
+    if (anchorMemos.size >= 16) anchorMemos.clear();
+    memo = stringMemo((text) => anchors(text, tools));
+    anchorMemos.set(key, memo);
+  }
+  return memo;
+}
+
 /** Whether `next` keeps every anchor of `prev`. */
-function keepsAnchors(prev: string, next: string, tools: readonly string[]): boolean {
-  const have = anchors(next, tools);
-  for (const a of anchors(prev, tools)) if (!have.has(a)) return false;
+function keepsAnchors(prev: string, next: string, anchorsOf: (text: string) => ReadonlySet<string>): boolean {
+  const have = anchorsOf(next);
+  for (const a of anchorsOf(prev)) if (!have.has(a)) return false;
   return true;
 }
 
@@ -153,17 +171,17 @@ const itemsStyle: HarnessTransform = {
 };
 
 /** Paraphrase one block in place; a part that would lose an anchor (or was already changed) is kept. */
-function paraphraseBlock(block: PromptBlock, ctx: TransformContext, tools: readonly string[]): void {
+function paraphraseBlock(block: PromptBlock, ctx: TransformContext, anchorsOf: (text: string) => ReadonlySet<string>): void {
   const pool = BLOCK_PARAPHRASES[block.id]?.[ctx.locale];
   if (!pool) return;
   const alt = ctx.rng.pick(poolFor(pool, ctx.split));
   if (alt.title !== undefined) block.title = alt.title;
-  if (alt.template !== undefined && keepsAnchors(block.template, alt.template, tools)) block.template = alt.template;
+  if (alt.template !== undefined && keepsAnchors(block.template, alt.template, anchorsOf)) block.template = alt.template;
   if (alt.items !== undefined) {
     // Items are replaced only while they are still the base ones: the paraphrase says the same rules.
     const baseItems = ctx.base.prompt.blocks.find((b) => b.id === block.id)?.items ?? [];
     const unchanged = block.items.length === baseItems.length && block.items.every((x, i) => x === baseItems[i]);
-    if (unchanged && keepsAnchors(block.items.join('\n'), alt.items.join('\n'), tools)) block.items = alt.items.slice();
+    if (unchanged && keepsAnchors(block.items.join('\n'), alt.items.join('\n'), anchorsOf)) block.items = alt.items.slice();
   }
 }
 
@@ -173,10 +191,10 @@ const instructionsParaphrase: HarnessTransform = {
   family: 'prompt',
   description: 'paraphrase block titles, templates and rules (placeholders and tool names kept)',
   apply(draft, ctx) {
-    const tools = ctx.base.tools.map((t) => t.function.name);
+    const anchorsOf = anchorsFor(ctx.base.tools.map((t) => t.function.name));
     const blocks = draft.harness.prompt.blocks.filter((b) => BLOCK_PARAPHRASES[b.id] !== undefined);
     if (blocks.length === 0) return;
-    for (const b of ctx.rng.sample(blocks, share(blocks.length, ctx.intensity, ctx.rng))) paraphraseBlock(b, ctx, tools);
+    for (const b of ctx.rng.sample(blocks, share(blocks.length, ctx.intensity, ctx.rng))) paraphraseBlock(b, ctx, anchorsOf);
   },
 };
 

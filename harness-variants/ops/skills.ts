@@ -93,17 +93,18 @@ interface BodyLine {
   text: string;
 }
 
-/** The lines of a body, parsed once per body text (shared: never mutate them). */
-const parsedBody = stringMemo((body: string): readonly Readonly<BodyLine>[] =>
-  body.split('\n').map((line) => {
+/** A body's lines and the length of its longest run of consecutive rules, once per body text (shared). */
+const parsedBody = stringMemo((body: string): { lines: readonly Readonly<BodyLine>[]; longestRun: number } => {
+  const lines = body.split('\n').map((line) => {
     const m = RULE_RE.exec(line);
     return m ? { rule: true, marker: m[1], text: m[2] } : { rule: false, marker: '', text: line };
-  }),
-);
+  });
+  return { lines, longestRun: Math.max(0, ...ruleRuns(lines).map(([a, b]) => b - a)) };
+});
 
 /** The lines of a body, to edit. */
 function parseBody(body: string): BodyLine[] {
-  return parsedBody(body).map((l) => ({ rule: l.rule, marker: l.marker, text: l.text }));
+  return parsedBody(body).lines.map((l) => ({ rule: l.rule, marker: l.marker, text: l.text }));
 }
 
 function renderBody(lines: readonly BodyLine[]): string {
@@ -127,12 +128,9 @@ function ruleRuns(lines: readonly BodyLine[]): [number, number][] {
   return runs;
 }
 
-/** The length of a body's longest run of consecutive rules, once per body text. */
-const longestRuleRun = stringMemo((body: string): number => Math.max(0, ...ruleRuns(parsedBody(body)).map(([a, b]) => b - a)));
-
 /** Skills whose body has at least one run of `min` or more rules. */
 function skillsWithRules(draft: VariantDraft, min = 1): Skill[] {
-  return draft.harness.skills.filter((s) => longestRuleRun(s.body) >= min);
+  return draft.harness.skills.filter((s) => parsedBody(s.body).longestRun >= min);
 }
 
 /** Rename some of the unrenamed skills, each with `name(canonical)` (null: leave it). */

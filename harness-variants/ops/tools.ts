@@ -15,7 +15,7 @@ import type { JsonSchema, ToolSchema } from '../../protocol/domain.js';
 import type { Rng } from '../../protocol/rng.js';
 import type { HarnessTransform, VariantDraft } from '../types.js';
 import { copyJson, freshFrom, opaqueName, poolFor, recase, share, usedNames } from './kit.js';
-import type { SplitPool } from './kit.js';
+import type { NameSet, SplitPool } from './kit.js';
 import {
   CANONICAL_PARAMS,
   CANONICAL_RESULT_FIELDS,
@@ -82,13 +82,15 @@ function propsOf(tool: ToolSchema): Record<string, JsonSchema> {
 }
 
 /** Every canonical parameter and result field name. */
-const CANONICAL_FIELDS: readonly string[] = [...new Set([...CANONICAL_PARAMS, ...CANONICAL_RESULT_FIELDS])];
+const CANONICAL_FIELDS: ReadonlySet<string> = new Set([...CANONICAL_PARAMS, ...CANONICAL_RESULT_FIELDS]);
 
-/** Names a new identifier must avoid: everything in use plus every canonical field name. */
-function reservedNames(draft: VariantDraft): Set<string> {
+/**
+ * Names a new identifier must avoid: everything in use plus every canonical field name (looked up in
+ * place, not copied into each operator's set).
+ */
+function reservedNames(draft: VariantDraft): NameSet {
   const used = usedNames(draft);
-  for (const f of CANONICAL_FIELDS) used.add(f);
-  return used;
+  return { has: (name) => used.has(name) || CANONICAL_FIELDS.has(name), add: (name) => used.add(name) };
 }
 
 /** A permutation of `items` that differs from their order when it can (so the effect is visible). */
@@ -304,8 +306,9 @@ const argsNest: HarnessTransform = {
   description: 'nest all arguments in one object parameter (params, input, args, payload)',
   apply(draft, ctx) {
     const used = reservedNames(draft);
-    for (const w of Object.values(draft.tables.nest)) used.delete(w);
-    const pool = poolFor(NEST_WRAPPERS, ctx.split).filter((w) => !used.has(w));
+    // A wrapper the variant already uses may be used again.
+    const wrappers = new Set(Object.values(draft.tables.nest));
+    const pool = poolFor(NEST_WRAPPERS, ctx.split).filter((w) => wrappers.has(w) || !used.has(w));
     if (pool.length === 0) return;
     const wrapper = ctx.rng.pick(pool);
     const names = realTools(draft).filter((n) => draft.tables.nest[n] === undefined);

@@ -82,7 +82,10 @@ describe('textRewriter equals the regex formulation', () => {
       const h = loadBaseHarness(locale);
       const texts = [
         ...h.skills.flatMap((s) => [s.body, s.description]),
-        ...h.tools.flatMap((t) => [t.function.description ?? '', ...Object.values(t.function.parameters.properties ?? {}).map((p) => String((p as { description?: string }).description ?? ''))]),
+        ...h.tools.flatMap((t) => [
+          t.function.description ?? '',
+          ...Object.values(t.function.parameters.properties ?? {}).map((p) => String((p as { description?: string }).description ?? '')),
+        ]),
         ...h.prompt.blocks.flatMap((b) => [b.title, b.template, ...b.items]),
       ];
       let changed = 0;
