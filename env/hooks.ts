@@ -214,14 +214,19 @@ function compilePhrases(spec: HookSpec): Map<Locale, CompiledPhrases> {
 }
 
 // A negation counts only inside the same clause: "没问题，保证明天到" is still a promise.
-const CLAUSE_BREAK_RE = /[,.;!?，。；！？、\n]/g;
+const CLAUSE_BREAKS = new Set([...',.;!?，。；！？、\n'].map((c) => c.charCodeAt(0)));
 
 function isNegated(text: string, index: number, negation: { re: RegExp; window: number }): boolean {
-  let before = text.slice(Math.max(0, index - negation.window), index);
-  let last = -1;
-  for (const m of before.matchAll(CLAUSE_BREAK_RE)) last = m.index;
-  if (last >= 0) before = before.slice(last + 1);
-  return negation.re.test(before);
+  // The window's last clause: what follows the last clause break before the phrase.
+  const from = Math.max(0, index - negation.window);
+  let start = from;
+  for (let i = index - 1; i >= from; i--) {
+    if (CLAUSE_BREAKS.has(text.charCodeAt(i))) {
+      start = i + 1;
+      break;
+    }
+  }
+  return negation.re.test(text.slice(start, index));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -274,14 +279,31 @@ function checkPhrases(spec: HookSpec, ctx: ReplyHookContext, out: HookViolation[
   }
 }
 
+/**
+ * The first match of the rule that no negation cancels. Reads the matches as `matchAll` would (an empty
+ * match moves on by one code point under the u or v flag, else by one unit), on the compiled regex itself:
+ * `matchAll` would copy the regex on every call.
+ */
 function findPhrase(rule: CompiledRule, text: string, negation: CompiledPhrases['negation']): string | null {
   for (const { locale, re } of rule.patterns) {
-    for (const m of text.matchAll(re)) {
-      if (rule.negatable && isNegated(text, m.index, negation[locale])) continue;
-      return m[0];
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      if (!rule.negatable || !isNegated(text, m.index, negation[locale])) {
+        re.lastIndex = 0;
+        return m[0];
+      }
+      if (m[0] === '') re.lastIndex = advance(text, re.lastIndex, re.unicode || re.flags.includes('v'));
     }
   }
   return null;
+}
+
+/** ECMAScript's AdvanceStringIndex. */
+function advance(text: string, index: number, unicode: boolean): number {
+  if (!unicode || index + 1 >= text.length) return index + 1;
+  const c = text.charCodeAt(index);
+  const d = text.charCodeAt(index + 1);
+  return c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff ? index + 2 : index + 1;
 }
 
 function checkNumbers(spec: HookSpec, ctx: ReplyHookContext, out: HookViolation[]): void {
@@ -306,12 +328,17 @@ function wrongLanguage(reply: string, language: Locale): boolean {
   return language === 'zh-CN' ? han === 0 || latin > han * 3 : han * 2 > latin;
 }
 
+function compileConstraints(spec: HookSpec): { p: OutputConstraintsParams; normalizedWords: string[] } {
+  const p = parseParams(spec, OutputConstraintsParamsSchema);
+  return { p, normalizedWords: (p.forbidden_words ?? []).map(normalizeForMatch) };
+}
+
 function checkConstraints(spec: HookSpec, ctx: ReplyHookContext, out: HookViolation[]): void {
-  const p: OutputConstraintsParams = compileOnce(spec, (s) => parseParams(s, OutputConstraintsParamsSchema));
-  if (p.forbidden_words) {
+  const { p, normalizedWords } = compileOnce(spec, compileConstraints);
+  if (normalizedWords.length > 0) {
     const norm = normalizeForMatch(ctx.reply);
-    const word = p.forbidden_words.find((w) => norm.includes(normalizeForMatch(w)));
-    if (word !== undefined) out.push(violation(spec.id, 'FORBIDDEN_WORD', ctx.locale, word));
+    const at = normalizedWords.findIndex((w) => norm.includes(w));
+    if (at >= 0) out.push(violation(spec.id, 'FORBIDDEN_WORD', ctx.locale, (p.forbidden_words as string[])[at]));
   }
   if (p.required_ending !== undefined) {
     // Lenient about closing punctuation: "欢迎下单！" ends with "欢迎下单".

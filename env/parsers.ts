@@ -101,6 +101,30 @@ const AssistantMessageSchema = z.object({
 });
 type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
 
+function isOptionalText(v: unknown): boolean {
+  return v === undefined || v === null || typeof v === 'string';
+}
+
+/**
+ * The schema's check written out, for the well-formed message of nearly every step: no stricter than the
+ * schema and no looser (what it accepts, the schema accepts, with the same fields read). Anything it
+ * refuses goes through the schema, which words the error. The schema's stripped copy is not needed:
+ * `parseMessage` reads only the schema's fields.
+ */
+function isAssistantMessage(m: unknown): m is AssistantMessage {
+  if (!isPlainObject(m) || m['role'] !== 'assistant' || !isOptionalText(m['content']) || !isOptionalText(m['reasoning_content']))
+    return false;
+  const calls = m['tool_calls'];
+  if (calls === undefined || calls === null) return true;
+  if (!Array.isArray(calls)) return false;
+  for (const c of calls as unknown[]) {
+    if (!isPlainObject(c) || typeof c['id'] !== 'string' || (c['type'] !== undefined && c['type'] !== 'function')) return false;
+    const fn = c['function'];
+    if (!isPlainObject(fn) || typeof fn['name'] !== 'string' || typeof fn['arguments'] !== 'string') return false;
+  }
+  return true;
+}
+
 /** Which tool-call syntax to look for in text; 'none' leaves text as content. */
 type TextFormat = 'none' | 'hermes' | 'qwen3_xml';
 /** The four parser behaviours. */
@@ -402,7 +426,9 @@ function parseAction(action: unknown, turn: number, mode: Mode): ParseResult {
     const format: TextFormat = mode === 'openai' ? 'none' : mode === 'auto' ? (text.includes(FN_OPEN) ? 'qwen3_xml' : 'hermes') : mode;
     return parseText(text, null, format, turn, []);
   }
-  const checked = AssistantMessageSchema.safeParse(action['message']);
+  const message = action['message'];
+  if (isAssistantMessage(message)) return parseMessage(message, mode === 'openai' || mode === 'auto' ? 'none' : mode, turn);
+  const checked = AssistantMessageSchema.safeParse(message);
   if (!checked.success) {
     const issue = checked.error.issues[0];
     const where = issue && issue.path.length > 0 ? ` at message.${issue.path.join('.')}` : '';
