@@ -196,7 +196,15 @@ export class Episode {
   #world: WeakRef<World>;
   readonly #state: WorldState = emptyWorldState();
   readonly #faultRng: Rng;
+  /**
+   * The conversation after the system message. The system message is the largest part of an episode
+   * (the whole rendered prompt) and is needed again only for a `full` observation or `messages`: it is held
+   * weakly, like the world, and rendered again, identical, from what it was rendered from (`#shown`).
+   */
   readonly #messages: ChatMessage[] = [];
+  #system: WeakRef<ChatMessage> | null = null;
+  /** The harness as the system prompt showed it at reset (the tools offered then). */
+  #shown: Harness | null = null;
   readonly #turns: TraceTurn[] = [];
   readonly #loaded: string[] = [];
   readonly #evidence = new Set<number>();
@@ -273,9 +281,21 @@ export class Episode {
     return this.#state;
   }
 
-  /** The whole conversation so far. */
+  /** The whole conversation so far (a new array). */
   get messages(): readonly ChatMessage[] {
-    return this.#messages;
+    return this.#shown === null ? [] : [this.#systemMessage(), ...this.#messages];
+  }
+
+  /** The system message: the one rendered at reset while anything holds it, else rendered again. */
+  #systemMessage(): ChatMessage {
+    let message = this.#system?.deref();
+    if (message === undefined) {
+      const { task } = this.params;
+      const world = this.world;
+      message = { role: 'system', content: renderSystemPrompt(this.#shown as Harness, world, task, false, roomFacts(world, task.locale)) };
+      this.#system = new WeakRef(message);
+    }
+    return message;
   }
 
   /** Build the first observation. */
@@ -286,8 +306,9 @@ export class Episode {
     // The room's facts are the same in the variant's prompt and in the canonical facts below: built once.
     const room = roomFacts(world, task.locale);
     const shown = offered.length === harness.tools.length ? harness : { ...harness, tools: offered };
-    const system = renderSystemPrompt(shown, world, task, false, room);
-    this.#messages.push({ role: 'system', content: system });
+    const system: ChatMessage = { role: 'system', content: renderSystemPrompt(shown, world, task, false, room) };
+    this.#shown = shown;
+    this.#system = new WeakRef(system);
     for (const line of task.history) this.#messages.push({ role: line.role, content: line.content });
     const userText = task.messages.join('\n');
     this.#messages.push({ role: 'user', content: userText });
@@ -305,7 +326,7 @@ export class Episode {
     const inputViolations = runInputHooks(harness.hooks, userText);
     const info = this.#baseInfo();
     if (inputViolations.length > 0) info.hook_violations = inputViolations.map((v) => ({ hook: v.hook, code: v.code }));
-    return { observation: { messages: this.#messages.slice(), tools: offered }, info };
+    return { observation: { messages: [system, ...this.#messages], tools: offered }, info };
   }
 
   // Computed once: the server asks on every step, and profile and registry are fixed at creation.
@@ -415,7 +436,7 @@ export class Episode {
 
     // The final reward is added by `step` / `stepAsync` (#withReward), after the same keys as before.
     const reward = 0;
-    const messages = this.params.observation === 'full' ? this.#messages.slice() : this.#messages.slice(firstNew + 1);
+    const messages = this.params.observation === 'full' ? [this.#systemMessage(), ...this.#messages] : this.#messages.slice(firstNew + 1);
     // The MCP server announces its changed list on the step after discovery (tools.mcp.list_changed).
     if (this.#listChange && !this.#listChanged && this.#discoveredAt > 0 && this.#turn > this.#discoveredAt) {
       this.#listChanged = true;

@@ -50,3 +50,37 @@ describe('an episode does not pin its world', () => {
     expect(JSON.stringify(ep.step(getProduct))).toBe(JSON.stringify(twin.step(getProduct)));
   });
 });
+
+describe('an episode does not pin its system prompt', () => {
+  it('lets the rendered prompt be collected and renders the same one for a full observation', async () => {
+    const make = (): Episode => {
+      const created = createEpisode(config, { episode_id: 's', seed: 78, variant: 'train', options: { observation: 'full' } });
+      if (!created.ok) throw new Error(created.error.message);
+      return created.episode;
+    };
+    const ep = make();
+    let collected = false;
+    const registry = new FinalizationRegistry(() => (collected = true));
+    const resetJson = ((): string => {
+      const { observation } = ep.reset();
+      registry.register(observation.messages[0], 'system');
+      return JSON.stringify(observation);
+    })();
+    for (let i = 0; i < 10 && !collected; i++) {
+      await nextJob();
+      gc();
+      await nextJob();
+    }
+    expect(collected).toBe(true);
+
+    // Rendered again: the same system message, and the same full observations as a twin that kept it.
+    const twin = make();
+    const twinReset = twin.reset();
+    expect(JSON.stringify(twinReset)).toContain(JSON.stringify(ep.messages[0]));
+    expect(resetJson).toBe(JSON.stringify(twinReset.observation));
+    const [a, b] = [ep.step(getProduct), twin.step(getProduct)];
+    expect(a.ok && a.observation.messages[0]).toEqual({ role: 'system', content: expect.any(String) });
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    expect(ep.messages).toEqual(twin.messages);
+  });
+});
