@@ -19,7 +19,7 @@ import type { RenameTables, VariantDraft } from './types.js';
  * backticks); in any other span and outside spans, a maximal run of identifier characters that is a
  * renamed name becomes its surface name.
  */
-export function textRewriter(tables: RenameTables): (text: string) => string {
+export function textRewriter(tables: Pick<RenameTables, 'tools' | 'skills' | 'fields'> & Partial<RenameTables>): (text: string) => string {
   const bare = new Map<string, string>();
   for (const [c, s] of Object.entries(tables.tools)) bare.set(c, s);
   for (const [c, s] of Object.entries(tables.fields)) if (c.includes('_')) bare.set(c, s);

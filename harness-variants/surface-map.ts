@@ -30,6 +30,19 @@ function bijection(names: readonly string[], table: Record<string, string>): [Ma
   return [forward, shared ? invert(Object.fromEntries(forward)) : back];
 }
 
+const NONE: Record<string, string> = Object.freeze({});
+const EMPTY: ReadonlyMap<string, never> = new Map<string, never>();
+
+function mapOf<V>(entries: [string, V][]): ReadonlyMap<string, V> {
+  return entries.length === 0 ? EMPTY : new Map(entries);
+}
+
+/** A table's entries in a plain object of their own, in the same order; one shared empty object for none. */
+function compact(table: Record<string, string>): Record<string, string> {
+  const entries = Object.entries(table);
+  return entries.length === 0 ? NONE : Object.fromEntries(entries);
+}
+
 /** Marks a key that belongs to no canonical parameter (so validation names it as unknown). */
 const FOREIGN = '\u0000';
 
@@ -52,11 +65,12 @@ export class TableMap implements SurfaceMap {
   readonly #toolsBack: Map<string, string>; // surface -> canonical
   readonly #skills: Map<string, string>;
   readonly #skillsBack: Map<string, string>;
-  readonly #fields: Map<string, string>;
-  readonly #fieldsBack: Map<string, string>;
-  readonly #nest: Map<string, string>;
-  readonly #extra: Map<string, ReadonlySet<string>>;
-  readonly #tables: RenameTables;
+  readonly #fields: ReadonlyMap<string, string>;
+  readonly #fieldsBack: ReadonlyMap<string, string>;
+  readonly #nest: ReadonlyMap<string, string>;
+  readonly #extra: ReadonlyMap<string, ReadonlySet<string>>;
+  /** What `rewriteText` is made from: the tables' renames, copied small (a variant's tables are large dictionaries). */
+  readonly #renames: Pick<RenameTables, 'tools' | 'skills' | 'fields'>;
   // Built on first use: most episodes never see a service error message to rewrite.
   #rewrite: ((text: string) => string) | null = null;
 
@@ -67,11 +81,12 @@ export class TableMap implements SurfaceMap {
   constructor(tables: RenameTables, canonicalTools: readonly string[], canonicalSkills: readonly string[]) {
     [this.#tools, this.#toolsBack] = bijection(canonicalTools, tables.tools);
     [this.#skills, this.#skillsBack] = bijection(canonicalSkills, tables.skills);
-    this.#fields = new Map(Object.entries(tables.fields));
-    this.#fieldsBack = invert(tables.fields);
-    this.#nest = new Map(Object.entries(tables.nest));
-    this.#extra = new Map(Object.entries(tables.extra_params).map(([k, v]) => [k, new Set(v)]));
-    this.#tables = tables;
+    // Most variants leave some of these empty: they then share one empty map.
+    this.#fields = mapOf(Object.entries(tables.fields));
+    this.#fieldsBack = this.#fields.size === 0 ? EMPTY : invert(tables.fields);
+    this.#nest = mapOf(Object.entries(tables.nest));
+    this.#extra = mapOf(Object.entries(tables.extra_params).map(([k, v]) => [k, new Set(v)]));
+    this.#renames = { tools: compact(tables.tools), skills: compact(tables.skills), fields: compact(tables.fields) };
   }
 
   toolToCanonical(surface: string): string | undefined {
@@ -133,7 +148,7 @@ export class TableMap implements SurfaceMap {
   }
 
   rewriteText(text: string): string {
-    this.#rewrite ??= textRewriter(this.#tables);
+    this.#rewrite ??= textRewriter(this.#renames);
     return this.#rewrite(text);
   }
 
