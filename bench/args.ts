@@ -12,7 +12,7 @@ export interface BenchParams {
   skip_load: boolean;
   /** Seed of every bench-side random choice (episode seeds, think-time jitter). */
   seed: number;
-  /** Workers of the server under test (`serve --workers`: 0 = in-process, "auto" = serve's default, cores - 1). */
+  /** Workers of the server under test (`serve --workers`: 0 = in-process, "auto" = serve's default, one per core). */
   workers: number | 'auto';
   /** Micro-benchmarks: tinybench time per task and warm-up time (ms). */
   micro_time_ms: number;

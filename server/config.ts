@@ -76,7 +76,7 @@ export const ServerConfigSchema = z.strictObject({
   /**
    * Worker threads that own the episodes (server/shards.ts): 0 applies every request on the main thread;
    * N > 0 shards sessions over N workers and keeps the main thread for the transport; "auto" is one per
-   * core left after the main thread (at least 1, at most 8).
+   * core (at least 1, at most 8).
    */
   workers: z.union([z.literal('auto'), z.int().min(0).max(64)]).default(0),
   /** Backpressure (server/connection.ts): what one connection may make the server hold for it. */

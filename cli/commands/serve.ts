@@ -97,7 +97,7 @@ export function registerServeCommand(program: Command): void {
     .option('--replay-window <n>', 'replies kept per session for re-sent requests (default 64)')
     .option('--record <dir>', 'record finished episodes into this directory (default: off)')
     .option('--record-sample <rate>', 'fraction of episodes recorded, decided from each seed (default 1)')
-    .option('--workers <n>', 'worker threads owning the episodes: 0 = the main thread, or "auto" (default auto: cores - 1)')
+    .option('--workers <n>', 'worker threads owning the episodes: 0 = the main thread, or "auto" (default auto: one per core, at most 8)')
     .option('--send-buffer-bytes <n>', 'unsent reply bytes per connection before its reading pauses; cut after backpressure.stall_timeout_s (default 16777216)')
     .option('--rewards-profile <file>', 'reward profile file, JSON or YAML (repeatable; reloaded on SIGHUP)', collect)
     .option('--reward-modules <dir>', 'directory of custom reward modules, *.js/*.mjs (repeatable; reloaded on SIGHUP)', collect)
