@@ -398,6 +398,19 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
   const steady = { steps: 0, resets: 0, rtts: [] as number[] };
   const inSteady = (t: number): boolean => rampEnd !== null && t >= rampEnd && t < steadyEnd;
 
+  /** The episode's next action is the server's hint: play it after a think time (no hint: the slot is dead). */
+  const thinkThenStep = (d: Driver, s: Slot, item: ReplyItem): void => {
+    const hint = item.info?.oracle_action;
+    if (hint === undefined) {
+      f.missing_hints++;
+      s.state = 'dead';
+      return;
+    }
+    s.action = hint;
+    s.state = 'step';
+    due(d, s, thinkMs(d));
+  };
+
   const onReset = (d: Driver, batch: Slot[], a: Answer | null): void => {
     const now = performance.now();
     for (let i = 0; i < batch.length; i++) {
@@ -419,15 +432,7 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
         s.everLive = true;
         everLive++;
       }
-      const hint = item.info?.oracle_action;
-      if (hint === undefined) {
-        f.missing_hints++;
-        s.state = 'dead';
-        continue;
-      }
-      s.action = hint;
-      s.state = 'step';
-      due(d, s, thinkMs(d));
+      thinkThenStep(d, s, item);
     }
     if (rampEnd === null && everLive === N) rampEnd = now;
   };
@@ -454,15 +459,7 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
         due(d, s, 0); // the episode ended: reset the id again under a new seed at the next tick
         continue;
       }
-      const hint = item.info?.oracle_action;
-      if (hint === undefined) {
-        f.missing_hints++;
-        s.state = 'dead';
-        continue;
-      }
-      s.action = hint;
-      s.state = 'step';
-      due(d, s, thinkMs(d));
+      thinkThenStep(d, s, item);
     }
   };
 

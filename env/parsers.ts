@@ -93,7 +93,7 @@ const ToolCallSchema = z.object({
   type: z.literal('function').optional(),
   function: z.object({ name: z.string(), arguments: z.string() }),
 });
-const AssistantMessageSchema = z.object({
+export const AssistantMessageSchema = z.object({
   role: z.literal('assistant'),
   content: z.string().nullable().optional(),
   reasoning_content: z.string().nullable().optional(),

@@ -664,7 +664,7 @@ function placedBefore(x: PlacedOrder, y: PlacedOrder): boolean {
 
 /**
  * One order. The draws for the status's times (and tracking) happen first; the record is then built in
- * one literal per status shape, in the key order the JSON has always had.
+ * the key order the JSON has always had.
  */
 function buildOrder(viewer_id: string, r: Rng, nowMs: number, orderable: readonly Product[], used: Set<number>): PlacedOrder {
   const p = r.pick(orderable);
@@ -673,53 +673,8 @@ function buildOrder(viewer_id: string, r: Rng, nowMs: number, orderable: readonl
   const status = pickWeighted(r, ORDER_STATUS_WEIGHTS);
   const order_id = makeId('od', r, used);
   const paid = cents(sku.price * quantity);
-  // Times per status, all strictly before now: unpaid minutes ago, paid within the shipping window, ...
-  if (status === 'unpaid' || status === 'paid' || status === 'closed') {
-    const placedMs =
-      status === 'unpaid'
-        ? alignMinute(nowMs - r.int(5, 120) * MINUTE)
-        : status === 'paid'
-          ? alignMinute(nowMs - r.int(10, 20 * 60) * MINUTE)
-          : alignMinute(nowMs - r.int(2 * 24, 30 * 24) * HOUR - r.int(0, 59) * MINUTE);
-    const order: Order = {
-      order_id,
-      viewer_id,
-      item_id: p.item_id,
-      sku_id: sku.sku_id,
-      quantity,
-      paid,
-      status,
-      placed_at: toIso(placedMs),
-      opened: false,
-    };
-    return { order, placedMs };
-  }
-  const prefix = CARRIER_PREFIX.get(p.shipping.carrier) ?? 'SF';
-  if (status === 'shipped') {
-    const shipped = alignMinute(nowMs - r.int(2, 60) * HOUR - r.int(0, 59) * MINUTE);
-    const placedMs = shipped - r.int(4, 30) * HOUR - r.int(0, 59) * MINUTE;
-    const order: Order = {
-      order_id,
-      viewer_id,
-      item_id: p.item_id,
-      sku_id: sku.sku_id,
-      quantity,
-      paid,
-      status,
-      placed_at: toIso(placedMs),
-      opened: false,
-      shipped_at: toIso(shipped),
-      tracking_no: trackingNo(prefix, r),
-    };
-    return { order, placedMs };
-  }
-  // delivered / refunding: half within the seven-day window, half outside it (never on its edge).
-  const agoHours = status === 'refunding' ? r.int(24, 144) : r.chance(0.5) ? r.int(2, 160) : r.int(176, 480);
-  const delivered = alignMinute(nowMs - agoHours * HOUR - r.int(0, 59) * MINUTE);
-  const shipped = delivered - r.int(24, 96) * HOUR;
-  const placedMs = shipped - r.int(4, 30) * HOUR - r.int(0, 59) * MINUTE;
-  const tracking_no = trackingNo(prefix, r);
-  const order: Order = {
+  // The keys every order has, in the JSON's order; the status's own keys follow.
+  const head = (placedMs: number, opened: boolean): Order => ({
     order_id,
     viewer_id,
     item_id: p.item_id,
@@ -728,10 +683,31 @@ function buildOrder(viewer_id: string, r: Rng, nowMs: number, orderable: readonl
     paid,
     status,
     placed_at: toIso(placedMs),
-    opened: r.chance(0.5),
-    shipped_at: toIso(shipped),
-    delivered_at: toIso(delivered),
-    tracking_no,
-  };
-  return { order, placedMs };
+    opened,
+  });
+  // Times per status, all strictly before now: unpaid minutes ago, paid within the shipping window, ...
+  if (status === 'unpaid' || status === 'paid' || status === 'closed') {
+    const placedMs =
+      status === 'unpaid'
+        ? alignMinute(nowMs - r.int(5, 120) * MINUTE)
+        : status === 'paid'
+          ? alignMinute(nowMs - r.int(10, 20 * 60) * MINUTE)
+          : alignMinute(nowMs - r.int(2 * 24, 30 * 24) * HOUR - r.int(0, 59) * MINUTE);
+    return { order: head(placedMs, false), placedMs };
+  }
+  const prefix = CARRIER_PREFIX.get(p.shipping.carrier) ?? 'SF';
+  if (status === 'shipped') {
+    const shipped = alignMinute(nowMs - r.int(2, 60) * HOUR - r.int(0, 59) * MINUTE);
+    const placedMs = shipped - r.int(4, 30) * HOUR - r.int(0, 59) * MINUTE;
+    return { order: { ...head(placedMs, false), shipped_at: toIso(shipped), tracking_no: trackingNo(prefix, r) }, placedMs };
+  }
+  // delivered / refunding: half within the seven-day window, half outside it (never on its edge).
+  const agoHours = status === 'refunding' ? r.int(24, 144) : r.chance(0.5) ? r.int(2, 160) : r.int(176, 480);
+  const delivered = alignMinute(nowMs - agoHours * HOUR - r.int(0, 59) * MINUTE);
+  const shipped = delivered - r.int(24, 96) * HOUR;
+  const placedMs = shipped - r.int(4, 30) * HOUR - r.int(0, 59) * MINUTE;
+  const tracking_no = trackingNo(prefix, r);
+  // Drawn after the tracking number, as it always was.
+  const opened = r.chance(0.5);
+  return { order: { ...head(placedMs, opened), shipped_at: toIso(shipped), delivered_at: toIso(delivered), tracking_no }, placedMs };
 }

@@ -5,14 +5,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import type { HookViolation, Locale } from '../../protocol/domain.js';
 import type { HookSpec } from '../../protocol/harness.js';
 import { toHalfWidth } from '../../protocol/text.js';
 import { loadBaseHarness } from '../../harness/index.js';
 import { runReplyHooks } from '../../env/hooks.js';
 import type { ReplyHookContext } from '../../env/hooks.js';
-import { PARSERS } from '../../env/parsers.js';
+import { AssistantMessageSchema, PARSERS } from '../../env/parsers.js';
 
 interface PhraseParams {
   flags: Record<Locale, string>;
@@ -144,19 +143,6 @@ describe('prohibited-phrase search', () => {
   });
 });
 
-// The replaced check: the schema alone.
-const ToolCall = z.object({
-  id: z.string(),
-  type: z.literal('function').optional(),
-  function: z.object({ name: z.string(), arguments: z.string() }),
-});
-const AssistantMessage = z.object({
-  role: z.literal('assistant'),
-  content: z.string().nullable().optional(),
-  reasoning_content: z.string().nullable().optional(),
-  tool_calls: z.array(ToolCall).nullable().optional(),
-});
-
 describe('assistant-message check', () => {
   it('parses exactly what the schema-checked parse gave, over random and broken messages', () => {
     const text = fc.oneof(
@@ -204,7 +190,7 @@ describe('assistant-message check', () => {
         const parser = PARSERS.get(mode);
         if (!parser) throw new Error(mode);
         const got = parser.parse({ message: m }, 2);
-        const checked = AssistantMessage.safeParse(m);
+        const checked = AssistantMessageSchema.safeParse(m); // the check before the fast path: the schema alone
         if (checked.success) valid++;
         // With the schema's stripped copy, the parse is the one before the fast path; without, its error.
         const want = checked.success ? parser.parse({ message: checked.data }, 2) : got;
