@@ -7,7 +7,7 @@
 import { Bench } from 'tinybench';
 import { Packr } from 'msgpackr';
 import type { Options } from 'msgpackr';
-import { createEpisode, defaultEnvConfig, PARSERS } from '../env/index.js';
+import { createEpisode, defaultEnvConfig, PARSERS, sharedVariantOf } from '../env/index.js';
 import type { Episode } from '../env/index.js';
 import { oraclePolicy } from '../policies/index.js';
 import type { PolicyInstance } from '../policies/index.js';
@@ -172,6 +172,34 @@ export async function runMicro(opts: MicroOptions): Promise<MicroRow[]> {
       created.episode.reset();
     });
   }
+  // A GRPO group member after the first ("task+variant"): the group's task and built variant are reused.
+  let founder: Episode | null = null;
+  let groupMembers = 0;
+  bench.add(
+    'reset train group member',
+    () => {
+      const f = founder as Episode;
+      const created = createEpisode(config, {
+        episode_id: 'bench',
+        seed: f.params.seed,
+        variant: 'train',
+        task_override: f.params.source_task,
+        variant_override: sharedVariantOf(f),
+      });
+      if (!created.ok) throw new Error(created.error.message);
+      created.episode.reset();
+    },
+    {
+      beforeEach() {
+        // A new group every 8 members, as a trainer's G = 8.
+        if (founder !== null && groupMembers++ % 7 !== 6) return;
+        const created = createEpisode(config, { episode_id: 'bench', seed: seed++, variant: 'train' });
+        if (!created.ok) throw new Error(created.error.message);
+        created.episode.reset();
+        founder = created.episode;
+      },
+    },
+  );
 
   // Rewards: the whole profile, then each registered module alone, on a finished oracle episode.
   const done = fresh();

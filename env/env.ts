@@ -92,6 +92,12 @@ export interface EpisodeRequest {
   task_override?: Task;
   /** Seed of the variant sampler; defaults to `seed`. A `group_share: "task"` member passes its own. */
   variant_seed?: number;
+  /**
+   * GRPO groups sharing "task+variant": the variant the group's first member resolved (the same task,
+   * seed and variant would build it again, identical), with the task as it presents it. Members then
+   * share the variant's harness and map instead of each building and holding their own.
+   */
+  variant_override?: SharedVariant;
 }
 
 /** A harness as the policy sees it, with its map back to canonical form. */
@@ -99,6 +105,18 @@ export interface ResolvedVariant {
   variant_id: string;
   harness: Harness;
   map: SurfaceMap;
+}
+
+/** A resolved variant and the task as it presents it: what episodes of one variant and task can share. */
+export interface SharedVariant {
+  variant: ResolvedVariant;
+  task: Task;
+}
+
+/** What an episode's variant is, to share it with another episode of the same task, seed and variant. */
+export function sharedVariantOf(episode: Episode): SharedVariant {
+  const p = episode.params;
+  return { variant: { variant_id: p.variant_id, harness: p.harness, map: p.map }, task: p.task };
 }
 
 const identityMaps = new Map<Locale, IdentityMap>();
@@ -195,7 +213,9 @@ export function createEpisode(config: EnvConfig, req: EpisodeRequest): { ok: tru
   const task = req.task_override ? { ok: true as const, task: req.task_override } : resolveTask(config, req, locale);
   if (!task.ok) return task;
   // The harness speaks the task's language (a task file may carry its own locale).
-  const variant = resolveVariant(variantField, task.task, req.variant_seed ?? req.seed, config.operators);
+  const variant = req.variant_override
+    ? { ok: true as const, ...req.variant_override }
+    : resolveVariant(variantField, task.task, req.variant_seed ?? req.seed, config.operators);
   if (!variant.ok) return variant;
   const { harness, map, variant_id } = variant.variant;
   // The cap is the least of the option, the variant's own limit and the server's (a larger option is clamped).

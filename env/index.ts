@@ -7,13 +7,23 @@ export {
   defaultEnvConfig,
   identityVariant,
   resolveVariant,
+  sharedVariantOf,
   resolveTask,
   DEFAULT_LIMITS,
   DEFAULT_DEFAULTS,
   VARIANT_PRESETS,
   VARIANT_FAMILIES,
 } from './env.js';
-export type { EnvConfig, EnvDefaults, EpisodeLimits, EpisodeRequest, EnvResetArgs, ResetOptions, ResolvedVariant } from './env.js';
+export type {
+  EnvConfig,
+  EnvDefaults,
+  EpisodeLimits,
+  EpisodeRequest,
+  EnvResetArgs,
+  ResetOptions,
+  ResolvedVariant,
+  SharedVariant,
+} from './env.js';
 export { renderSystemPrompt, promptFacts, renderToolsDoc, renderSkillsIndex, linkName } from './prompt.js';
 export { PARSERS, coerceArguments } from './parsers.js';
 export { DISCOVER_TOOLS_TOOL, MARKETING_TOOLS, MarketingHub, marketingHub, marketingSchemas, connectMarketingHttp } from './mcp.js';

@@ -18,8 +18,8 @@ import type { ErrorCode } from '../protocol/errors.js';
 import { Rng, deriveSeed } from '../protocol/rng.js';
 import type { Closed, RequestId, ResetItem, WireError } from '../protocol/wire.js';
 import { ResetItemSchema, StepItemSchema, wireIssues } from '../protocol/wire.js';
-import { createEpisode } from '../env/index.js';
-import type { EnvConfig, Episode, EpisodeRequest, Observation, ResetOptions, StepResult } from '../env/index.js';
+import { createEpisode, sharedVariantOf } from '../env/index.js';
+import type { EnvConfig, Episode, EpisodeRequest, Observation, ResetOptions, SharedVariant, StepResult } from '../env/index.js';
 import { oraclePolicy } from '../policies/index.js';
 import { Recorder } from '../recording/index.js';
 import type { EpisodeTape } from '../recording/index.js';
@@ -51,6 +51,8 @@ interface Group {
   task: Task;
   /** Members reset so far (names each "task"-share member's own variant seed). */
   members: number;
+  /** "task+variant": the first member's variant, which the others share instead of building it again. */
+  shared: SharedVariant | null;
 }
 
 /** A failed item (PROTOCOL.md `ItemError`). */
@@ -357,6 +359,7 @@ class ShardSession {
     let variant: unknown = item.variant;
     let variantSeed: number | undefined;
     let taskOverride: Task | undefined;
+    let variantOverride: SharedVariant | undefined;
     if (group) {
       const conflict = (path: string, message: string) =>
         this.#itemError(ctx.episode_id, 'INVALID_MESSAGE', `conflicts with group "${item.group_id}": ${message}`, {
@@ -373,6 +376,7 @@ class ShardSession {
         }
         seed = group.seed;
         variant = group.variant;
+        variantOverride = group.shared ?? undefined;
       } else {
         // "task": the same task, each member its own variant. Members after the first draw nothing from
         // the session stream (PROTOCOL.md "ResetItem.seed"): a member's variant seed derives from the group.
@@ -399,6 +403,7 @@ class ShardSession {
     if (variant !== undefined) req.variant = variant;
     if (taskOverride !== undefined) req.task_override = taskOverride;
     if (variantSeed !== undefined) req.variant_seed = variantSeed;
+    if (variantOverride !== undefined) req.variant_override = variantOverride;
 
     const created = createEpisode(shard.env, req);
     if (!created.ok) return this.#itemError(episode_id, created.error.code, created.error.message, created.error.details);
@@ -424,6 +429,7 @@ class ShardSession {
         variant: item.variant ?? shard.env.defaults.variant,
         task: episode.params.source_task,
         members: 1,
+        shared: share === 'task+variant' ? sharedVariantOf(episode) : null,
       });
     }
     let tape: EpisodeTape | null = null;

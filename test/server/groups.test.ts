@@ -59,6 +59,38 @@ describe('groups', () => {
     });
   });
 
+  it('"task+variant" members share the first member\'s built variant and play exactly as a lone episode of its seed', async () => {
+    app = await makeApp({ allow_oracle_hints: true });
+    const c = await inject(app);
+    await c.hello({ seed: 21 });
+    const options = { oracle_hints: true, observation: 'full' };
+    // Four members over two frames on an augmented preset (the first fixes the seed), and a lone episode of that seed.
+    const seed = 777;
+    const member = (k: number) => ({ group_id: 'g', episode_id: `m${k}`, variant: 'train', options, ...(k === 0 ? { seed } : {}) });
+    const first = await c.request({ type: 'reset', id: 1, items: [member(0), member(1)] });
+    const more = await c.request({ type: 'reset', id: 2, items: [member(2), member(3)] });
+    const lone = await c.request({ type: 'reset', id: 3, items: [{ episode_id: 'lone', seed, variant: 'train', options }] });
+    const resets: Item[] = [...first.items, ...more.items, ...lone.items];
+    const strip = ({ episode_id: _id, ...rest }: Record<string, unknown>) => JSON.stringify(rest);
+    expect(resets.every((i) => i.ok)).toBe(true);
+    expect(resets.map(strip)).toEqual(resets.map(() => strip(resets[4] as unknown as Record<string, unknown>)));
+    expect(resets[0].info.variant_id).not.toBe('identity');
+
+    // Every member steps with the oracle's hints, in the same frames as the lone episode: identical replies.
+    const live = new Map(resets.map((i) => [i.episode_id, i.info.oracle_action]));
+    for (let turn = 0; live.size > 0 && turn < 12; turn++) {
+      const r = await c.request({ type: 'step', id: 10 + turn, items: [...live].map(([episode_id, action]) => ({ episode_id, action })) });
+      const lines = (r.items as Record<string, unknown>[]).map(strip);
+      expect(lines).toEqual(lines.map(() => lines[lines.length - 1]));
+      for (const it of r.items) {
+        expect(it.ok).toBe(true);
+        if (it.terminated || it.truncated) live.delete(it.episode_id);
+        else live.set(it.episode_id, it.info.oracle_action);
+      }
+    }
+    expect(live.size).toBe(0);
+  });
+
   it('group members after the first draw no seed from the session stream', async () => {
     const a = await session(21);
     const withGroup = await a.request({ type: 'reset', id: 1, items: [{ group_id: 'g' }, { group_id: 'g' }, { group_id: 'g' }, {}] });
