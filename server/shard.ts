@@ -51,8 +51,12 @@ interface Group {
   task: Task;
   /** Members reset so far (names each "task"-share member's own variant seed). */
   members: number;
-  /** "task+variant": the first member's variant, which the others share instead of building it again. */
-  shared: SharedVariant | null;
+  /**
+   * "task+variant": the first member, whose built variant the others share instead of building it again.
+   * Held weakly: a group outlives its episodes (the session keeps it), and once its first member is closed
+   * and collected a later member builds the variant again, identical.
+   */
+  founder: WeakRef<Episode> | null;
 }
 
 /** A failed item (PROTOCOL.md `ItemError`). */
@@ -376,7 +380,8 @@ class ShardSession {
         }
         seed = group.seed;
         variant = group.variant;
-        variantOverride = group.shared ?? undefined;
+        const founder = group.founder?.deref();
+        if (founder !== undefined) variantOverride = sharedVariantOf(founder);
       } else {
         // "task": the same task, each member its own variant. Members after the first draw nothing from
         // the session stream (PROTOCOL.md "ResetItem.seed"): a member's variant seed derives from the group.
@@ -429,7 +434,7 @@ class ShardSession {
         variant: item.variant ?? shard.env.defaults.variant,
         task: episode.params.source_task,
         members: 1,
-        shared: share === 'task+variant' ? sharedVariantOf(episode) : null,
+        founder: share === 'task+variant' ? new WeakRef(episode) : null,
       });
     }
     let tape: EpisodeTape | null = null;

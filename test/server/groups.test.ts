@@ -4,7 +4,13 @@
  */
 import { describe, it, expect, afterEach } from 'vitest';
 import type { GymApp } from '../../server/index.js';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { inject, makeApp } from './helpers.js';
+
+// A full GC on demand, without starting the test worker with --expose-gc.
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
 
 let app: GymApp | undefined;
 afterEach(async () => {
@@ -89,6 +95,15 @@ describe('groups', () => {
       }
     }
     expect(live.size).toBe(0);
+
+    // Once its members are closed and collected, a late member builds the variant again: the same reset.
+    await c.request({ type: 'close', id: 30, episode_ids: ['m0', 'm1', 'm2', 'm3', 'lone'] });
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 0));
+      gc();
+    }
+    const late = await c.request({ type: 'reset', id: 31, items: [member(4)] });
+    expect(strip(late.items[0])).toBe(strip(resets[4] as unknown as Record<string, unknown>));
   });
 
   it('group members after the first draw no seed from the session stream', async () => {
