@@ -35,6 +35,11 @@ export interface BenchParams {
   connections: number;
   think_ms: number;
   think_jitter: number;
+  /**
+   * Concurrency phase: episodes per GRPO group (1: every episode alone, the issue's measure). Members of a
+   * group share a connection, a seed, a task and the variant, as a GRPO trainer resets them.
+   */
+  group_size: number;
   /** Concurrency phase: how long the ramp may take to get every episode live before the steady phase starts anyway (s). */
   ramp_timeout_s: number;
   /** Concurrency phase: steady phase after the ramp (s). */
@@ -71,6 +76,7 @@ export const DEFAULT_PARAMS: BenchParams = {
   connections: 16,
   think_ms: 3000,
   think_jitter: 0.2,
+  group_size: 1,
   ramp_timeout_s: 30,
   steady_s: 45,
   tick_ms: 10,
@@ -109,7 +115,7 @@ export interface BenchCli {
 const USAGE = `usage: node dist/bench/run.js [--json] [--quick] [--skip-load]
   [--episodes N] [--connections C] [--think-ms T] [--steps-per-frame S] [--workers W|auto] [--duration-s D]
   [--steady-s S] [--tp-connections C] [--tp-episodes E] [--scaling-workers 1,2,4] [--scaling-duration-s D]
-  [--seed N] [--request-timeout-ms MS] [--ramp-timeout-s S] [--max-inflight-frames N]`;
+  [--seed N] [--request-timeout-ms MS] [--ramp-timeout-s S] [--max-inflight-frames N] [--group-size G]`;
 
 /** Numeric flags and the parameter each sets. */
 const NUMERIC: Record<string, keyof BenchParams> = {
@@ -126,6 +132,7 @@ const NUMERIC: Record<string, keyof BenchParams> = {
   '--request-timeout-ms': 'request_timeout_ms',
   '--ramp-timeout-s': 'ramp_timeout_s',
   '--max-inflight-frames': 'max_inflight_frames',
+  '--group-size': 'group_size',
 };
 
 /** Parse the bench's flags (`--quick` applies first, so explicit flags override the preset). Throws with the usage on a bad flag. */
@@ -155,7 +162,15 @@ export function parseBenchArgs(argv: readonly string[]): BenchCli {
       (params as unknown as Record<string, number>)[NUMERIC[a]] = v;
     } else throw new Error(`unknown flag "${a}"\n${USAGE}`);
   }
-  for (const k of ['episodes', 'connections', 'steps_per_frame', 'tp_connections', 'tp_episodes', 'max_inflight_frames'] as const) {
+  for (const k of [
+    'episodes',
+    'connections',
+    'steps_per_frame',
+    'tp_connections',
+    'tp_episodes',
+    'max_inflight_frames',
+    'group_size',
+  ] as const) {
     if (!Number.isInteger(params[k]) || params[k] < 1) throw new Error(`${k} must be a positive integer\n${USAGE}`);
   }
   if (params.connections > params.episodes) params.connections = params.episodes;

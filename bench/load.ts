@@ -286,6 +286,8 @@ export interface ConcurrencyOptions {
   thinkMs: number;
   /** Think-time jitter, a fraction (0.2 = +-20%). */
   jitter: number;
+  /** Episodes per GRPO group ("task+variant"; 1: no groups). A group's members share a connection. */
+  groupSize: number;
   tickMs: number;
   /**
    * Frames a connection may have unanswered; what falls due beyond that waits for the next tick and goes
@@ -338,6 +340,9 @@ interface Slot {
   state: EpState;
   action: unknown;
   everLive: boolean;
+  /** The slot's GRPO group (null: none), and how many episodes it has started (names its group of the moment). */
+  group: number | null;
+  starts: number;
 }
 
 /** One connection of the concurrency phase: its slots, its due-time wheel and its seeded streams. */
@@ -351,6 +356,8 @@ class Driver {
   lastTick = -1;
   readonly seeds: Rng;
   readonly think: Rng;
+  /** Seeds of the groups being reset, by group id: the first member to reset draws it, the others reuse it. */
+  readonly groupSeeds = new Map<string, { seed: number; left: number }>();
   constructor(conn: BenchConn, slots: Slot[], seed: number, c: number) {
     this.conn = conn;
     this.slots = slots;
@@ -370,9 +377,15 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
   await new Promise((r) => setTimeout(r, 500));
   const rssIdle = o.pid === null ? null : serverRssBytes(o.pid);
 
+  // Slot i is in group floor(i / G); a group's members share a connection (groups are per session).
+  const G = o.groupSize;
   const drivers = conns.map((conn, c) => {
     const slots: Slot[] = [];
-    for (let i = c; i < N; i += C) slots.push({ id: `cc${i}`, state: 'reset', action: null, everLive: false });
+    for (let i = 0; i < N; i++) {
+      const group = Math.floor(i / G);
+      if (group % C === c)
+        slots.push({ id: `cc${i}`, state: 'reset', action: null, everLive: false, group: G > 1 ? group : null, starts: 0 });
+    }
     return new Driver(conn, slots, o.seed, c);
   });
 
@@ -487,12 +500,22 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
         continue;
       }
       for (const s of batch) s.state = 'waiting';
-      const items = batch.map((s) => ({
-        episode_id: s.id,
-        seed: d.seeds.uint32(),
-        variant: LOAD_VARIANT,
-        options: { oracle_hints: true },
-      }));
+      const items = batch.map((s) => {
+        const item: Record<string, unknown> = { episode_id: s.id, seed: 0, variant: LOAD_VARIANT, options: { oracle_hints: true } };
+        s.starts++;
+        if (s.group === null) {
+          item.seed = d.seeds.uint32();
+          return item;
+        }
+        // The group of this slot's n-th episode: members play the same episode, so they restart together.
+        const group_id = `g${s.group}.${s.starts}`;
+        let g = d.groupSeeds.get(group_id);
+        if (g === undefined) d.groupSeeds.set(group_id, (g = { seed: d.seeds.uint32(), left: Math.min(G, N - s.group * G) }));
+        if (--g.left === 0) d.groupSeeds.delete(group_id);
+        item.seed = g.seed;
+        item.group_id = group_id;
+        return item;
+      });
       void d.conn.request({ type: 'reset', id: 0, items }).then((a) => onReset(d, batch, a));
     }
     for (const batch of chunks(stepDue, o.maxBatch)) {

@@ -219,6 +219,7 @@ export async function runSuite(p: BenchParams, servers: ServerFactory | null, lo
         connections: p.connections,
         thinkMs: p.think_ms,
         jitter: p.think_jitter,
+        groupSize: p.group_size,
         tickMs: p.tick_ms,
         maxInflightFrames: p.max_inflight_frames,
         rampTimeoutS: p.ramp_timeout_s,

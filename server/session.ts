@@ -264,7 +264,10 @@ export class Session implements SessionRef {
     if (window === 0) return;
     const key = idKey(id);
     this.#replay.delete(key);
-    this.#replay.set(key, stored);
+    // The encoder hands out views into its own large, reused buffer: a stored view would keep the whole of
+    // it alive (and every reply after it that shares it). Stored replies own exactly their bytes.
+    const { bytes } = stored;
+    this.#replay.set(key, typeof bytes !== 'string' && bytes.byteLength < bytes.buffer.byteLength ? { ...stored, bytes: Buffer.from(bytes) } : stored);
     while (this.#replay.size > window) {
       const oldest = this.#replay.keys().next().value as string;
       this.#replay.delete(oldest);
