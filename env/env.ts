@@ -17,6 +17,7 @@ import { DEFAULT_PROFILE, defaultRegistry } from '../rewards/index.js';
 import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
 import { Episode } from './episode.js';
 import type { Observation, StepOutput } from './episode.js';
+import type { World } from '../mock-services/index.js';
 import { PARSERS } from './parsers.js';
 import { GeneratorTaskSource } from './tasks/index.js';
 import type { TaskSource } from './tasks/index.js';
@@ -107,16 +108,21 @@ export interface ResolvedVariant {
   map: SurfaceMap;
 }
 
-/** A resolved variant and the task as it presents it: what episodes of one variant and task can share. */
+/**
+ * What episodes of one task, seed and variant can share: the resolved variant, the task as it presents
+ * it, and the task's world. An episode alone holds its world weakly (regenerating it when collected);
+ * episodes that share one hold it, so a group pays one world for all its members and never regenerates it.
+ */
 export interface SharedVariant {
   variant: ResolvedVariant;
   task: Task;
+  world: World;
 }
 
 /** What an episode's variant is, to share it with another episode of the same task, seed and variant. */
 export function sharedVariantOf(episode: Episode): SharedVariant {
   const p = episode.params;
-  return { variant: { variant_id: p.variant_id, harness: p.harness, map: p.map }, task: p.task };
+  return { variant: { variant_id: p.variant_id, harness: p.harness, map: p.map }, task: p.task, world: episode.world };
 }
 
 const identityMaps = new Map<Locale, IdentityMap>();
@@ -236,6 +242,7 @@ export function createEpisode(config: EnvConfig, req: EpisodeRequest): { ok: tru
     observation: opts.observation ?? config.defaults.observation,
     profile,
     registry: config.registry,
+    ...(req.variant_override ? { world: req.variant_override.world } : {}),
   });
   return { ok: true, episode };
 }

@@ -81,7 +81,7 @@ export interface EpisodeParams {
   observation: 'delta' | 'full';
   profile: RewardProfile;
   registry: RewardRegistry;
-  /** World override (a task source that carries its own room); otherwise generated from the task. */
+  /** The world, held for the episode: a task source's own room, or the one a GRPO group shares. Otherwise generated from the task and held weakly. */
   world?: World;
 }
 
