@@ -3,7 +3,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createEpisode, defaultEnvConfig } from '../../env/index.js';
 import type { Episode } from '../../env/index.js';
-import { worldFor } from '../../mock-services/index.js';
+import { WORLD_CACHE_SIZE, worldFor } from '../../mock-services/index.js';
 import type { World } from '../../mock-services/index.js';
 
 // A full GC on demand, without starting the test worker with --expose-gc.
@@ -34,8 +34,8 @@ describe('an episode does not pin its world', () => {
     let collected = false;
     const registry = new FinalizationRegistry(() => (collected = true));
     ((w: World) => registry.register(w, 'world'))(ep.world);
-    // Evict it from the world cache (128 worlds), then collect in a later job (a WeakRef target lives to the end of one).
-    for (let s = 0; s < 200; s++) worldFor(1_000_000 + s, ep.params.task.locale);
+    // Evict it from the world cache, then collect in a later job (a WeakRef target lives to the end of one).
+    for (let s = 0; s < WORLD_CACHE_SIZE + 10; s++) worldFor(1_000_000 + s, ep.params.task.locale);
     for (let i = 0; i < 10 && !collected; i++) {
       await nextJob();
       gc();

@@ -3,6 +3,7 @@
  * server's memory returns near its baseline, and other clients are served throughout. Nothing here is
  * timed: the assertions are about what happened (a cut, a bounded number of requests applied, memory).
  */
+import { WORLD_CACHE_SIZE, worldFor } from '../../mock-services/index.js';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, it, expect, afterAll } from 'vitest';
@@ -48,6 +49,9 @@ describe('a client that never reads', () => {
       'reset_result',
     );
     await good.request({ type: 'close', id: 'wc', episode_ids: Array.from({ length: 32 }, (_, i) => `ep-${i + 1}`) });
+    // The bounded world cache full, as a server's is after its first thousand resets (it holds what it holds
+    // whoever the clients are).
+    for (let s = 0; s < WORLD_CACHE_SIZE; s++) worldFor(50_000 + s, 'zh-CN');
     const baseline = memoryBytes();
 
     // The slow client: hello, then stop reading and send 400 frames of 64 train resets (each reply is
