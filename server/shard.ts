@@ -39,7 +39,16 @@ interface LiveEpisode {
   oracle: PolicyInstance | null;
   /** The episode's recording until it ends; null when not recorded (off, or not sampled). */
   tape: EpisodeTape | null;
+  /** The GRPO group the episode was reset in, if any. */
+  group: Group | null;
 }
+
+/**
+ * Groups a session remembers after their last episode was closed: a late member still joins them, and a
+ * session that makes new groups for ever (a GRPO run) does not grow without bound. Groups with an open
+ * episode are always kept.
+ */
+export const MAX_CLOSED_GROUPS = 4096;
 
 /** A GRPO group: what its first member fixed for the others. */
 interface Group {
@@ -51,6 +60,8 @@ interface Group {
   task: Task;
   /** Members reset so far (names each "task"-share member's own variant seed). */
   members: number;
+  /** Members not closed yet (reset, ended or not). */
+  open: number;
   /**
    * "task+variant": the first member, whose built variant the others share instead of building it again.
    * Held weakly: a group outlives its episodes (the session keeps it), and once its first member is closed
@@ -240,6 +251,8 @@ class ShardSession {
   readonly #rng: Rng;
   readonly #episodes = new Map<string, LiveEpisode>();
   readonly #groups = new Map<string, Group>();
+  /** Groups in `#groups` with no open episode. */
+  #closedGroups = 0;
   #nextEpisode = 1;
   /** The session's recorder, made for the first episode reset while recording is on. */
   #recorder: Recorder | null = null;
@@ -262,7 +275,23 @@ class ShardSession {
     this.freed = this.#episodes.size;
     this.#episodes.clear();
     this.#groups.clear();
+    this.#closedGroups = 0;
     return this.#recorder ? this.#recorder.close() : null;
+  }
+
+  /** An episode leaves the session (closed, or replaced by a new reset of its id). */
+  #release(live: LiveEpisode | undefined): void {
+    const g = live?.group;
+    if (!g || --g.open > 0) return;
+    // Past the bound by a quarter, forget the oldest closed groups down to it (amortised over the quarter).
+    if (++this.#closedGroups <= MAX_CLOSED_GROUPS + MAX_CLOSED_GROUPS / 4) return;
+    for (const [id, old] of this.#groups) {
+      if (this.#closedGroups <= MAX_CLOSED_GROUPS) break;
+      if (old.open === 0) {
+        this.#groups.delete(id);
+        this.#closedGroups--;
+      }
+    }
   }
 
   /** Log an unexpected exception with a fresh trace id, returned for the reply's `details.trace_id`. */
@@ -429,6 +458,7 @@ class ShardSession {
     }
     if (item.group_id !== undefined && !group) {
       this.#groups.set(item.group_id, {
+        open: 0,
         share,
         seed,
         variant: item.variant ?? shard.env.defaults.variant,
@@ -451,7 +481,13 @@ class ShardSession {
         { observation, info },
       );
     }
-    this.#episodes.set(episode_id, { episode, oracle, tape });
+    const joined = item.group_id === undefined ? null : (this.#groups.get(item.group_id) ?? null);
+    if (joined !== null) {
+      if (joined.open === 0 && group !== undefined) this.#closedGroups--; // a late member reopens it
+      joined.open++;
+    }
+    this.#release(existing);
+    this.#episodes.set(episode_id, { episode, oracle, tape, group: joined });
     shard.stats.resets++;
     return { ok: true, episode_id, observation, info };
   }
@@ -591,8 +627,12 @@ class ShardSession {
     for (const eid of ids) {
       if (done.has(eid)) continue; // a repeated id is reported once
       done.add(eid);
-      if (this.#episodes.delete(eid)) closed.push(eid);
-      else unknown.push(eid);
+      const live = this.#episodes.get(eid);
+      if (live !== undefined) {
+        this.#episodes.delete(eid);
+        this.#release(live);
+        closed.push(eid);
+      } else unknown.push(eid);
     }
     shard.stats.closed += closed.length;
     return { type: 'closed', id, episode_ids: closed, unknown };

@@ -6,6 +6,7 @@ import { describe, it, expect, afterEach } from 'vitest';
 import type { GymApp } from '../../server/index.js';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { MAX_CLOSED_GROUPS } from '../../server/shard.js';
 import { inject, makeApp } from './helpers.js';
 
 // A full GC on demand, without starting the test worker with --expose-gc.
@@ -195,6 +196,41 @@ describe('groups', () => {
     });
     expect(r.items.map((i: Item) => i.error?.code ?? 'ok')).toEqual(['UNKNOWN_TASK', 'ok', 'ok']);
     expect(r.items[2].observation).toEqual(r.items[1].observation);
+  });
+
+  it('a session remembers every group with an open episode, and the most recent closed ones up to a bound', async () => {
+    app = await makeApp({ limits: { max_batch: 1024 } });
+    const c = await inject(app);
+    await c.hello({ seed: 5 });
+    // One-member groups, closed at once: more than the bound plus its slack.
+    const total = MAX_CLOSED_GROUPS + MAX_CLOSED_GROUPS / 4 + 64;
+    const kept = await c.request({
+      type: 'reset',
+      id: 'k',
+      items: [{ group_id: 'open', episode_id: 'open-0', seed: 5, variant: 'identity' }],
+    });
+    expect(kept.items[0].ok).toBe(true);
+    for (let from = 0, f = 0; from < total; from += 1024, f++) {
+      const n = Math.min(1024, total - from);
+      const ids = Array.from({ length: n }, (_, i) => from + i);
+      const r = await c.request({
+        type: 'reset',
+        id: `r${f}`,
+        items: ids.map((g) => ({ group_id: `g${g}`, episode_id: `e${g}`, seed: 1000 + g, variant: 'identity' })),
+      });
+      expect(r.items.every((i: Item) => i.ok)).toBe(true);
+      const closed = await c.request({ type: 'close', id: `c${f}`, episode_ids: ids.map((g) => `e${g}`) });
+      expect(closed.episode_ids).toHaveLength(n);
+    }
+    // A late member of a recent closed group still joins it: a different seed conflicts with the group's.
+    const recent = await c.request({ type: 'reset', id: 'late', items: [{ group_id: `g${total - 1}`, seed: 1, variant: 'identity' }] });
+    expect(recent.items[0]).toMatchObject({ ok: false, error: { code: 'INVALID_MESSAGE' } });
+    // The oldest closed groups were forgotten: a member with the same id founds a new group.
+    const old = await c.request({ type: 'reset', id: 'old', items: [{ group_id: 'g0', seed: 1, variant: 'identity' }] });
+    expect(old.items[0].ok).toBe(true);
+    // A group with an open episode is never forgotten, however old.
+    const member = await c.request({ type: 'reset', id: 'm', items: [{ group_id: 'open', seed: 6, variant: 'identity' }] });
+    expect(member.items[0]).toMatchObject({ ok: false, error: { code: 'INVALID_MESSAGE' } });
   });
 
   it('group ids are scoped to the session', async () => {
