@@ -145,6 +145,23 @@ const retryMode: HarnessTransform = {
 // Which checks, in what order
 // ---------------------------------------------------------------------------------------------------
 
+const withoutCheckMemo = new WeakMap<object, Map<string, HookSpec['params']>>();
+
+/**
+ * The params without one check: one frozen object per (params object, check), so that the variants that
+ * drop the same check share it, and the hook engine compiles it once (it caches by params object).
+ */
+function withoutCheck(params: HookSpec['params'], check: string): HookSpec['params'] {
+  let byCheck = withoutCheckMemo.get(params);
+  if (byCheck === undefined) withoutCheckMemo.set(params, (byCheck = new Map()));
+  let out = byCheck.get(check);
+  if (out === undefined) {
+    out = Object.freeze({ ...params, checks: (params.checks as string[]).filter((c) => c !== check) });
+    byCheck.set(check, out);
+  }
+  return out;
+}
+
 /** hooks.checks.toggle: switch off one or two non-essential checks (see TOGGLEABLE_CHECKS). */
 const checksToggle: HarnessTransform = {
   name: 'hooks.checks.toggle',
@@ -159,7 +176,7 @@ const checksToggle: HarnessTransform = {
       if (check === undefined) {
         h.enabled = false;
       } else if (Array.isArray(h.params.checks)) {
-        h.params = { ...h.params, checks: (h.params.checks as string[]).filter((c) => c !== check) };
+        h.params = withoutCheck(h.params, check);
       }
     }
   },
