@@ -55,6 +55,8 @@ export interface ServerState {
   episodes: number;
   inFlight: number;
   shuttingDown: boolean;
+  /** Worker threads owning the episodes (0: the main thread). */
+  workers: number;
 }
 
 /** Digest for constant-time token comparison: equal lengths whatever the token's length. */
@@ -177,7 +179,13 @@ export class ServerCore {
   state(): ServerState {
     let episodes = 0;
     for (const s of this.sessions.values()) episodes += s.episodeCount;
-    return { sessions: this.sessions.size, episodes, inFlight: this.#inFlight, shuttingDown: this.shuttingDown };
+    return {
+      sessions: this.sessions.size,
+      episodes,
+      inFlight: this.#inFlight,
+      shuttingDown: this.shuttingDown,
+      workers: this.shards.workers,
+    };
   }
 
   /** True when the server accepts no new session (readiness). */

@@ -4,7 +4,7 @@
  * shutdown (stop accepting, answer in-flight requests, exit 0).
  */
 import type { Command } from 'commander';
-import { loadServerConfig, startServer } from '../../server/index.js';
+import { loadServerConfig, serverState, startServer } from '../../server/index.js';
 import { RewardCatalog } from '../../rewards/index.js';
 
 /** Flags as commander hands them over (strings; the config schema validates and names the key). */
@@ -98,7 +98,10 @@ export function registerServeCommand(program: Command): void {
     .option('--record <dir>', 'record finished episodes into this directory (default: off)')
     .option('--record-sample <rate>', 'fraction of episodes recorded, decided from each seed (default 1)')
     .option('--workers <n>', 'worker threads owning the episodes: 0 = the main thread, or "auto" (default auto: one per core, at most 8)')
-    .option('--send-buffer-bytes <n>', 'unsent reply bytes per connection before its reading pauses; cut after backpressure.stall_timeout_s (default 16777216)')
+    .option(
+      '--send-buffer-bytes <n>',
+      'unsent reply bytes per connection before its reading pauses; cut after backpressure.stall_timeout_s (default 16777216)',
+    )
     .option('--rewards-profile <file>', 'reward profile file, JSON or YAML (repeatable; reloaded on SIGHUP)', collect)
     .option('--reward-modules <dir>', 'directory of custom reward modules, *.js/*.mjs (repeatable; reloaded on SIGHUP)', collect)
     .action(async (flags: ServeFlags) => {
@@ -124,7 +127,9 @@ export function registerServeCommand(program: Command): void {
       const catalog = rewards.catalog;
       const running = await startServer(loaded.config, { rewards: catalog });
       const ws = running.url.replace(/^http/, 'ws');
-      process.stdout.write(`harness-gym serve: listening on ${running.url} (WebSocket ${ws}/v1/env)\n`);
+      const { workers } = serverState(running.app);
+      const where = workers === 0 ? 'episodes on the main thread' : `episodes on ${workers} worker thread${workers === 1 ? '' : 's'}`;
+      process.stdout.write(`harness-gym serve: listening on ${running.url} (WebSocket ${ws}/v1/env; ${where})\n`);
       let stopping = false;
       const stop = (signal: string): void => {
         if (stopping) {
