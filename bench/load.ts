@@ -424,56 +424,60 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
     due(d, s, thinkMs(d));
   };
 
-  const onReset = (d: Driver, batch: Slot[], a: Answer | null): void => {
-    const now = performance.now();
+  /**
+   * Each slot of an answered frame with its reply item: a lost connection kills the slot, a failed item
+   * is counted and handed to `failed`, an ok item to `ok`.
+   */
+  const eachItem = (batch: Slot[], a: Answer | null, failed: (s: Slot) => void, ok: (s: Slot, item: ReplyItem) => void): void => {
     for (let i = 0; i < batch.length; i++) {
       const s = batch[i];
       const item = a?.reply.items?.[i];
-      if (!a) {
-        s.state = 'dead';
-        continue;
-      }
-      if (!item || !item.ok) {
+      if (!a) s.state = 'dead';
+      else if (!item || !item.ok) {
         f.item_errors++;
+        failed(s);
+      } else ok(s, item);
+    }
+  };
+
+  const onReset = (d: Driver, batch: Slot[], a: Answer | null): void => {
+    const now = performance.now();
+    eachItem(
+      batch,
+      a,
+      (s) => {
         s.state = 'reset';
         due(d, s, o.thinkMs); // try again a think time later, to keep N live
-        continue;
-      }
-      resets++;
-      if (inSteady(now)) steady.resets++;
-      if (!s.everLive) {
-        s.everLive = true;
-        everLive++;
-      }
-      thinkThenStep(d, s, item);
-    }
+      },
+      (s, item) => {
+        resets++;
+        if (inSteady(now)) steady.resets++;
+        if (!s.everLive) {
+          s.everLive = true;
+          everLive++;
+        }
+        thinkThenStep(d, s, item);
+      },
+    );
     if (rampEnd === null && everLive === N) rampEnd = now;
   };
 
   const onStep = (d: Driver, batch: Slot[], a: Answer | null, sentAt: number): void => {
     const now = performance.now();
     if (a && inSteady(sentAt)) steady.rtts.push(a.rttMs);
-    for (let i = 0; i < batch.length; i++) {
-      const s = batch[i];
-      const item = a?.reply.items?.[i];
-      if (!a) {
-        s.state = 'dead';
-        continue;
-      }
-      if (!item || !item.ok) {
-        f.item_errors++;
-        s.state = 'dead';
-        continue;
-      }
-      steps++;
-      if (inSteady(now)) steady.steps++;
-      if (item.terminated === true || item.truncated === true) {
-        s.state = 'reset';
-        due(d, s, 0); // the episode ended: reset the id again under a new seed at the next tick
-        continue;
-      }
-      thinkThenStep(d, s, item);
-    }
+    eachItem(
+      batch,
+      a,
+      (s) => (s.state = 'dead'),
+      (s, item) => {
+        steps++;
+        if (inSteady(now)) steady.steps++;
+        if (item.terminated === true || item.truncated === true) {
+          s.state = 'reset';
+          due(d, s, 0); // the episode ended: reset the id again under a new seed at the next tick
+        } else thinkThenStep(d, s, item);
+      },
+    );
   };
 
   /**
