@@ -19,12 +19,20 @@ import type { RenameTables, VariantDraft } from './types.js';
  * backticks); in any other span and outside spans, a maximal run of identifier characters that is a
  * renamed name becomes its surface name.
  */
-export function textRewriter(tables: Pick<RenameTables, 'tools' | 'skills' | 'fields'> & Partial<RenameTables>): (text: string) => string {
+export function textRewriter(tables: RenameTables): (text: string) => string {
+  return rewriterOf(Object.entries(tables.tools), Object.entries(tables.fields), Object.entries(tables.skills));
+}
+
+/** `textRewriter` from the renames as (canonical, surface) pairs, in the tables' order. */
+export function rewriterOf(
+  tools: Iterable<[string, string]>,
+  fields: Iterable<[string, string]>,
+  skills: Iterable<[string, string]>,
+): (text: string) => string {
   const bare = new Map<string, string>();
-  for (const [c, s] of Object.entries(tables.tools)) bare.set(c, s);
-  for (const [c, s] of Object.entries(tables.fields)) if (c.includes('_')) bare.set(c, s);
-  const quoted = new Map<string, string>();
-  for (const [c, s] of Object.entries(tables.skills)) quoted.set(c, s);
+  for (const [c, s] of tools) bare.set(c, s);
+  for (const [c, s] of fields) if (c.includes('_')) bare.set(c, s);
+  const quoted = new Map<string, string>(skills);
   if (bare.size === 0 && quoted.size === 0) return (t) => t;
   const { spansAndNames, names } = matchers([...bare.keys()]);
   // The regexes have no capturing group: a replacer gets the match, its offset and the whole text.

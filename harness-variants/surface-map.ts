@@ -3,7 +3,7 @@
  * hit; nothing is compiled per call.
  */
 import type { SurfaceMap } from '../protocol/surface.js';
-import { textRewriter } from './materialize.js';
+import { rewriterOf } from './materialize.js';
 import type { RenameTables } from './types.js';
 
 function invert(table: Record<string, string>): Map<string, string> {
@@ -30,17 +30,10 @@ function bijection(names: readonly string[], table: Record<string, string>): [Ma
   return [forward, shared ? invert(Object.fromEntries(forward)) : back];
 }
 
-const NONE: Record<string, string> = Object.freeze({});
 const EMPTY: ReadonlyMap<string, never> = new Map<string, never>();
 
 function mapOf<V>(entries: [string, V][]): ReadonlyMap<string, V> {
   return entries.length === 0 ? EMPTY : new Map(entries);
-}
-
-/** A table's entries in a plain object of their own, in the same order; one shared empty object for none. */
-function compact(table: Record<string, string>): Record<string, string> {
-  const entries = Object.entries(table);
-  return entries.length === 0 ? NONE : Object.fromEntries(entries);
 }
 
 /** Marks a key that belongs to no canonical parameter (so validation names it as unknown). */
@@ -69,8 +62,12 @@ export class TableMap implements SurfaceMap {
   readonly #fieldsBack: ReadonlyMap<string, string>;
   readonly #nest: ReadonlyMap<string, string>;
   readonly #extra: ReadonlyMap<string, ReadonlySet<string>>;
-  /** What `rewriteText` is made from: the tables' renames, copied small (a variant's tables are large dictionaries). */
-  readonly #renames: Pick<RenameTables, 'tools' | 'skills' | 'fields'>;
+  /**
+   * What `rewriteText` is made from: the tools' and skills' renames as pairs (the fields' are `#fields`).
+   * Not the variant's tables themselves: those are large dictionaries, and an episode keeps its map.
+   */
+  readonly #renamedTools: [string, string][];
+  readonly #renamedSkills: [string, string][];
   // Built on first use: most episodes never see a service error message to rewrite.
   #rewrite: ((text: string) => string) | null = null;
 
@@ -86,7 +83,8 @@ export class TableMap implements SurfaceMap {
     this.#fieldsBack = this.#fields.size === 0 ? EMPTY : invert(tables.fields);
     this.#nest = mapOf(Object.entries(tables.nest));
     this.#extra = mapOf(Object.entries(tables.extra_params).map(([k, v]) => [k, new Set(v)]));
-    this.#renames = { tools: compact(tables.tools), skills: compact(tables.skills), fields: compact(tables.fields) };
+    this.#renamedTools = Object.entries(tables.tools);
+    this.#renamedSkills = Object.entries(tables.skills);
   }
 
   toolToCanonical(surface: string): string | undefined {
@@ -148,7 +146,7 @@ export class TableMap implements SurfaceMap {
   }
 
   rewriteText(text: string): string {
-    this.#rewrite ??= textRewriter(this.#renames);
+    this.#rewrite ??= rewriterOf(this.#renamedTools, this.#fields, this.#renamedSkills);
     return this.#rewrite(text);
   }
 
