@@ -1,0 +1,15 @@
+/**
+ * Regenerate the golden digest and corpus: `npm run golden:update`. Only for a change that means to alter
+ * replies or records, in its own commit that says why (README "Golden digest").
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CORPUS_DIR, writeCorpus } from './corpus.js';
+import { GOLDEN_SESSIONS, runGolden } from './script.js';
+
+const sessions: Record<string, string[]> = {};
+for (const s of GOLDEN_SESSIONS) sessions[s.name] = (await runGolden(s)).frames;
+const file = join(import.meta.dirname, 'digest.json');
+writeFileSync(file, JSON.stringify({ note: 'sha256 of every reply frame of test/golden/script.ts; regenerate with npm run golden:update', sessions }, null, 1) + '\n');
+await writeCorpus();
+process.stdout.write(`wrote ${file} (${Object.values(sessions).flat().length} frames) and ${CORPUS_DIR}\n`);
