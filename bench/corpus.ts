@@ -7,11 +7,7 @@
  * codec's settings, so re-encoding a decoded item gives the bytes the server wrote).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Packr, Unpackr } from 'msgpackr';
-import type { Options } from 'msgpackr';
-
-const PACK_OPTIONS = { useRecords: false, skipValues: [undefined] } as unknown as Options;
-const UNPACK_OPTIONS = { useRecords: false, mapsAsObjects: true, int64AsType: 'auto' } as unknown as Options;
+import { MsgpackCodec } from '../protocol/codec.js';
 
 /** The lookup key of one reply item. */
 export function corpusKey(episode_id: string, step: number): string {
@@ -39,7 +35,7 @@ export class Corpus {
    */
   sameAs(other: Corpus): boolean {
     if (other.size !== this.size) return false;
-    const packr = new Packr(PACK_OPTIONS);
+    const packr = new MsgpackCodec();
     for (const [key, item] of this.items) {
       if (!other.items.has(key)) return false;
       if (!packr.pack(item).equals(packr.pack(other.items.get(key)))) return false;
@@ -54,12 +50,12 @@ export class Corpus {
       const sep = key.lastIndexOf('\u0000');
       triples.push([key.slice(0, sep), Number(key.slice(sep + 1)), item]);
     }
-    writeFileSync(path, new Packr(PACK_OPTIONS).pack(triples));
+    writeFileSync(path, new MsgpackCodec().pack(triples));
   }
 
   /** Read a corpus file. */
   static read(path: string): Corpus {
-    const triples = new Unpackr(UNPACK_OPTIONS).unpack(readFileSync(path)) as [string, number, unknown][];
+    const triples = new MsgpackCodec().unpack(readFileSync(path)) as [string, number, unknown][];
     const c = new Corpus();
     for (const [eid, step, item] of triples) c.record(eid, step, item);
     return c;

@@ -24,7 +24,7 @@ import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { RawData, WebSocket } from 'ws';
-import { Codec } from '../server/codec.js';
+import { Codec } from '../protocol/codec.js';
 import { ResetEnvelopeSchema, StepEnvelopeSchema, StepItemSchema, WIRE_PATH, WIRE_PROTOCOL_VERSION } from '../protocol/wire.js';
 import { Corpus, corpusKey } from './corpus.js';
 

@@ -5,8 +5,6 @@
  * microseconds; a noisy machine moves the p99 most, so compare runs made on a quiet machine only.
  */
 import { Bench } from 'tinybench';
-import { Packr } from 'msgpackr';
-import type { Options } from 'msgpackr';
 import { createEpisode, defaultEnvConfig, PARSERS, sharedVariantOf } from '../env/index.js';
 import type { Episode } from '../env/index.js';
 import { oraclePolicy } from '../policies/index.js';
@@ -14,7 +12,7 @@ import type { PolicyInstance } from '../policies/index.js';
 import { scoreEpisode } from '../rewards/index.js';
 import { FAMILIES, PRESETS, PRESET_NAMES } from '../harness-variants/index.js';
 import { StepEnvelopeSchema, StepItemSchema } from '../protocol/wire.js';
-import { Codec } from '../server/codec.js';
+import { Codec, MsgpackCodec } from '../protocol/codec.js';
 
 /** One micro-benchmark's figures. */
 export interface MicroRow {
@@ -77,7 +75,7 @@ export async function runMicro(opts: MicroOptions): Promise<MicroRow[]> {
   // Transport: decode + validate a step frame as the server's edge does (codec, envelope, each item).
   const first = fresh();
   const oracleAction = first.policy.act({ messages: [] }, first.info);
-  const packr = new Packr({ useRecords: false, skipValues: [undefined] } as unknown as Options);
+  const packr = new MsgpackCodec();
   const codec = new Codec();
   for (const n of [1, 64]) {
     const frame = packr.pack({

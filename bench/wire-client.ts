@@ -9,12 +9,8 @@
  * its late reply is still delivered, so an overloaded server is measured as slow rather than as lost.
  */
 import WebSocket from 'ws';
-import { Packr, Unpackr } from 'msgpackr';
-import type { Options } from 'msgpackr';
+import { MsgpackCodec } from '../protocol/codec.js';
 
-// The same settings as server/codec.ts: plain maps, absent fields skipped, 64-bit ints as numbers.
-const PACK_OPTIONS = { useRecords: false, skipValues: [undefined] } as unknown as Options;
-const UNPACK_OPTIONS = { useRecords: false, mapsAsObjects: true, int64AsType: 'auto' } as unknown as Options;
 
 /** A decoded reply frame (only the fields the bench reads are typed). */
 export interface ReplyFrame {
@@ -67,8 +63,8 @@ export interface ConnStats {
 /** One WebSocket connection carrying one session. */
 export class BenchConn {
   readonly #ws: WebSocket;
-  readonly #packr = new Packr(PACK_OPTIONS);
-  readonly #unpackr = new Unpackr(UNPACK_OPTIONS);
+  /** The wire codec (protocol/codec.ts). */
+  readonly #msgpack = new MsgpackCodec();
   readonly #pending = new Map<number, Pending>();
   readonly #timeoutMs: number;
   readonly #sweep: NodeJS.Timeout;
@@ -119,7 +115,7 @@ export class BenchConn {
   request(msg: Record<string, unknown>): Promise<Answer | null> {
     const id = this.#nextId++;
     msg.id = id;
-    const bytes = this.#packr.pack(msg);
+    const bytes = this.#msgpack.pack(msg);
     return new Promise((resolve) => {
       if (this.#ws.readyState !== WebSocket.OPEN) return resolve(null);
       this.#pending.set(id, { sentAt: performance.now(), timedOut: false, resolve });
@@ -174,7 +170,7 @@ export class BenchConn {
     const now = performance.now();
     this.stats.framesIn++;
     this.stats.bytesIn += data.length;
-    const reply = (isBinary ? this.#unpackr.unpack(data) : JSON.parse(data.toString('utf8'))) as ReplyFrame;
+    const reply = (isBinary ? this.#msgpack.unpack(data) : JSON.parse(data.toString('utf8'))) as ReplyFrame;
     const id = typeof reply.id === 'number' ? reply.id : -1;
     const p = this.#pending.get(id);
     if (!p) return;

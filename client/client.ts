@@ -13,7 +13,7 @@
  * nothing is applied twice (PROTOCOL.md "Sessions").
  */
 import WebSocket from 'ws';
-import { Packr } from 'msgpackr';
+import { MsgpackCodec } from '../protocol/codec.js';
 import { PROTOCOL_VERSION } from './types.js';
 import type {
   ClosedReply,
@@ -115,12 +115,8 @@ export class HarnessGymClient {
   /** The `ws://` or `wss://` URL of the endpoint (`/v1/env`). */
   readonly url: string;
   readonly #opts: ClientOptions;
-  // One Packr for the client's life: encoders are created once (STYLE "Hot path"). Plain maps only
-  // (no record extension) so that any MessagePack decoder reads the frames; `undefined` fields are
-  // skipped as JSON.stringify skips them, so both encodings carry the same maps.
-  readonly #packr = new Packr({ useRecords: false, skipValues: [undefined], int64AsType: 'number' } as ConstructorParameters<
-    typeof Packr
-  >[0]);
+  // The wire codec (protocol/codec.ts), created once for the client's life (STYLE "Hot path").
+  readonly #msgpack = new MsgpackCodec();
   readonly #pending = new Map<number, Pending>();
   #ws: WebSocket | null = null;
   #welcome: WelcomeMessage | null = null;
@@ -228,12 +224,12 @@ export class HarnessGymClient {
   // ---------------------------------------------------------------------------------------------------
 
   #encode(msg: Record<string, unknown>): Buffer | string {
-    return this.#opts.encoding === 'json' ? JSON.stringify(msg) : this.#packr.pack(msg);
+    return this.#opts.encoding === 'json' ? JSON.stringify(msg) : this.#msgpack.pack(msg);
   }
 
   #decode(data: WebSocket.RawData, isBinary: boolean): unknown {
     const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
-    return isBinary ? this.#packr.unpack(buf) : JSON.parse(buf.toString('utf8'));
+    return isBinary ? this.#msgpack.unpack(buf) : JSON.parse(buf.toString('utf8'));
   }
 
   /** Send a request (or queue it while reconnecting) and await the reply of the expected type. */

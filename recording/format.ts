@@ -6,8 +6,8 @@
  * every step output and their sha256.
  */
 import { createHash } from 'node:crypto';
-import { Packr, Unpackr } from 'msgpackr';
-import type { Options } from 'msgpackr';
+import { Unpackr } from 'msgpackr';
+import { MsgpackCodec, UNPACK_OPTIONS } from '../protocol/codec.js';
 import type { RewardResult, Task, Trace } from '../protocol/domain.js';
 import { Rng } from '../protocol/rng.js';
 import type { EnvDefaults, EpisodeLimits, ResetOptions } from '../env/index.js';
@@ -22,13 +22,9 @@ export const RECORD_EXT = '.hgrec';
 /** Default rotation size of a record file (64 MiB). */
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 
-// The same settings as server/codec.ts (which keeps them private; recording/ must not import server/):
-// plain maps, undefined skipped, so the bytes hashed here are the bytes a binary client received.
-const PACK_OPTIONS = { useRecords: false, skipValues: [undefined] } as unknown as Options;
-const UNPACK_OPTIONS = { useRecords: false, mapsAsObjects: true, int64AsType: 'auto' } as unknown as Options;
-
-/** One Packr for the whole process (STYLE.md "Hot path": encoders created once and reused). */
-const packr = new Packr(PACK_OPTIONS);
+// The wire codec (protocol/codec.ts), so the bytes hashed here are the bytes a binary client received.
+const codec = new MsgpackCodec();
+/** The reader decodes streams of values with its own Unpackr of the same settings. */
 const unpackr = new Unpackr(UNPACK_OPTIONS);
 
 /** The first value of every record file. */
@@ -115,12 +111,12 @@ export type RecordValue = RecordFileHeader | EpisodeRecordV1;
 
 /** MessagePack bytes of a value, with the server codec's settings. */
 export function packValue(value: unknown): Buffer {
-  return packr.pack(value);
+  return codec.pack(value);
 }
 
 /** Decode one MessagePack value (throws on bad bytes: callers catch). */
 export function unpackValue(bytes: Uint8Array): unknown {
-  return unpackr.unpack(bytes);
+  return codec.unpack(bytes);
 }
 
 /** The shared Unpackr (the reader decodes streams with it). */

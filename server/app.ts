@@ -32,11 +32,24 @@ export function buildServer(config: ServerConfig, deps: ServerDeps = {}): GymApp
   const core = new ServerCore(config, logger, deps);
   cores.set(app, core);
   const limit = config.limits.max_frame_bytes;
+  const malformedLogged = new WeakSet<object>();
 
   app.register(websocket, {
     // Frames up to 4x the limit are read and answered with FRAME_TOO_LARGE; beyond that ws closes with 1009
     // without buffering them.
     options: { maxPayload: limit * 4 },
+    // A WebSocket protocol error (bad mask or opcode, invalid UTF-8, a frame past maxPayload): ws has
+    // already sent its close frame. Any peer can cause these at will, so they are counted and logged once
+    // per connection, at warn and without a stack; the socket is cut (its session waits for a resume).
+    errorHandler(error, socket) {
+      if (!malformedLogged.has(socket)) {
+        malformedLogged.add(socket);
+        core.metrics.malformedFrames.inc();
+        const code = (error as { code?: unknown }).code;
+        logger.warn({ code: typeof code === 'string' ? code : undefined, reason: error.message }, 'malformed WebSocket frame; connection cut');
+      }
+      socket.terminate();
+    },
     async preClose() {
       await core.shutdown();
       app.websocketServer.close();

@@ -252,7 +252,7 @@ export class Connection {
         max_batch: core.config.limits.max_batch,
       });
     }
-    session.submit(this, req, data, binary, received);
+    session.submit(this, req, data, binary, msg, received);
     this.#updateReading();
   }
 

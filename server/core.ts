@@ -10,7 +10,7 @@ import type { RequestId, ServerInfo, WireError } from '../protocol/wire.js';
 import { defaultEnvConfig } from '../env/index.js';
 import type { EnvConfig } from '../env/index.js';
 import type { ReloadOutcome, RewardCatalog, RewardSet } from '../rewards/index.js';
-import { Codec } from './codec.js';
+import { Codec } from '../protocol/codec.js';
 import type { ServerConfig } from './config.js';
 import type { Connection } from './connection.js';
 import { buildServerInfo } from './info.js';

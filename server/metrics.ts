@@ -19,6 +19,7 @@ export interface ServerMetrics {
   readonly reward: Histogram<'component'>;
   readonly slowReaders: Counter;
   readonly workerFailures: Counter;
+  readonly malformedFrames: Counter;
 }
 
 /** What the gauges read when scraped. */
@@ -89,6 +90,11 @@ export function createMetrics(sources: GaugeSources): ServerMetrics {
     help: 'Requests whose worker task failed (their items were answered with INTERNAL)',
     registers: [registry],
   });
+  const malformedFrames = new Counter({
+    name: 'harness_gym_malformed_frames_total',
+    help: 'Connections cut for a WebSocket protocol error (bad mask, bad opcode, invalid UTF-8, oversized frame)',
+    registers: [registry],
+  });
   // process_resident_memory_bytes, heap sizes, event-loop lag: what a scaling question starts from.
   collectDefaultMetrics({ register: registry });
   const reward = new Histogram({
@@ -98,5 +104,5 @@ export function createMetrics(sources: GaugeSources): ServerMetrics {
     buckets: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1],
     registers: [registry],
   });
-  return { registry, freed, resets, steps, errors, stepSeconds, stepLatency, reward, slowReaders, workerFailures };
+  return { registry, freed, resets, steps, errors, stepSeconds, stepLatency, reward, slowReaders, workerFailures, malformedFrames };
 }

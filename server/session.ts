@@ -20,14 +20,10 @@ import type { Connection } from './connection.js';
 import { rawEpisodeId } from './shard.js';
 import type { SessionRequest, ShardStats } from './shard.js';
 import type { SessionRef } from './shards.js';
+import { ReplayWindow } from './replay-window.js';
+import type { ArrivedRequest, StoredReply } from './replay-window.js';
 
 export type { SessionRequest } from './shard.js';
-
-/** A stored reply (replay window): its bytes in the encoding it went out in. */
-interface StoredReply {
-  bytes: Buffer | string;
-  binary: boolean;
-}
 
 /** An unanswered request, as later requests of the session see it. */
 interface Pending {
@@ -63,11 +59,6 @@ function mustWait(earlier: Pending, later: Pending): boolean {
   return false;
 }
 
-/** Replay-window key: `1` and `"1"` are different ids. */
-function idKey(id: RequestId): string {
-  return typeof id === 'number' ? `n:${id}` : `s:${id}`;
-}
-
 /** One client's state. */
 export class Session implements SessionRef {
   readonly id: string;
@@ -77,7 +68,7 @@ export class Session implements SessionRef {
   /** The shard holding the session's episodes. */
   shard = -1;
   readonly #core: ServerCore;
-  readonly #replay = new Map<string, StoredReply>();
+  readonly #replay: ReplayWindow;
   /** Unanswered requests in arrival order. */
   readonly #pending: Pending[] = [];
   #busy = 0;
@@ -94,6 +85,11 @@ export class Session implements SessionRef {
     this.id = randomUUID();
     this.#core = core;
     this.streamSeed = streamSeed;
+    this.#replay = new ReplayWindow(core.config.limits.replay_window, (frame, binary) => {
+      const d = core.codec.decode(frame, binary);
+      if (!d.ok) throw new Error(`a stored request did not decode: ${d.message}`);
+      return d.value;
+    });
     this.log = core.log.child({ session: this.id });
     core.shards.bind(this);
   }
@@ -166,9 +162,10 @@ export class Session implements SessionRef {
 
   /**
    * Queue a validated request; its reply goes to `conn` (and into the replay window). `frame` is the
-   * request as received and `received` when it was (`performance.now()`), for the step latency.
+   * request as received, `value` the map it decoded to, and `received` when it arrived
+   * (`performance.now()`), for the step latency.
    */
-  submit(conn: Connection, req: SessionRequest, frame: Buffer, binary: boolean, received: number): void {
+  submit(conn: Connection, req: SessionRequest, frame: Buffer, binary: boolean, value: unknown, received: number): void {
     this.#busy++;
     this.#core.beginWork();
     const named =
@@ -180,7 +177,7 @@ export class Session implements SessionRef {
     const entry: Pending = { type: req.type, ids: named.ids, makesIds: req.type === 'reset' && named.anonymous, done: Promise.resolve() };
     const waits = this.#pending.filter((p) => mustWait(p, entry)).map((p) => p.done);
     const start = waits.length === 0 ? Promise.resolve() : waits.length === 1 ? (waits[0] as Promise<void>) : Promise.all(waits);
-    entry.done = start.then(() => this.#run(conn, req, frame, binary, received));
+    entry.done = start.then(() => this.#run(conn, req, { frame, binary, value }, received));
     this.#pending.push(entry);
     // #run never rejects; once answered, the request stops holding later ones back.
     void entry.done.then(() => {
@@ -193,12 +190,15 @@ export class Session implements SessionRef {
   // Request loop
   // ---------------------------------------------------------------------------------------------
 
-  async #run(conn: Connection, req: SessionRequest, frame: Buffer, binary: boolean, received: number): Promise<void> {
+  async #run(conn: Connection, req: SessionRequest, arrived: ArrivedRequest, received: number): Promise<void> {
     const core = this.#core;
+    const { frame, binary } = arrived;
     try {
-      // After a resume, a re-sent request that was already answered gets the stored reply.
-      if (conn.resumed) {
-        const stored = this.#replay.get(idKey(req.id));
+      // After a resume, a re-sent request (same id, same content) that was already answered gets the
+      // stored reply; another request under an answered id is applied as new. Looked up only now, after
+      // the requests it waits for: a re-send of a request still in flight at the drop finds its reply.
+      if (conn.resumed && this.#replay.enabled) {
+        const stored = this.#replay.resent(req.id, arrived);
         if (stored) {
           conn.sendBytes(stored.binary === binary ? stored.bytes : this.#reencode(stored, binary));
           return;
@@ -219,7 +219,7 @@ export class Session implements SessionRef {
           bytes = core.codec.encode(this.#failed(req, this.#trace(e)), binary);
         }
       }
-      this.#remember(req.id, { bytes, binary });
+      this.#replay.remember(req.id, arrived, { bytes, binary });
       conn.sendBytes(bytes);
       if (req.type === 'step') {
         const seconds = (performance.now() - received) / 1000;
@@ -257,21 +257,6 @@ export class Session implements SessionRef {
     const decoded = codec.decode(raw, stored.binary);
     if (!decoded.ok) throw new Error(`a stored reply did not decode: ${decoded.message}`);
     return codec.encode(decoded.value, binary);
-  }
-
-  #remember(id: RequestId, stored: StoredReply): void {
-    const window = this.#core.config.limits.replay_window;
-    if (window === 0) return;
-    const key = idKey(id);
-    this.#replay.delete(key);
-    // The encoder hands out views into its own large, reused buffer: a stored view would keep the whole of
-    // it alive (and every reply after it that shares it). Stored replies own exactly their bytes.
-    const { bytes } = stored;
-    this.#replay.set(key, typeof bytes !== 'string' && bytes.byteLength < bytes.buffer.byteLength ? { ...stored, bytes: Buffer.from(bytes) } : stored);
-    while (this.#replay.size > window) {
-      const oldest = this.#replay.keys().next().value as string;
-      this.#replay.delete(oldest);
-    }
   }
 
   /** Log an unexpected exception with a fresh trace id, returned for the reply's `details.trace_id`. */

@@ -10,7 +10,7 @@ import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import { defaultEnvConfig } from '../env/index.js';
 import type { EnvConfig } from '../env/index.js';
 import { RewardCatalog } from '../rewards/index.js';
-import { Codec } from './codec.js';
+import { Codec } from '../protocol/codec.js';
 import { Shard } from './shard.js';
 import type { SessionRequest } from './shard.js';
 import { encodeReply } from './shards.js';

@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import type { Task } from '../protocol/domain.js';
 import type { ErrorCode } from '../protocol/errors.js';
 import { Rng, deriveSeed } from '../protocol/rng.js';
+import { stableJson } from '../protocol/stable-json.js';
 import type { Closed, RequestId, ResetItem, WireError } from '../protocol/wire.js';
 import { ResetItemSchema, StepItemSchema, wireIssues } from '../protocol/wire.js';
 import { createEpisode, sharedVariantOf } from '../env/index.js';
@@ -138,22 +139,10 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** JSON with sorted keys: equal values give equal strings (variant comparison within a group). */
-function stableJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
-  if (isRecord(v)) {
-    return `{${Object.keys(v)
-      .filter((k) => v[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson(v[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
-
 /** The `episode_id` of a raw item, when it can be read. */
 export function rawEpisodeId(raw: unknown): string | undefined {
-  return isRecord(raw) && typeof raw.episode_id === 'string' && raw.episode_id.length > 0 ? raw.episode_id : undefined;
+  // An empty id is still the id the item named: its error echoes it (docs/PROTOCOL.md "ItemError").
+  return isRecord(raw) && typeof raw.episode_id === 'string' ? raw.episode_id : undefined;
 }
 
 /** The episode state of many sessions, and the request handlers that act on it. */

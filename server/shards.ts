@@ -21,7 +21,7 @@ import { threadId } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import type { EnvConfig } from '../env/index.js';
-import type { Codec } from './codec.js';
+import type { Codec } from '../protocol/codec.js';
 import type { ServerConfig } from './config.js';
 import { Shard, emptyStats } from './shard.js';
 import type { SessionRequest, ShardStats } from './shard.js';
@@ -147,6 +147,8 @@ export interface WorkerApplyResult {
 /** What a worker is started with (`workerData`). */
 export interface ShardWorkerData {
   config: ServerConfig;
+  /** Worker threads of the server (each keeps its share of the world cache). */
+  workers: number;
   yieldEvery: number;
   /** The LLM judge's bearer token (HARNESS_GYM_JUDGE_API_KEY), as the main thread's catalog has it. */
   judgeApiKey?: string;
@@ -176,7 +178,7 @@ export class WorkerShards implements ShardHost {
     this.workers = opts.workers;
     this.#log = opts.log;
     const { filename, tsModule } = workerModule(opts.workerFile);
-    const workerData: ShardWorkerData = { config: opts.config, yieldEvery: opts.yieldEvery, judgeApiKey: opts.judgeApiKey, tsModule };
+    const workerData: ShardWorkerData = { config: opts.config, workers: opts.workers, yieldEvery: opts.yieldEvery, judgeApiKey: opts.judgeApiKey, tsModule };
     this.#pools = [];
     for (let i = 0; i < opts.workers; i++) {
       this.#pools.push(

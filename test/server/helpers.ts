@@ -2,14 +2,14 @@
  * Test helpers for the server suite: a config with quiet logs, and a small WebSocket client that decodes
  * replies (JSON text / MessagePack binary), remembers each reply's encoding, and waits by id.
  */
-import { Packr, Unpackr } from 'msgpackr';
-import type { Options } from 'msgpackr';
+import { MsgpackCodec } from '../../protocol/codec.js';
 import WebSocket from 'ws';
 import { buildServer, parseServerConfig } from '../../server/index.js';
 import type { GymApp, ServerConfig, ServerDeps } from '../../server/index.js';
 
-const packr = new Packr({ useRecords: false } as Options);
-const unpackr = new Unpackr({ useRecords: false, int64AsType: 'auto' } as unknown as Options);
+// The project's codec: integers outside 32 bits go out as int64, as a Python client sends them.
+const packr = new MsgpackCodec();
+const unpackr = packr;
 
 /** A server config for tests: silent logs, defaults otherwise, with overrides (file shape). */
 export function testConfig(overrides: Record<string, unknown> = {}): ServerConfig {
