@@ -11,8 +11,21 @@ import type { Locale } from '../protocol/domain.js';
 import { generateWorld } from './generate.js';
 import type { World } from './world.js';
 
+/** Worlds a process keeps (split between the isolates that hold episodes: see `setWorldCacheShare`). */
 export const WORLD_CACHE_SIZE = 1024;
 const cache = new Map<number, World>();
+let capacity = WORLD_CACHE_SIZE;
+
+/**
+ * Keep `1/shares` of `WORLD_CACHE_SIZE` in this isolate (at least 64). A server with N worker threads
+ * runs N isolates, each with its own cache, and each steps only its own sessions' episodes: the same
+ * share of episodes needs the same share of the cache, so the process holds about 25 MB of worlds in
+ * all, not 25 MB per worker.
+ */
+export function setWorldCacheShare(shares: number): void {
+  capacity = Math.max(64, Math.ceil(WORLD_CACHE_SIZE / Math.max(1, shares)));
+  while (cache.size > capacity) cache.delete(cache.keys().next().value as number);
+}
 
 /** `generateWorld(seed, locale)`, shared. Callers must treat the result as read-only. */
 export function worldFor(seed: number, locale: Locale): World {
@@ -21,7 +34,7 @@ export function worldFor(seed: number, locale: Locale): World {
   let world = cache.get(key);
   if (world === undefined) {
     world = generateWorld(seed, locale);
-    if (cache.size >= WORLD_CACHE_SIZE) cache.delete(cache.keys().next().value as number);
+    if (cache.size >= capacity) cache.delete(cache.keys().next().value as number);
   } else {
     cache.delete(key); // to the young end
   }

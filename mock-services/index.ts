@@ -1,5 +1,5 @@
 /** Public surface of `mock-services/`: the world generator, its types and the canonical tool services. */
-export { worldFor, WORLD_CACHE_SIZE } from './cache.js';
+export { worldFor, setWorldCacheShare, WORLD_CACHE_SIZE } from './cache.js';
 export { generateWorld, couponCovers, exclusionCodesOf, isCustomSku } from './generate.js';
 export { CATEGORIES } from './world.js';
 export type {

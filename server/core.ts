@@ -21,6 +21,7 @@ import type { ShardStats } from './shard.js';
 import { LocalShards, WorkerShards, autoWorkers } from './shards.js';
 import type { ShardHost } from './shards.js';
 import { serverIdentity } from './version.js';
+import { IdleCollector } from './idle-collect.js';
 
 /** Optional collaborators of a server (tests and embedders); the defaults suit `harness-gym serve`. */
 export interface ServerDeps {
@@ -87,6 +88,8 @@ export class ServerCore {
   /** Where the episodes live: this thread, or worker threads. */
   readonly shards: ShardHost;
   shuttingDown = false;
+  /** Collects the main thread's heap once requests stop after sessions ended (server/idle-collect.ts). */
+  readonly #collector = new IdleCollector();
 
   constructor(config: ServerConfig, logger: Logger, deps: ServerDeps = {}) {
     this.config = config;
@@ -121,6 +124,7 @@ export class ServerCore {
             yieldEvery: this.yieldEvery,
             workerFile: deps.workerFile,
             judgeApiKey: deps.judgeApiKey,
+            onRecycle: () => this.metrics.workerRecycles.inc(),
           });
     this.metrics = createMetrics({
       sessions: () => this.sessions.size,
@@ -217,6 +221,7 @@ export class ServerCore {
     const freeing: Promise<void> = session.free().then((n) => {
       this.sessions.delete(session.id);
       if (n > 0) this.metrics.freed.inc({ reason }, n);
+      this.#collector.noteFreed(1);
       session.log.debug({ reason, episodes: n }, 'session ended');
       this.#freeing.delete(freeing);
     });
@@ -249,11 +254,13 @@ export class ServerCore {
   /** A request entered a session's queue. */
   beginWork(): void {
     this.#inFlight++;
+    this.#collector.begin();
   }
 
   /** A request was answered. */
   endWork(): void {
     this.#inFlight--;
+    this.#collector.end(0);
     if (this.#inFlight === 0) {
       const waiters = this.#drainWaiters;
       this.#drainWaiters = [];

@@ -20,6 +20,7 @@ export interface ServerMetrics {
   readonly slowReaders: Counter;
   readonly workerFailures: Counter;
   readonly malformedFrames: Counter;
+  readonly workerRecycles: Counter;
 }
 
 /** What the gauges read when scraped. */
@@ -95,6 +96,11 @@ export function createMetrics(sources: GaugeSources): ServerMetrics {
     help: 'Connections cut for a WebSocket protocol error (bad mask, bad opcode, invalid UTF-8, oversized frame)',
     registers: [registry],
   });
+  const workerRecycles = new Counter({
+    name: 'harness_gym_worker_recycles_total',
+    help: 'Shard workers replaced because they held no session and their heap had grown (their memory goes back)',
+    registers: [registry],
+  });
   // process_resident_memory_bytes, heap sizes, event-loop lag: what a scaling question starts from.
   collectDefaultMetrics({ register: registry });
   const reward = new Histogram({
@@ -104,5 +110,5 @@ export function createMetrics(sources: GaugeSources): ServerMetrics {
     buckets: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1],
     registers: [registry],
   });
-  return { registry, freed, resets, steps, errors, stepSeconds, stepLatency, reward, slowReaders, workerFailures, malformedFrames };
+  return { registry, freed, resets, steps, errors, stepSeconds, stepLatency, reward, slowReaders, workerFailures, malformedFrames, workerRecycles };
 }

@@ -10,11 +10,14 @@ import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import { defaultEnvConfig } from '../env/index.js';
 import type { EnvConfig } from '../env/index.js';
 import { RewardCatalog } from '../rewards/index.js';
+import { getHeapStatistics } from 'node:v8';
 import { Codec } from '../protocol/codec.js';
+import { setWorldCacheShare } from '../mock-services/index.js';
+import { IdleCollector } from './idle-collect.js';
 import { Shard } from './shard.js';
 import type { SessionRequest } from './shard.js';
 import { encodeReply } from './shards.js';
-import type { ShardWorkerData, WorkerApplyResult, WorkerTask } from './shards.js';
+import type { ShardWorkerData, WorkerApplyResult, WorkerFreeResult, WorkerTask } from './shards.js';
 
 const data = workerData as ShardWorkerData;
 const config = data.config;
@@ -36,9 +39,30 @@ if (config.rewards.profiles.length + config.rewards.module_dirs.length > 0) {
 
 const shard = new Shard({ config, env: () => env, log, yieldEvery: data.yieldEvery });
 const codec = new Codec();
+// This worker steps 1/workers of the episodes: it keeps that share of the process's world cache.
+setWorldCacheShare(data.workers);
+const collector = new IdleCollector({ onCollect: (ms) => log.debug({ ms: Math.round(ms) }, 'idle collection after freeing episodes') });
 
-/** Answer one task (see `WorkerTask`). */
+/** The worker's committed heap (what the host compares to decide whether to replace an empty worker). */
+function heapBytes(): number {
+  return getHeapStatistics().total_heap_size;
+}
+
+/** Answer one task (see `WorkerTask`), and collect the heap once idle after episodes were freed. */
 export async function handleTask(task: WorkerTask): Promise<unknown> {
+  collector.begin();
+  let freed = 0;
+  try {
+    const [result, n] = await run(task);
+    freed = n;
+    return result;
+  } finally {
+    collector.end(freed);
+  }
+}
+
+/** A task's answer, and how many episodes it freed. */
+async function run(task: WorkerTask): Promise<[unknown, number]> {
   switch (task.op) {
     case 'apply': {
       const frame = Buffer.from(task.frame.buffer, task.frame.byteOffset, task.frame.byteLength);
@@ -50,23 +74,25 @@ export async function handleTask(task: WorkerTask): Promise<unknown> {
       // An exact-size copy that can be moved (the packer's buffer is reused for the next reply).
       const bytes = typeof encoded === 'string' ? encoded : new Uint8Array(encoded);
       const result: WorkerApplyResult = { bytes, stats: shard.takeStats(), episodes: shard.episodeCount(task.session) };
-      if (typeof bytes === 'string') return result;
+      if (typeof bytes === 'string') return [result, result.stats.closed];
       // Transfer the reply's buffer instead of cloning it (piscina's Transferable protocol).
-      return move({ [transferableSymbol]: [bytes.buffer], [valueSymbol]: result } as never);
+      return [move({ [transferableSymbol]: [bytes.buffer], [valueSymbol]: result } as never), result.stats.closed];
     }
-    case 'free':
-      return { freed: shard.free(task.session), stats: shard.takeStats() };
+    case 'free': {
+      const freed = shard.free(task.session);
+      const answer: WorkerFreeResult = { freed, stats: shard.takeStats(), heap_bytes: heapBytes() };
+      return [answer, freed];
+    }
     case 'reload':
       if (catalog) {
         const r = await catalog.reload();
         if (!r.ok) log.error({ errors: r.errors }, 'shard worker: reward reload failed; keeping the previous profiles');
       }
-      return null;
+      return [null, 0];
     case 'drain':
-      await shard.drain();
-      return null;
+      return [null, await shard.drain()];
     case 'ping':
-      return null;
+      return [null, 0];
   }
 }
 

@@ -166,65 +166,123 @@ function workerModule(file: string | undefined): { filename: string; tsModule?: 
   return { filename: new URL('./ts-worker.mjs', import.meta.url).href, tsModule: target };
 }
 
+/**
+ * An empty worker whose committed heap is above this is replaced (bytes). A fresh worker commits 36-55 MB
+ * (the spread is its start-up garbage); after a storm of a thousand `train` resets its heap stays at
+ * 80-150 MB even once collected, because V8 gives pages back only in a memory-reducing GC, which an idle
+ * worker reaches after about 100 s (server/idle-collect.ts). A worker that holds no session holds
+ * nothing worth keeping but its caches, so starting a fresh one is cheaper: its isolate's memory goes
+ * back at once.
+ */
+export const RECYCLE_ABOVE_BYTES = 64 * 1024 * 1024;
+/** How long a worker must stay without sessions before it is replaced (ms): no churn for a reconnect. */
+export const RECYCLE_DELAY_MS = 1000;
+
+/** A worker's answer to `free`. */
+export interface WorkerFreeResult {
+  freed: number;
+  stats: ShardStats;
+  /** The worker's committed heap after the free. */
+  heap_bytes: number;
+}
+
+/** One shard: its single-thread pool and what the host knows of it. */
+interface Slot {
+  pool: Piscina;
+  /** Sessions bound to it. */
+  load: number;
+  /** Tasks sent and not answered. */
+  inFlight: number;
+  recycle: NodeJS.Timeout | null;
+}
+
 /** Shards in worker threads: one single-thread piscina pool per shard. */
 export class WorkerShards implements ShardHost {
   readonly workers: number;
-  readonly #pools: Piscina[];
-  /** Sessions bound to each shard (new sessions go to the least loaded). */
-  readonly #load: number[];
+  readonly #slots: Slot[];
   readonly #log: Logger;
+  readonly #workerData: ShardWorkerData;
+  readonly #filename: string;
+  #closing = false;
+  /** Workers replaced because they were empty and had grown (tests, diagnostics). */
+  recycled = 0;
 
-  constructor(opts: { config: ServerConfig; workers: number; log: Logger; yieldEvery: number; workerFile?: string; judgeApiKey?: string }) {
+  readonly #onRecycle: () => void;
+
+  constructor(opts: {
+    config: ServerConfig;
+    workers: number;
+    log: Logger;
+    yieldEvery: number;
+    workerFile?: string;
+    judgeApiKey?: string;
+    /** Called each time an empty worker is replaced (the server counts it). */
+    onRecycle?: () => void;
+  }) {
     this.workers = opts.workers;
     this.#log = opts.log;
+    this.#onRecycle = opts.onRecycle ?? (() => {});
     const { filename, tsModule } = workerModule(opts.workerFile);
-    const workerData: ShardWorkerData = { config: opts.config, workers: opts.workers, yieldEvery: opts.yieldEvery, judgeApiKey: opts.judgeApiKey, tsModule };
-    this.#pools = [];
-    for (let i = 0; i < opts.workers; i++) {
-      this.#pools.push(
-        new Piscina({
-          filename,
-          minThreads: 1,
-          maxThreads: 1,
-          idleTimeout: Number.MAX_SAFE_INTEGER,
-          concurrentTasksPerWorker: 64,
-          // Shards keep timers between tasks (record flushes, LLM-judge calls); piscina's default
-          // Atomics.wait parks the thread's event loop between tasks and they would never fire.
-          atomics: 'disabled',
-          workerData,
-        }),
-      );
-    }
-    for (const [i, pool] of this.#pools.entries()) {
-      pool.on('error', (err: unknown) =>
-        this.#log.error({ err, shard: i, main_thread: threadId }, 'shard worker failed; it is replaced and its episodes are lost'),
-      );
-    }
-    this.#load = this.#pools.map(() => 0);
+    this.#filename = filename;
+    this.#workerData = { config: opts.config, workers: opts.workers, yieldEvery: opts.yieldEvery, judgeApiKey: opts.judgeApiKey, tsModule };
+    this.#slots = [];
+    for (let i = 0; i < opts.workers; i++) this.#slots.push({ pool: this.#newPool(i), load: 0, inFlight: 0, recycle: null });
+  }
+
+  #newPool(i: number): Piscina {
+    const pool = new Piscina({
+      filename: this.#filename,
+      minThreads: 1,
+      maxThreads: 1,
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      concurrentTasksPerWorker: 64,
+      // Shards keep timers between tasks (record flushes, LLM-judge calls, idle collection); piscina's
+      // default Atomics.wait parks the thread's event loop between tasks and they would never fire.
+      atomics: 'disabled',
+      workerData: this.#workerData,
+    });
+    pool.on('error', (err: unknown) =>
+      this.#log.error({ err, shard: i, main_thread: threadId }, 'shard worker failed; it is replaced and its episodes are lost'),
+    );
+    return pool;
   }
 
   async ready(): Promise<void> {
-    await Promise.all(this.#pools.map((p) => p.run({ op: 'ping' } satisfies WorkerTask)));
+    await Promise.all(this.#slots.map((slot) => this.#run(slot, { op: 'ping' })));
   }
 
   bind(session: SessionRef): void {
     let best = 0;
-    for (let i = 1; i < this.#load.length; i++) if ((this.#load[i] as number) < (this.#load[best] as number)) best = i;
-    this.#load[best] = (this.#load[best] as number) + 1;
+    for (let i = 1; i < this.#slots.length; i++) if ((this.#slots[i] as Slot).load < (this.#slots[best] as Slot).load) best = i;
+    const slot = this.#slots[best] as Slot;
+    slot.load++;
+    if (slot.recycle !== null) {
+      clearTimeout(slot.recycle);
+      slot.recycle = null;
+    }
     session.shard = best;
   }
 
-  #pool(session: SessionRef): Piscina {
-    const pool = this.#pools[session.shard];
-    if (!pool) throw new RangeError(`session ${session.id} is bound to no shard`);
-    return pool;
+  #slot(session: SessionRef): Slot {
+    const slot = this.#slots[session.shard];
+    if (!slot) throw new RangeError(`session ${session.id} is bound to no shard`);
+    return slot;
+  }
+
+  async #run(slot: Slot, task: WorkerTask, options?: { transferList: ArrayBuffer[] }): Promise<unknown> {
+    slot.inFlight++;
+    try {
+      return await slot.pool.run(task, options);
+    } finally {
+      slot.inFlight--;
+    }
   }
 
   async apply(session: SessionRef, _req: SessionRequest, frame: Buffer, binary: boolean): Promise<ShardReply> {
     // An exact copy: a ws frame may be a view into a bigger read buffer, and cloning a view clones all of it.
     const copy = new Uint8Array(frame);
     const task: WorkerTask = { op: 'apply', session: session.id, seed: session.streamSeed, frame: copy, binary };
-    const r = (await this.#pool(session).run(task, { transferList: [copy.buffer] })) as WorkerApplyResult;
+    const r = (await this.#run(this.#slot(session), task, { transferList: [copy.buffer] })) as WorkerApplyResult;
     return {
       bytes: typeof r.bytes === 'string' ? r.bytes : Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength),
       stats: r.stats,
@@ -233,23 +291,43 @@ export class WorkerShards implements ShardHost {
   }
 
   async free(session: SessionRef): Promise<{ freed: number; stats: ShardStats }> {
-    const i = session.shard;
-    if (i >= 0 && i < this.#load.length) this.#load[i] = Math.max(0, (this.#load[i] as number) - 1);
-    return (await this.#pool(session).run({ op: 'free', session: session.id } satisfies WorkerTask)) as {
-      freed: number;
-      stats: ShardStats;
-    };
+    const slot = this.#slot(session);
+    slot.load = Math.max(0, slot.load - 1);
+    const r = (await this.#run(slot, { op: 'free', session: session.id })) as WorkerFreeResult;
+    if (slot.load === 0 && r.heap_bytes > RECYCLE_ABOVE_BYTES) this.#scheduleRecycle(session.shard);
+    return { freed: r.freed, stats: r.stats };
+  }
+
+  /** Replace an empty, grown worker once it stayed empty for `RECYCLE_DELAY_MS`. */
+  #scheduleRecycle(i: number): void {
+    const slot = this.#slots[i] as Slot;
+    if (slot.recycle !== null || this.#closing) return;
+    slot.recycle = setTimeout(() => {
+      slot.recycle = null;
+      if (slot.load > 0 || this.#closing) return;
+      if (slot.inFlight > 0) return this.#scheduleRecycle(i);
+      const old = slot.pool;
+      slot.pool = this.#newPool(i);
+      this.recycled++;
+      this.#onRecycle();
+      this.#log.info({ shard: i }, 'empty shard worker replaced to return its memory');
+      old.destroy().catch((err: unknown) => this.#log.warn({ err, shard: i }, 'a replaced shard worker did not stop cleanly'));
+      this.#run(slot, { op: 'ping' }).catch((err: unknown) => this.#log.error({ err, shard: i }, 'a replacement shard worker failed to start'));
+    }, RECYCLE_DELAY_MS);
+    slot.recycle.unref();
   }
 
   async reloadRewards(): Promise<void> {
-    await Promise.all(this.#pools.map((p) => p.run({ op: 'reload' } satisfies WorkerTask)));
+    await Promise.all(this.#slots.map((slot) => this.#run(slot, { op: 'reload' })));
   }
 
   async drain(): Promise<void> {
-    await Promise.all(this.#pools.map((p) => p.run({ op: 'drain' } satisfies WorkerTask)));
+    await Promise.all(this.#slots.map((slot) => this.#run(slot, { op: 'drain' })));
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.#pools.map((p) => p.destroy()));
+    this.#closing = true;
+    for (const slot of this.#slots) if (slot.recycle !== null) clearTimeout(slot.recycle);
+    await Promise.all(this.#slots.map((slot) => slot.pool.destroy()));
   }
 }
