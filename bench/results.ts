@@ -9,25 +9,14 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchSummary } from './suite.js';
 import { deepMedian } from './stats.js';
+import { packageRoot } from '../protocol/package.js';
 
 export const START_MARKER = '<!-- generated:start -->';
 export const END_MARKER = '<!-- generated:end -->';
-
-/** The package root: the nearest directory above this file with harness-gym's package.json. */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'harness-gym') return dir;
-    const up = dirname(dir);
-    if (up === dir) throw new Error('bench:results: cannot find the harness-gym package root');
-    dir = up;
-  }
-}
 
 /** One bench run in a fresh process: its JSON line and its wall time. */
 function runOnce(runJs: string, args: readonly string[]): Promise<{ line: string; seconds: number }> {

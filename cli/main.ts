@@ -9,13 +9,13 @@ import { registerRecordCommands } from './commands/records.js';
 import { registerRolloutCommand } from './commands/rollout.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerVariantCommands } from './commands/variants.js';
-import { packageVersion } from './version.js';
+import { packageIdentity } from '../protocol/package.js';
 
 const program = new Command();
 program
   .name('harness-gym')
   .description('Gym-style environment for training live-commerce agents on augmented harnesses')
-  .version(packageVersion(), '-V, --version')
+  .version(packageIdentity().version, '-V, --version')
   .showHelpAfterError();
 
 registerLocalCommands(program);

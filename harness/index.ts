@@ -2,7 +2,7 @@
  * Public surface of `harness/`: the base harness as data, its loader, the skill Markdown codec and the
  * canonical names. The data files live beside this module (skills/, tools/, prompt.yaml, hooks.yaml).
  */
-export { loadBaseHarness, baseRetryTemplates, harnessDataDir, packageRoot, deepFreeze } from './loader.js';
+export { loadBaseHarness, baseRetryTemplates, harnessDataDir, deepFreeze } from './loader.js';
 export { parseSkillMarkdown, renderSkillMarkdown, HarnessDataError } from './skill-markdown.js';
 export {
   CANONICAL_TOOLS,

@@ -3,9 +3,9 @@
  * `skills/<locale>/*.md`, `tools/*.json` (+ `tools/i18n/en.json`), `prompt.yaml` and `hooks.yaml`.
  * Files are read and validated once per locale; the result is deep-frozen and shared.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { packageRoot } from '../protocol/package.js';
 import YAML from 'yaml';
 import type { JsonSchema, Locale, ToolSchema } from '../protocol/domain.js';
 import type { Harness, HookSpec, PromptBlock, PromptSpec, RetryPolicy, Skill } from '../protocol/harness.js';
@@ -13,20 +13,6 @@ import { CANONICAL_SKILLS, CANONICAL_TOOLS, HOOK_IDS, HOOK_STAGES, PROMPT_BLOCK_
 import type { HookId } from './names.js';
 import { HOOK_PARAM_SCHEMAS, HooksFileSchema, PromptFileSchema, ToolFileSchema, ToolI18nSchema } from './schema.js';
 import { HarnessDataError, parseSkillMarkdown, throwZodIssue } from './skill-markdown.js';
-
-/**
- * The package root: the nearest directory above this module that holds package.json. Works from the
- * sources (harness/loader.ts) and from the build (dist/harness/loader.js), whose data stays in /harness.
- */
-export function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('harness: no package.json above ' + fileURLToPath(import.meta.url));
-    dir = parent;
-  }
-}
 
 /** The directory holding the base harness's data files. */
 export function harnessDataDir(): string {

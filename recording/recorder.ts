@@ -7,32 +7,12 @@
  * action, `end` once the episode terminated or was truncated. Episodes closed or freed before their end
  * are simply dropped (their tape is never ended).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageIdentity } from '../protocol/package.js';
 import type { Episode, EnvDefaults, EpisodeLimits, ResetOptions } from '../env/index.js';
 import { parseVariant } from '../harness-variants/index.js';
 import { hashResetOutput, hashStepOutput, shouldRecord } from './format.js';
 import type { EpisodeRecordV1, RecordedStep, RecordSummary } from './format.js';
 import { RecordWriter } from './writer.js';
-
-let cachedVersion: string | undefined;
-
-/**
- * The package version (package.json above this module), as `server_version`. A copy of the lookup in
- * server/version.ts, because recording/ must not import server/.
- */
-export function packageVersionOf(): string {
-  if (cachedVersion !== undefined) return cachedVersion;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const up = dirname(dir);
-    if (up === dir) return (cachedVersion = '0.0.0');
-    dir = up;
-  }
-  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string };
-  return (cachedVersion = pkg.version ?? '0.0.0');
-}
 
 /** What the caller resolved for an episode before creating it (what replay must feed back). */
 export interface RecordStart {
@@ -174,7 +154,7 @@ export class Recorder implements EpisodeRecorder {
 
   constructor(opts: RecorderOptions) {
     this.#opts = opts;
-    this.#version = opts.server_version ?? packageVersionOf();
+    this.#version = opts.server_version ?? packageIdentity().version;
   }
 
   /** Episodes queued for writing so far. */

@@ -20,7 +20,7 @@ import { Session } from './session.js';
 import type { ShardStats } from './shard.js';
 import { LocalShards, WorkerShards, autoWorkers } from './shards.js';
 import type { ShardHost } from './shards.js';
-import { serverIdentity } from './version.js';
+import { packageIdentity } from '../protocol/package.js';
 import { IdleCollector } from './idle-collect.js';
 
 /** Optional collaborators of a server (tests and embedders); the defaults suit `harness-gym serve`. */
@@ -106,7 +106,7 @@ export class ServerCore {
       limits: { max_turns: config.limits.max_turns, max_errors: config.limits.max_errors },
     });
     this.yieldEvery = Math.max(1, Math.floor(deps.yieldEvery ?? 32));
-    this.#info = buildServerInfo(config, this.#env, serverIdentity());
+    this.#info = buildServerInfo(config, this.#env, packageIdentity());
     this.#unsubscribe = this.#catalog?.onSwap((next) => this.#swapRewards(next)) ?? (() => {});
     this.#tokenDigest = config.token === null ? null : digest(config.token);
     const workers = config.workers === 'auto' ? autoWorkers() : config.workers;
@@ -162,7 +162,7 @@ export class ServerCore {
   /** Point new resets at a new reward set: one assignment each, so no reset sees half of it. */
   #swapRewards(set: RewardSet): void {
     const env: EnvConfig = { ...this.#env, registry: set.registry, profiles: set.profiles };
-    const info = buildServerInfo(this.config, env, serverIdentity());
+    const info = buildServerInfo(this.config, env, packageIdentity());
     this.#env = env;
     this.#info = info;
     this.shards.reloadRewards().catch((err: unknown) => this.log.error({ err }, 'shard workers failed to reload the reward files'));

@@ -14,7 +14,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { RequestId } from '../protocol/wire.js';
 import type { ServerCore } from './core.js';
 import type { Connection } from './connection.js';
 import { rawEpisodeId } from './shard.js';

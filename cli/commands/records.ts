@@ -16,9 +16,9 @@ import {
   rescore,
   RECORD_FORMAT,
   RECORD_VERSION,
-  packageVersionOf,
 } from '../../recording/index.js';
 import type { LoadedRecord } from '../../recording/index.js';
+import { packageIdentity } from '../../protocol/package.js';
 import { startViewer } from '../../recording/view/server.js';
 import { defaultRegistry, loadProfileFile, loadRewardSet } from '../../rewards/index.js';
 import type { RewardRegistry } from '../../rewards/index.js';
@@ -136,7 +136,7 @@ export function registerRecordCommands(program: Command): void {
           type: 'header',
           format: RECORD_FORMAT,
           version: RECORD_VERSION,
-          server_version: packageVersionOf(),
+          server_version: packageIdentity().version,
           created_by: 'rescore',
         };
         mkdirSync(dirname(opts.out), { recursive: true });
