@@ -261,6 +261,11 @@ export class Episode {
     );
   }
 
+  /** The episode itself: an episode is an `EpisodeHandle` (env/wrappers.ts) with no wrapper. */
+  get episode(): Episode {
+    return this;
+  }
+
   /** True once the episode terminated or was truncated. */
   get ended(): boolean {
     return this.#ended;

@@ -3,7 +3,7 @@ export type { Family, VariantSpec, RenameTables, VariantDraft, TransformContext,
 export { FAMILIES } from './types.js';
 export { buildVariant } from './build.js';
 export type { BuiltVariant } from './build.js';
-export { VariantSpecSchema, PRESETS, PRESET_NAMES, parseVariant, normalizeSpec, variantId } from './spec.js';
+export { VariantSpecSchema, PRESETS, PRESET_NAMES, parseVariant, variantRangeError, normalizeSpec, variantId } from './spec.js';
 export type { SpecResult } from './spec.js';
 export { OPERATORS } from './ops/index.js';
 export { TableMap } from './surface-map.js';

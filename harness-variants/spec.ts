@@ -29,6 +29,24 @@ export const PRESET_NAMES: readonly string[] = Object.keys(PRESETS);
 /** A spec, or why the `variant` field of a reset item is not one. */
 export type SpecResult = { ok: true; spec: VariantSpec | null; preset?: string } | { ok: false; message: string };
 
+/**
+ * The range errors of a spec object (an intensity or identity share outside [0, 1]), or null. A session
+ * checks these before it takes an id or draws a seed for the item; every other problem of a variant is
+ * found by `parseVariant` when the episode is built (after the item's seed was drawn: seed streams have
+ * always advanced for those).
+ */
+export function variantRangeError(variant: unknown): { message: string; details: Record<string, unknown> } | null {
+  if (typeof variant !== 'object' || variant === null) return null;
+  const { intensity, identity_share } = variant as { intensity?: unknown; identity_share?: unknown };
+  if (typeof intensity === 'number' && !(intensity >= 0 && intensity <= 1)) {
+    return { message: 'variant.intensity must be in [0, 1]', details: { intensity } };
+  }
+  if (typeof identity_share === 'number' && !(identity_share >= 0 && identity_share <= 1)) {
+    return { message: 'variant.identity_share must be in [0, 1]', details: { identity_share } };
+  }
+  return null;
+}
+
 /** Resolve a reset item's `variant` (a preset name or a spec object). `null` spec means identity. */
 export function parseVariant(variant: unknown): SpecResult {
   if (typeof variant === 'string') {
@@ -36,6 +54,8 @@ export function parseVariant(variant: unknown): SpecResult {
       return { ok: false, message: `unknown variant preset "${variant}" (known: ${PRESET_NAMES.join(', ')})` };
     return { ok: true, spec: PRESETS[variant], preset: variant };
   }
+  const range = variantRangeError(variant);
+  if (range !== null) return { ok: false, message: range.message };
   const parsed = VariantSpecSchema.safeParse(variant);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'variant'}: ${i.message}`);

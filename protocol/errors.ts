@@ -35,12 +35,23 @@ export interface ErrorInfo {
   details?: unknown;
 }
 
-/** A result that is either a value or a typed error. */
-export type Result<T> = ({ ok: true } & T) | ({ ok: false } & { error: ErrorInfo });
+/**
+ * The error object of a reply: `details` only when there are some (both encodings then carry the same
+ * map). Every error the server sends is built here.
+ */
+export function wireError(info: ErrorInfo): ErrorInfo {
+  return info.details === undefined ? { code: info.code, message: info.message } : { code: info.code, message: info.message, details: info.details };
+}
 
-/** Build an error value. */
-export function err(code: ErrorCode, message: string, details?: unknown): { ok: false; error: ErrorInfo } {
-  return details === undefined ? { ok: false, error: { code, message } } : { ok: false, error: { code, message, details } };
+/** A failed batch item (PROTOCOL.md `ItemError`): `episode_id` whenever the item named one or the server made one. */
+export function itemError(episode_id: string | undefined, info: ErrorInfo): { ok: false; episode_id?: string; error: ErrorInfo } {
+  const error = wireError(info);
+  return episode_id === undefined ? { ok: false, error } : { ok: false, episode_id, error };
+}
+
+/** A frame-level `error` reply; `id` is the request's when it could be read, else null. */
+export function errorFrame<Id>(id: Id | null, info: ErrorInfo): { type: 'error'; id: Id | null; error: ErrorInfo } {
+  return { type: 'error', id, error: wireError(info) };
 }
 
 /** The typed exception of the in-process Gym API (`HarnessGymEnv`), carrying a wire code. */

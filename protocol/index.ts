@@ -45,8 +45,8 @@ export { Rng, deriveSeed } from './rng.js';
 export { extractNumbers, normalizeForMatch, toHalfWidth, charLength } from './text.js';
 export type { SurfaceMap, SurfaceToolError } from './surface.js';
 export { IdentityMap } from './surface.js';
-export type { ErrorCode, ErrorInfo, Result } from './errors.js';
-export { ERROR_CODES, err, EnvError } from './errors.js';
+export type { ErrorCode, ErrorInfo } from './errors.js';
+export { ERROR_CODES, EnvError, wireError, itemError, errorFrame } from './errors.js';
 export {
   WIRE_PROTOCOL_VERSION,
   WIRE_PATH,

@@ -159,6 +159,13 @@ export const ResetEnvelopeSchema = z.object({ type: z.literal('reset'), id: Requ
 /** Edge schema of a `step` frame (items checked one by one). */
 export const StepEnvelopeSchema = z.object({ type: z.literal('step'), id: RequestIdSchema, items: z.array(z.unknown()) });
 
+/** A request past the edge: its envelope checked, its batch items not yet (they are checked one by one). */
+export type SessionRequest =
+  | z.infer<typeof ResetEnvelopeSchema>
+  | z.infer<typeof StepEnvelopeSchema>
+  | z.infer<typeof CloseSchema>
+  | z.infer<typeof PingSchema>;
+
 /** Request types a client may send. */
 export const REQUEST_TYPES = ['hello', 'reset', 'step', 'close', 'ping'] as const;
 /** A request type. */

@@ -16,7 +16,7 @@ export {
 export type { RecordFileHeader, RecordedStep, RecordSummary, EpisodeRecordV1, RecordValue } from './format.js';
 export { RecordWriter } from './writer.js';
 export type { RecordWriterOptions } from './writer.js';
-export { Recorder, EpisodeTape, describeVariant } from './recorder.js';
+export { Recorder, EpisodeTape, RecordEpisode, describeVariant } from './recorder.js';
 export type { EpisodeRecorder, RecordStart, RecorderOptions, TapedOutput } from './recorder.js';
 export { listRecordFiles, readRecordFile, readRecords, decodeRecordBytes } from './reader.js';
 export type { LoadedRecord, ReadResult } from './reader.js';

@@ -8,7 +8,8 @@
  * are simply dropped (their tape is never ended).
  */
 import { packageIdentity } from '../protocol/package.js';
-import type { Episode, EnvDefaults, EpisodeLimits, ResetOptions } from '../env/index.js';
+import { EpisodeWrapper } from '../env/index.js';
+import type { Episode, EnvDefaults, EpisodeHandle, EpisodeLimits, ResetOptions, ResetOutput, StepResult } from '../env/index.js';
 import { parseVariant } from '../harness-variants/index.js';
 import { hashResetOutput, hashStepOutput, shouldRecord } from './format.js';
 import type { EpisodeRecordV1, RecordedStep, RecordSummary } from './format.js';
@@ -197,5 +198,47 @@ export class Recorder implements EpisodeRecorder {
   /** Flush and close the writer. */
   close(): Promise<void> {
     return this.#writer?.close() ?? Promise.resolve();
+  }
+}
+
+/**
+ * The recording wrapper: tapes the episode's reset output and every action with what it got, and hands the
+ * finished tape to the recorder when the episode ends. It sits outside every wrapper that changes outputs
+ * (hints), so a record holds exactly what the client received.
+ */
+export class RecordEpisode extends EpisodeWrapper {
+  readonly #recorder: EpisodeRecorder;
+  readonly #start: RecordStart;
+  #tape: EpisodeTape | null = null;
+
+  constructor(inner: EpisodeHandle, recorder: EpisodeRecorder, start: RecordStart) {
+    super(inner);
+    this.#recorder = recorder;
+    this.#start = start;
+  }
+
+  override reset(): ResetOutput {
+    const out = this.inner.reset();
+    this.#tape = this.#recorder.begin(this.#start, this.episode, out);
+    return out;
+  }
+
+  override step(action: unknown): StepResult {
+    return this.#taped(action, this.inner.step(action));
+  }
+
+  override async stepAsync(action: unknown): Promise<StepResult> {
+    return this.#taped(action, await this.inner.stepAsync(action));
+  }
+
+  #taped(action: unknown, r: StepResult): StepResult {
+    const tape = this.#tape;
+    if (tape === null) return r;
+    tape.step(action, r);
+    if (r.ok && (r.terminated || r.truncated)) {
+      this.#recorder.end(tape);
+      this.#tape = null;
+    }
+    return r;
   }
 }

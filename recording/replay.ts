@@ -4,11 +4,9 @@
  * and compare the sha256 of every output with the recorded one, then the final reward. The first
  * difference is reported with the field paths and both values.
  */
-import { createEpisode, defaultEnvConfig } from '../env/index.js';
-import type { EnvConfig, EpisodeRequest } from '../env/index.js';
+import { ActionHints, createEpisode, defaultEnvConfig } from '../env/index.js';
+import type { EnvConfig, Episode, EpisodeHandle, EpisodeRequest } from '../env/index.js';
 import { oraclePolicy } from '../policies/index.js';
-import type { PolicyInstance } from '../policies/index.js';
-import type { Episode } from '../env/index.js';
 import { hashResetOutput, hashStepOutput, packValue, unpackValue } from './format.js';
 import type { EpisodeRecordV1 } from './format.js';
 import type { LoadedRecord } from './reader.js';
@@ -121,18 +119,6 @@ export function rebuildEpisode(
   return created;
 }
 
-/** The oracle as the server starts it for `oracle_hints` (same parser choice). */
-function startOracle(episode: Episode, seed: number, observation: unknown, info: Record<string, unknown>): PolicyInstance {
-  const p = episode.params;
-  return oraclePolicy.start({
-    seed,
-    parser: p.parser.name === 'hermes' || p.parser.name === 'qwen3_xml' ? p.parser.name : 'openai',
-    observation: observation as never,
-    info,
-    privileged: { task: p.task, map: p.map, harness: p.harness },
-  });
-}
-
 /** Replay one record. Never throws on a bad record: a failure is a divergence. */
 export function replayRecord(rec: EpisodeRecordV1, base: Partial<EnvConfig> = {}): EpisodeReplay {
   const result: EpisodeReplay = { episode_id: rec.episode_id, identical: false, steps: rec.steps.length };
@@ -141,13 +127,9 @@ export function replayRecord(rec: EpisodeRecordV1, base: Partial<EnvConfig> = {}
     result.divergence = { step: 0, kind: 'create', message: `cannot rebuild the episode: ${built.message}`, diffs: [] };
     return result;
   }
-  const episode = built.episode;
+  // The same wrappers as the server's (server/compose.ts), but recording: the outputs are compared instead.
+  const episode: EpisodeHandle = rec.oracle_hints ? new ActionHints(built.episode, (s) => oraclePolicy.start(s)) : built.episode;
   const reset = episode.reset();
-  let oracle: PolicyInstance | null = null;
-  if (rec.oracle_hints) {
-    oracle = startOracle(episode, rec.seed, reset.observation, reset.info);
-    reset.info.oracle_action = oracle.act(reset.observation, reset.info);
-  }
   const d0 = compareOutput(0, rec.reset.hash, rec.reset.out, hashResetOutput(reset));
   if (d0) {
     result.divergence = d0;
@@ -180,7 +162,6 @@ export function replayRecord(rec: EpisodeRecordV1, base: Partial<EnvConfig> = {}
       };
       return result;
     }
-    if (oracle && !(r.terminated || r.truncated)) r.info.oracle_action = oracle.act(r.observation, r.info);
     const d = compareOutput(n, taped.hash, taped.out, hashStepOutput(r));
     if (d) {
       result.divergence = d;
@@ -197,7 +178,7 @@ export function replayRecord(rec: EpisodeRecordV1, base: Partial<EnvConfig> = {}
     return result;
   }
   // The outputs carry the reward; this also catches a record whose reward block was edited.
-  const diffs = diffValues(unpackValue(packValue(rec.reward)), unpackValue(packValue(episode.reward)), 'reward');
+  const diffs = diffValues(unpackValue(packValue(rec.reward)), unpackValue(packValue(episode.episode.reward)), 'reward');
   if (diffs.length > 0) {
     result.divergence = { step: rec.steps.length, kind: 'reward', message: 'the final reward differs from the recording', diffs };
     return result;

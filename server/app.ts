@@ -57,7 +57,7 @@ export function buildServer(config: ServerConfig, deps: ServerDeps = {}): GymApp
   });
 
   // Worker shards start with the server: `await app.ready()` (and listening) waits for them.
-  app.addHook('onReady', () => core.shards.ready());
+  app.addHook('onReady', () => core.hosts.ready());
 
   app.register(async (scope) => {
     scope.get(WIRE_PATH, { websocket: true }, (socket) => {

@@ -18,10 +18,30 @@ import {
   WIRE_PROTOCOL_VERSION,
   wireIssues,
 } from '../protocol/wire.js';
-import type { ServerCore } from './core.js';
+import type { Logger } from 'pino';
+import type { Codec } from '../protocol/codec.js';
+import type { ServerInfo, SessionRequest } from '../protocol/wire.js';
+import type { ServerConfig } from './config.js';
 import { welcomeMessage } from './info.js';
-import type { SessionRequest } from './shard.js';
-import type { Session } from './session.js';
+import type { FreeReason, ServerMetrics } from './metrics.js';
+import type { Session, SessionPeer } from './session.js';
+
+/** What a connection needs of its server (server/core.ts). */
+export interface ConnectionServer {
+  readonly config: ServerConfig;
+  readonly codec: Codec;
+  readonly log: Logger;
+  readonly metrics: ServerMetrics;
+  readonly info: ServerInfo;
+  readonly connections: Set<Connection>;
+  readonly sessions: Map<string, Session>;
+  readonly shuttingDown: boolean;
+  readonly full: boolean;
+  tokenOk(token: string | undefined): boolean;
+  openSession(helloSeed: number | undefined): Session;
+  endSession(session: Session, reason: FreeReason): void;
+  frameError(id: RequestId | null, code: ErrorCode, message: string, details?: unknown): object;
+}
 
 /** Edge schemas by request type (hello is answered by the connection itself). */
 const EDGE_SCHEMAS = new Map<string, z.ZodType>([
@@ -56,9 +76,9 @@ function toBuffer(data: RawData): Buffer {
 }
 
 /** One WebSocket connection and, after `hello`, the session it carries. */
-export class Connection {
+export class Connection implements SessionPeer {
   readonly ws: WebSocket;
-  readonly #core: ServerCore;
+  readonly #core: ConnectionServer;
   /** The session this connection carries; null before hello and after it was detached. */
   session: Session | null = null;
   /** True when this connection resumed its session (re-sent ids are answered from the replay window). */
@@ -72,7 +92,7 @@ export class Connection {
   /** True while the socket is paused (a stall, or too many unanswered requests). */
   #paused = false;
 
-  constructor(core: ServerCore, ws: WebSocket) {
+  constructor(core: ConnectionServer, ws: WebSocket) {
     this.#core = core;
     this.ws = ws;
     core.connections.add(this);

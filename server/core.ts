@@ -5,6 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ErrorCode } from '../protocol/errors.js';
+import { errorFrame } from '../protocol/errors.js';
 import { deriveSeed } from '../protocol/rng.js';
 import type { RequestId, ServerInfo, WireError } from '../protocol/wire.js';
 import { defaultEnvConfig } from '../env/index.js';
@@ -12,14 +13,15 @@ import type { EnvConfig } from '../env/index.js';
 import type { ReloadOutcome, RewardCatalog, RewardSet } from '../rewards/index.js';
 import { Codec } from '../protocol/codec.js';
 import type { ServerConfig } from './config.js';
-import type { Connection } from './connection.js';
+import type { Connection, ConnectionServer } from './connection.js';
 import { buildServerInfo } from './info.js';
 import { createMetrics } from './metrics.js';
 import type { FreeReason, ServerMetrics } from './metrics.js';
 import { Session } from './session.js';
-import type { ShardStats } from './shard.js';
-import { LocalShards, WorkerShards, autoWorkers } from './shards.js';
-import type { ShardHost } from './shards.js';
+import type { SessionServer } from './session.js';
+import type { SessionStats } from '../env/index.js';
+import { LocalHost, WorkerHost, autoWorkers } from './hosts.js';
+import type { EpisodeHost } from './hosts.js';
 import { packageIdentity } from '../protocol/package.js';
 import { IdleCollector } from './idle-collect.js';
 
@@ -66,7 +68,7 @@ function digest(s: string): Buffer {
 }
 
 /** Shared server state. */
-export class ServerCore {
+export class ServerCore implements SessionServer, ConnectionServer {
   readonly config: ServerConfig;
   #env: EnvConfig;
   readonly codec = new Codec();
@@ -86,7 +88,7 @@ export class ServerCore {
   /** Sessions being freed (their shard answers asynchronously; shutdown waits for them). */
   readonly #freeing = new Set<Promise<void>>();
   /** Where the episodes live: this thread, or worker threads. */
-  readonly shards: ShardHost;
+  readonly hosts: EpisodeHost;
   shuttingDown = false;
   /** Collects the main thread's heap once requests stop after sessions ended (server/idle-collect.ts). */
   readonly #collector = new IdleCollector();
@@ -114,10 +116,10 @@ export class ServerCore {
       // Workers build their environment from the config alone; objects cannot be sent to them.
       throw new TypeError('deps.env (an in-memory task source, registry or profiles) needs workers: 0');
     }
-    this.shards =
+    this.hosts =
       workers === 0
-        ? new LocalShards({ config, env: () => this.#env, log: logger, codec: this.codec, yieldEvery: this.yieldEvery })
-        : new WorkerShards({
+        ? new LocalHost({ config, env: () => this.#env, log: logger, codec: this.codec, yieldEvery: this.yieldEvery })
+        : new WorkerHost({
             config,
             workers,
             log: logger,
@@ -165,11 +167,11 @@ export class ServerCore {
     const info = buildServerInfo(this.config, env, packageIdentity());
     this.#env = env;
     this.#info = info;
-    this.shards.reloadRewards().catch((err: unknown) => this.log.error({ err }, 'shard workers failed to reload the reward files'));
+    this.hosts.reloadRewards().catch((err: unknown) => this.log.error({ err }, 'shard workers failed to reload the reward files'));
   }
 
   /** Add what a shard counted to the server's metrics. */
-  addStats(stats: ShardStats): void {
+  addStats(stats: SessionStats): void {
     const m = this.metrics;
     if (stats.resets > 0) m.resets.inc(stats.resets);
     if (stats.steps > 0) m.steps.inc(stats.steps);
@@ -188,7 +190,7 @@ export class ServerCore {
       episodes,
       inFlight: this.#inFlight,
       shuttingDown: this.shuttingDown,
-      workers: this.shards.workers,
+      workers: this.hosts.workers,
     };
   }
 
@@ -248,7 +250,7 @@ export class ServerCore {
     details?: unknown,
   ): { type: 'error'; id: RequestId | null; error: WireError } {
     this.countError(code);
-    return { type: 'error', id, error: details === undefined ? { code, message } : { code, message, details } };
+    return errorFrame(id, { code, message, details }) as { type: 'error'; id: RequestId | null; error: WireError };
   }
 
   /** A request entered a session's queue. */
@@ -284,7 +286,7 @@ export class ServerCore {
     for (const conn of [...this.connections]) conn.close(1001, 'shutting down');
     await Promise.all([...this.#freeing]);
     // Every session's record file is flushed before the workers stop.
-    await this.shards.drain();
-    await this.shards.close();
+    await this.hosts.drain();
+    await this.hosts.close();
   }
 }

@@ -11,4 +11,3 @@ export {
   defaultServerConfig,
 } from './config.js';
 export type { ServerConfig, ServerLimits, ServerConfigInput, ConfigResult } from './config.js';
-export { Codec } from '../protocol/codec.js';

@@ -1,7 +1,7 @@
 /**
  * A session, as the main thread holds it: the reply window, timers and connection of one client
- * (PROTOCOL.md "Sessions"). Its episodes live in a shard (server/shard.ts), on this thread or in the
- * worker the session is bound to (server/shards.ts). A session outlives its connection for
+ * (PROTOCOL.md "Sessions"). Its episodes live in a `SessionEnv` (env/session.ts) that a host keeps on this
+ * thread or in the worker the session is bound to (server/hosts.ts). A session outlives its connection for
  * `resume_grace_s` when the connection drops, so it holds no socket of its own beyond a reference to the
  * connection attached now.
  *
@@ -10,19 +10,48 @@
  * could conflict with. Resets wait for every earlier request (they draw from the session's seed stream
  * and make groups, in arrival order); a step or close waits for earlier requests naming one of its
  * episodes (or, for a reset with server-made ids, any `ep-N` id), and a ping for everything. So a step of
- * a live episode does not queue behind a long reset batch of other episodes: the shard interleaves them.
+ * a live episode does not queue behind a long reset batch of other episodes: the host interleaves them.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { ServerCore } from './core.js';
-import type { Connection } from './connection.js';
-import { rawEpisodeId } from './shard.js';
-import type { SessionRequest, ShardStats } from './shard.js';
-import type { SessionRef } from './shards.js';
+import type { Codec } from '../protocol/codec.js';
+import type { ErrorCode } from '../protocol/errors.js';
+import { itemError } from '../protocol/errors.js';
+import type { RequestId, SessionRequest } from '../protocol/wire.js';
+import { rawEpisodeId } from '../env/index.js';
+import type { SessionStats } from '../env/index.js';
+import type { ServerConfig } from './config.js';
+import type { EpisodeHost, SessionRef } from './hosts.js';
+import type { FreeReason, ServerMetrics } from './metrics.js';
 import { ReplayWindow } from './replay-window.js';
 import type { ArrivedRequest, StoredReply } from './replay-window.js';
 
-export type { SessionRequest } from './shard.js';
+/** What a session needs of its server (server/core.ts). */
+export interface SessionServer {
+  readonly config: ServerConfig;
+  readonly codec: Codec;
+  readonly log: Logger;
+  readonly metrics: ServerMetrics;
+  readonly hosts: EpisodeHost;
+  addStats(stats: SessionStats): void;
+  countError(code: ErrorCode): void;
+  frameError(id: RequestId | null, code: ErrorCode, message: string, details?: unknown): object;
+  beginWork(): void;
+  endWork(): void;
+  endSession(session: Session, reason: FreeReason): void;
+  reapIdle(session: Session): void;
+}
+
+/** The connection a session answers through (server/connection.ts). */
+export interface SessionPeer {
+  /** True when this connection resumed the session (re-sent ids are answered from the replay window). */
+  readonly resumed: boolean;
+  session: Session | null;
+  sendBytes(bytes: Buffer | string): void;
+  /** A request of this connection was answered (reading may resume). */
+  requestDone(): void;
+  close(code: number, reason: string): void;
+}
 
 /** An unanswered request, as later requests of the session see it. */
 interface Pending {
@@ -34,7 +63,7 @@ interface Pending {
   done: Promise<void>;
 }
 
-/** Server-made episode ids (server/shard.ts `#makeId`). */
+/** Server-made episode ids (env/session.ts `#makeId`). */
 const MADE_ID = /^ep-\d+$/;
 
 function itemIds(items: unknown[]): { ids: Set<string>; anonymous: boolean } {
@@ -66,7 +95,7 @@ export class Session implements SessionRef {
   readonly streamSeed: number;
   /** The shard holding the session's episodes. */
   shard = -1;
-  readonly #core: ServerCore;
+  readonly #core: SessionServer;
   readonly #replay: ReplayWindow;
   /** Unanswered requests in arrival order. */
   readonly #pending: Pending[] = [];
@@ -76,11 +105,11 @@ export class Session implements SessionRef {
   #idleTimer: NodeJS.Timeout | null = null;
   #graceTimer: NodeJS.Timeout | null = null;
   /** The connection attached now; null while dropped (waiting for a resume). */
-  conn: Connection | null = null;
+  conn: SessionPeer | null = null;
   /** True once freed; a freed session is never reused. */
   ended = false;
 
-  constructor(core: ServerCore, streamSeed: number) {
+  constructor(core: SessionServer, streamSeed: number) {
     this.id = randomUUID();
     this.#core = core;
     this.streamSeed = streamSeed;
@@ -90,7 +119,7 @@ export class Session implements SessionRef {
       return d.value;
     });
     this.log = core.log.child({ session: this.id });
-    core.shards.bind(this);
+    core.hosts.bind(this);
   }
 
   /** Unclosed episodes (ended ones included): what counts toward `max_episodes`, as of the last reply. */
@@ -104,7 +133,7 @@ export class Session implements SessionRef {
   }
 
   /** Attach a connection (a new session, or a resume): stops the grace timer, starts idle reaping. */
-  attach(conn: Connection): void {
+  attach(conn: SessionPeer): void {
     this.conn = conn;
     conn.session = this;
     if (this.#graceTimer) clearTimeout(this.#graceTimer);
@@ -145,8 +174,8 @@ export class Session implements SessionRef {
     this.#replay.clear();
     const core = this.#core;
     return Promise.all(this.#pending.map((p) => p.done)).then(() =>
-      core.shards.free(this).then(
-        (r: { freed: number; stats: ShardStats }) => {
+      core.hosts.free(this).then(
+        (r: { freed: number; stats: SessionStats }) => {
           core.addStats(r.stats);
           this.#episodes = 0;
           return r.freed;
@@ -164,7 +193,7 @@ export class Session implements SessionRef {
    * request as received, `value` the map it decoded to, and `received` when it arrived
    * (`performance.now()`), for the step latency.
    */
-  submit(conn: Connection, req: SessionRequest, frame: Buffer, binary: boolean, value: unknown, received: number): void {
+  submit(conn: SessionPeer, req: SessionRequest, frame: Buffer, binary: boolean, value: unknown, received: number): void {
     this.#busy++;
     this.#core.beginWork();
     const named =
@@ -189,7 +218,7 @@ export class Session implements SessionRef {
   // Request loop
   // ---------------------------------------------------------------------------------------------
 
-  async #run(conn: Connection, req: SessionRequest, arrived: ArrivedRequest, received: number): Promise<void> {
+  async #run(conn: SessionPeer, req: SessionRequest, arrived: ArrivedRequest, received: number): Promise<void> {
     const core = this.#core;
     const { frame, binary } = arrived;
     try {
@@ -208,7 +237,7 @@ export class Session implements SessionRef {
         bytes = core.codec.encode({ type: 'pong', id: req.id }, binary);
       } else {
         try {
-          const r = await core.shards.apply(this, req, frame, binary);
+          const r = await core.hosts.apply(this, req, frame, binary);
           core.addStats(r.stats);
           this.#episodes = r.episodes;
           bytes = r.bytes;
@@ -234,15 +263,14 @@ export class Session implements SessionRef {
     }
   }
 
-  /** The reply to a request whose shard task failed: INTERNAL for each item (or for the frame). */
+  /** The reply to a request whose worker task failed: INTERNAL for each item (or for the frame). */
   #failed(req: SessionRequest, trace_id: string): object {
     const core = this.#core;
     const error = { code: 'INTERNAL' as const, message: 'internal error (worker)', details: { trace_id } };
     if (req.type === 'reset' || req.type === 'step') {
       const items = req.items.map((raw) => {
         core.countError('INTERNAL');
-        const episode_id = rawEpisodeId(raw);
-        return episode_id === undefined ? { ok: false, error } : { ok: false, episode_id, error };
+        return itemError(rawEpisodeId(raw), error);
       });
       return { type: `${req.type}_result`, id: req.id, items };
     }

@@ -6,7 +6,7 @@ import { describe, it, expect, afterEach } from 'vitest';
 import type { GymApp } from '../../server/index.js';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { MAX_CLOSED_GROUPS } from '../../server/shard.js';
+import { MAX_CLOSED_GROUPS } from '../../env/index.js';
 import { inject, makeApp } from './helpers.js';
 
 // A full GC on demand, without starting the test worker with --expose-gc.

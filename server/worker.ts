@@ -1,5 +1,5 @@
 /**
- * A shard worker (server/shards.ts): one thread holding the episodes of the sessions bound to it. It is
+ * A worker thread (server/hosts.ts `WorkerHost`): one thread holding the episodes of the sessions bound to it. It is
  * started with the server config, loads the same reward files the main thread loaded, and answers piscina
  * tasks: `apply` (decode a frame, apply it, encode the reply), `free`, `reload` and `drain`.
  *
@@ -14,12 +14,12 @@ import { getHeapStatistics } from 'node:v8';
 import { Codec } from '../protocol/codec.js';
 import { setWorldCacheShare } from '../mock-services/index.js';
 import { IdleCollector } from './idle-collect.js';
-import { Shard } from './shard.js';
-import type { SessionRequest } from './shard.js';
-import { encodeReply } from './shards.js';
-import type { ShardWorkerData, WorkerApplyResult, WorkerFreeResult, WorkerTask } from './shards.js';
+import type { SessionRequest } from '../protocol/wire.js';
+import { EpisodeTable } from './episode-table.js';
+import { encodeReply } from './hosts.js';
+import type { WorkerData, WorkerApplyResult, WorkerFreeResult, WorkerTask } from './hosts.js';
 
-const data = workerData as ShardWorkerData;
+const data = workerData as WorkerData;
 const config = data.config;
 const log = pino({ level: config.log_level }).child({ shard_worker: true });
 const limits = { max_turns: config.limits.max_turns, max_errors: config.limits.max_errors };
@@ -37,7 +37,7 @@ if (config.rewards.profiles.length + config.rewards.module_dirs.length > 0) {
   });
 }
 
-const shard = new Shard({ config, env: () => env, log, yieldEvery: data.yieldEvery });
+const table = new EpisodeTable({ config, env: () => env, log, yieldEvery: data.yieldEvery });
 const codec = new Codec();
 // This worker steps 1/workers of the episodes: it keeps that share of the process's world cache.
 setWorldCacheShare(data.workers);
@@ -69,18 +69,18 @@ async function run(task: WorkerTask): Promise<[unknown, number]> {
       const decoded = codec.decode(frame, task.binary);
       // The main thread decoded these same bytes and checked the envelope before sending them here.
       if (!decoded.ok) throw new Error(`shard worker: a forwarded frame did not decode: ${decoded.message}`);
-      const reply = await shard.apply(task.session, task.seed, decoded.value as SessionRequest);
+      const reply = await table.apply(task.session, task.seed, decoded.value as SessionRequest);
       const encoded = encodeReply(codec, reply, task.binary, log);
       // An exact-size copy that can be moved (the packer's buffer is reused for the next reply).
       const bytes = typeof encoded === 'string' ? encoded : new Uint8Array(encoded);
-      const result: WorkerApplyResult = { bytes, stats: shard.takeStats(), episodes: shard.episodeCount(task.session) };
+      const result: WorkerApplyResult = { bytes, stats: table.takeStats(), episodes: table.episodeCount(task.session) };
       if (typeof bytes === 'string') return [result, result.stats.closed];
       // Transfer the reply's buffer instead of cloning it (piscina's Transferable protocol).
       return [move({ [transferableSymbol]: [bytes.buffer], [valueSymbol]: result } as never), result.stats.closed];
     }
     case 'free': {
-      const freed = shard.free(task.session);
-      const answer: WorkerFreeResult = { freed, stats: shard.takeStats(), heap_bytes: heapBytes() };
+      const freed = table.free(task.session);
+      const answer: WorkerFreeResult = { freed, stats: table.takeStats(), heap_bytes: heapBytes() };
       return [answer, freed];
     }
     case 'reload':
@@ -90,7 +90,7 @@ async function run(task: WorkerTask): Promise<[unknown, number]> {
       }
       return [null, 0];
     case 'drain':
-      return [null, await shard.drain()];
+      return [null, await table.drain()];
     case 'ping':
       return [null, 0];
   }

@@ -1,7 +1,7 @@
 /**
- * Where episodes live: the shard hosts. `LocalShards` keeps one `Shard` on the main thread (`workers: 0`;
- * embedders with in-memory task sources or reward registries, and most tests). `WorkerShards` runs one
- * shard per worker thread and binds every session to one of them for its whole life.
+ * Where episodes live: the hosts. `LocalHost` keeps one `EpisodeTable` on the main thread (`workers: 0`;
+ * embedders with in-memory task sources or reward registries, and most tests). `WorkerHost` runs one
+ * table per worker thread (server/worker.ts) and binds every session to one of them for its whole life.
  *
  * Why sessions are pinned (and not episodes moved to whichever thread is free): a step costs 30-100 us and
  * a train episode's state (variant harness, surface map, world, answer key) is tens of KB; a piscina round
@@ -22,14 +22,17 @@ import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import type { EnvConfig } from '../env/index.js';
 import type { Codec } from '../protocol/codec.js';
+import { errorFrame } from '../protocol/errors.js';
+import type { SessionRequest } from '../protocol/wire.js';
+import { emptyStats } from '../env/index.js';
+import type { SessionStats } from '../env/index.js';
 import type { ServerConfig } from './config.js';
-import { Shard, emptyStats } from './shard.js';
-import type { SessionRequest, ShardStats } from './shard.js';
+import { EpisodeTable } from './episode-table.js';
 
 /** A request's reply as it goes on the wire, and what the shard counted while making it. */
-export interface ShardReply {
+export interface HostReply {
   bytes: Buffer | string;
-  stats: ShardStats;
+  stats: SessionStats;
   /** The session's unclosed episodes after the request. */
   episodes: number;
 }
@@ -43,7 +46,7 @@ export interface SessionRef {
 }
 
 /** The episode side of the server, on the main thread or in workers. */
-export interface ShardHost {
+export interface EpisodeHost {
   /** Worker threads (0: the main thread). */
   readonly workers: number;
   /** Resolves when every worker has started (fastify's `ready` waits for it). */
@@ -54,9 +57,9 @@ export interface ShardHost {
    * Apply a request and encode its reply. `frame` is the request as received (workers decode it again;
    * the main thread already holds `req`). Rejects only when the worker's task failed as a whole.
    */
-  apply(session: SessionRef, req: SessionRequest, frame: Buffer, binary: boolean): Promise<ShardReply>;
+  apply(session: SessionRef, req: SessionRequest, frame: Buffer, binary: boolean): Promise<HostReply>;
   /** Free a session's episodes; resolves to how many there were. */
-  free(session: SessionRef): Promise<{ freed: number; stats: ShardStats }>;
+  free(session: SessionRef): Promise<{ freed: number; stats: SessionStats }>;
   /** Point new resets at a reloaded reward set (workers re-read the same files). */
   reloadRewards(): Promise<void>;
   /** Free everything and flush record files (shutdown). */
@@ -73,10 +76,7 @@ export function encodeReply(codec: Codec, reply: object, binary: boolean, log: L
     const trace_id = crypto.randomUUID();
     log.error({ err: e, trace_id }, 'internal error (encoding)');
     const id = (reply as { id?: unknown }).id ?? null;
-    return codec.encode(
-      { type: 'error', id, error: { code: 'INTERNAL', message: 'internal error (encoding)', details: { trace_id } } },
-      binary,
-    );
+    return codec.encode(errorFrame(id, { code: 'INTERNAL', message: 'internal error (encoding)', details: { trace_id } }), binary);
   }
 }
 
@@ -90,13 +90,13 @@ export function autoWorkers(): number {
 }
 
 /** One shard on the main thread. */
-export class LocalShards implements ShardHost {
+export class LocalHost implements EpisodeHost {
   readonly workers = 0;
-  readonly #shard: Shard;
+  readonly #table: EpisodeTable;
   readonly #codec: Codec;
 
   constructor(opts: { config: ServerConfig; env: () => EnvConfig; log: Logger; codec: Codec; yieldEvery: number }) {
-    this.#shard = new Shard({ config: opts.config, env: opts.env, log: opts.log, yieldEvery: opts.yieldEvery });
+    this.#table = new EpisodeTable({ config: opts.config, env: opts.env, log: opts.log, yieldEvery: opts.yieldEvery });
     this.#codec = opts.codec;
   }
 
@@ -106,30 +106,30 @@ export class LocalShards implements ShardHost {
     session.shard = 0;
   }
 
-  async apply(session: SessionRef, req: SessionRequest, _frame: Buffer, binary: boolean): Promise<ShardReply> {
-    const shard = this.#shard;
-    const reply = await shard.apply(session.id, session.streamSeed, req);
-    const bytes = encodeReply(this.#codec, reply, binary, shard.log);
-    return { bytes, stats: shard.takeStats(), episodes: shard.episodeCount(session.id) };
+  async apply(session: SessionRef, req: SessionRequest, _frame: Buffer, binary: boolean): Promise<HostReply> {
+    const table = this.#table;
+    const reply = await table.apply(session.id, session.streamSeed, req);
+    const bytes = encodeReply(this.#codec, reply, binary, table.log);
+    return { bytes, stats: table.takeStats(), episodes: table.episodeCount(session.id) };
   }
 
-  async free(session: SessionRef): Promise<{ freed: number; stats: ShardStats }> {
-    const freed = this.#shard.free(session.id);
+  async free(session: SessionRef): Promise<{ freed: number; stats: SessionStats }> {
+    const freed = this.#table.free(session.id);
     return { freed, stats: emptyStats() };
   }
 
   async reloadRewards(): Promise<void> {
-    // The main thread's shard reads the server's env getter, which the reward swap already replaced.
+    // The main thread's table reads the server's env getter, which the reward swap already replaced.
   }
 
   async drain(): Promise<void> {
-    await this.#shard.drain();
+    await this.#table.drain();
   }
 
   async close(): Promise<void> {}
 }
 
-/** A task for a shard worker (server/shard-worker.ts). */
+/** A task for a worker (server/worker.ts). */
 export type WorkerTask =
   | { op: 'apply'; session: string; seed: number; frame: Uint8Array; binary: boolean }
   | { op: 'free'; session: string }
@@ -140,12 +140,12 @@ export type WorkerTask =
 /** A worker's answer to `apply`. */
 export interface WorkerApplyResult {
   bytes: Uint8Array | string;
-  stats: ShardStats;
+  stats: SessionStats;
   episodes: number;
 }
 
 /** What a worker is started with (`workerData`). */
-export interface ShardWorkerData {
+export interface WorkerData {
   config: ServerConfig;
   /** Worker threads of the server (each keeps its share of the world cache). */
   workers: number;
@@ -161,7 +161,7 @@ export interface ShardWorkerData {
  * tsx bootstrap server/ts-worker.mjs, since Node 20 does not pass `--import tsx` on to worker threads.
  */
 function workerModule(file: string | undefined): { filename: string; tsModule?: string } {
-  const target = file ?? new URL(import.meta.url.endsWith('.ts') ? './shard-worker.ts' : './shard-worker.js', import.meta.url).href;
+  const target = file ?? new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url).href;
   if (!target.endsWith('.ts')) return { filename: target };
   return { filename: new URL('./ts-worker.mjs', import.meta.url).href, tsModule: target };
 }
@@ -181,7 +181,7 @@ export const RECYCLE_DELAY_MS = 1000;
 /** A worker's answer to `free`. */
 export interface WorkerFreeResult {
   freed: number;
-  stats: ShardStats;
+  stats: SessionStats;
   /** The worker's committed heap after the free. */
   heap_bytes: number;
 }
@@ -197,11 +197,11 @@ interface Slot {
 }
 
 /** Shards in worker threads: one single-thread piscina pool per shard. */
-export class WorkerShards implements ShardHost {
+export class WorkerHost implements EpisodeHost {
   readonly workers: number;
   readonly #slots: Slot[];
   readonly #log: Logger;
-  readonly #workerData: ShardWorkerData;
+  readonly #workerData: WorkerData;
   readonly #filename: string;
   #closing = false;
   /** Workers replaced because they were empty and had grown (tests, diagnostics). */
@@ -278,7 +278,7 @@ export class WorkerShards implements ShardHost {
     }
   }
 
-  async apply(session: SessionRef, _req: SessionRequest, frame: Buffer, binary: boolean): Promise<ShardReply> {
+  async apply(session: SessionRef, _req: SessionRequest, frame: Buffer, binary: boolean): Promise<HostReply> {
     // An exact copy: a ws frame may be a view into a bigger read buffer, and cloning a view clones all of it.
     const copy = new Uint8Array(frame);
     const task: WorkerTask = { op: 'apply', session: session.id, seed: session.streamSeed, frame: copy, binary };
@@ -290,7 +290,7 @@ export class WorkerShards implements ShardHost {
     };
   }
 
-  async free(session: SessionRef): Promise<{ freed: number; stats: ShardStats }> {
+  async free(session: SessionRef): Promise<{ freed: number; stats: SessionStats }> {
     const slot = this.#slot(session);
     slot.load = Math.max(0, slot.load - 1);
     const r = (await this.#run(slot, { op: 'free', session: session.id })) as WorkerFreeResult;
