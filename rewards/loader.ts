@@ -3,12 +3,14 @@
  *
  * Only paths named in the server's own config reach this file (never a path sent over the wire).
  * Every error names the file (and, for profiles, the key), and nothing is half-applied: a reward set
- * is built completely in a fresh registry and swapped in only when all of it validated.
+ * is built completely in a fresh registry and swapped in only when all of it validated. Errors are
+ * collected, not returned at the first one: a designer fixing a file learns everything wrong with it
+ * (and with the other files) from one start-up or one SIGHUP, not one problem per round.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
 import { createLlmJudgeModule } from './modules/llm-judge.js';
 import type { LlmJudgeOptions } from './modules/llm-judge.js';
 import { DEFAULT_PROFILE, validateProfile } from './profile.js';
@@ -29,7 +31,17 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Read a JSON or YAML file (by extension) into a value, or the reason (naming the file) it failed. */
+/** The first line of a parser's message (YAML appends a code frame after it; a report is one line per problem). */
+function firstLine(message: string): string {
+  const line = message.split('\n', 1)[0];
+  return line.endsWith(':') ? line.slice(0, -1) : line;
+}
+
+/**
+ * Read a JSON or YAML file (by extension) into a value, or the reasons (naming the file) it failed.
+ * YAML reports every syntax error of the file (each with its line and column); JSON.parse stops at the
+ * first. A file with syntax errors is not validated further: what it would contain is unknown.
+ */
 function readStructured(path: string): { ok: true; value: unknown } | { ok: false; errors: string[] } {
   let text: string;
   try {
@@ -40,36 +52,37 @@ function readStructured(path: string): { ok: true; value: unknown } | { ok: fals
   const ext = extname(path).toLowerCase();
   try {
     if (ext === '.json') return { ok: true, value: JSON.parse(text) };
-    if (ext === '.yaml' || ext === '.yml') return { ok: true, value: parseYaml(text) };
+    if (ext === '.yaml' || ext === '.yml') {
+      const doc = parseDocument(text);
+      if (doc.errors.length > 0) return { ok: false, errors: doc.errors.map((e) => `${path}: ${firstLine(e.message)}`) };
+      return { ok: true, value: doc.toJS() };
+    }
   } catch (e) {
-    return { ok: false, errors: [`${path}: ${(e as Error).message}`] };
+    // JSON syntax, or a YAML alias that resolves to nothing (found only when converting).
+    return { ok: false, errors: [`${path}: ${firstLine((e as Error).message)}`] };
   }
   return { ok: false, errors: [`${path}: unknown profile format "${ext}" (use .json, .yaml or .yml)`] };
 }
 
+/** A profile file's outcome, and the name it declares when it has one (for the duplicate-name check). */
+function readProfile(path: string, registry: RewardRegistry): { result: ProfileFileResult; name: string | undefined } {
+  const read = readStructured(path);
+  if (!read.ok) return { result: read, name: undefined };
+  const raw = read.value;
+  const name = isRecord(raw) && typeof raw.name === 'string' && raw.name.length > 0 ? raw.name : undefined;
+  const v = validateProfile(raw, registry);
+  if (!v.ok) return { result: { ok: false, errors: v.errors.map((e) => `${path}: ${e}`) }, name };
+  return { result: v, name };
+}
+
 /**
  * Load one profile file (JSON or YAML, one profile per file) and validate it against `registry`:
- * the shape (strict keys), known and unique modules, gates on the profile's modules, and each module's
- * own `checkParams`. Every error reads `FILE: key: message`. Never throws.
+ * the shape (strict keys; `gates` optional), known and unique modules, gates on the profile's modules,
+ * and each module's own `checkParams`. Every error of the file comes in the one result, each reading
+ * `FILE: key: message`. Never throws.
  */
 export function loadProfileFile(path: string, registry: RewardRegistry): ProfileFileResult {
-  const read = readStructured(path);
-  if (!read.ok) return read;
-  const v = validateProfile(read.value, registry);
-  if (!v.ok) return { ok: false, errors: v.errors.map((e) => `${path}: ${e}`) };
-  const errors: string[] = [];
-  v.profile.modules.forEach((entry, i) => {
-    const check = registry.get(entry.name)?.checkParams;
-    if (typeof check !== 'function') return;
-    let problems: string[];
-    try {
-      problems = check(entry.params ?? {});
-    } catch (e) {
-      problems = [`checkParams threw: ${(e as Error).message}`];
-    }
-    for (const p of problems) errors.push(`${path}: modules[${i}].params: ${p}`);
-  });
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, profile: v.profile };
+  return readProfile(path, registry).result;
 }
 
 /** Problems with a value exported as a reward module (empty when it is one). */
@@ -121,8 +134,16 @@ async function importFresh(file: string): Promise<Record<string, unknown>> {
  * an error naming the file, and then nothing is registered. A module may replace a built-in by name.
  */
 export async function loadModuleDir(dir: string, registry: RewardRegistry): Promise<ModuleDirResult> {
+  const { errors, modules } = await readModuleDir(dir);
+  if (errors.length > 0) return { ok: false, errors };
+  for (const m of modules) registry.register(m);
+  return { ok: true, modules };
+}
+
+/** Every problem of a module directory, and the valid modules it holds (even when there are problems). */
+async function readModuleDir(dir: string): Promise<{ errors: string[]; modules: RewardModule[] }> {
   const listed = moduleFiles(dir);
-  if (!listed.ok) return listed;
+  if (!listed.ok) return { errors: listed.errors, modules: [] };
   const errors: string[] = [];
   const found: { file: string; module: RewardModule }[] = [];
   const seen = new Map<string, string>();
@@ -165,9 +186,7 @@ export async function loadModuleDir(dir: string, registry: RewardRegistry): Prom
       found.push({ file, module: m });
     }
   }
-  if (errors.length > 0) return { ok: false, errors };
-  for (const { module } of found) registry.register(module);
-  return { ok: true, modules: found.map((f) => f.module) };
+  return { errors, modules: found.map((f) => f.module) };
 }
 
 /** Where reward files come from (the server config's `rewards` block). */
@@ -202,26 +221,28 @@ export async function loadRewardSet(
   const registry = registryWithJudge(opts.judge);
   const errors: string[] = [];
   for (const dir of sources.module_dirs) {
-    const r = await loadModuleDir(dir, registry);
-    if (!r.ok) errors.push(...r.errors);
+    // The valid modules of a directory with errors are registered too: this registry is thrown away on
+    // any error, and profiles naming them should not report them unknown on top of the real problem.
+    const r = await readModuleDir(dir);
+    errors.push(...r.errors);
+    for (const m of r.modules) registry.register(m);
   }
-  // Profiles are validated against the complete registry (custom modules included), so an error in a
-  // module directory can also surface as "unknown reward module" in a profile: both are reported.
+  // Profiles are validated against the complete registry (custom modules included), so a module file
+  // that failed to load can also surface as "unknown reward module" in a profile: both are reported.
   const profiles = new Map<string, RewardProfile>([[DEFAULT_PROFILE.name, DEFAULT_PROFILE]]);
   const from = new Map<string, string>();
   for (const path of sources.profiles) {
-    const r = loadProfileFile(path, registry);
-    if (!r.ok) {
-      errors.push(...r.errors);
-      continue;
-    }
-    const prior = from.get(r.profile.name);
+    const { result, name } = readProfile(path, registry);
+    if (!result.ok) errors.push(...result.errors);
+    // A file with other errors still claims its name, so a clash is reported in the same round.
+    if (name === undefined) continue;
+    const prior = from.get(name);
     if (prior !== undefined) {
-      errors.push(`${path}: name: profile "${r.profile.name}" is also defined in ${prior}`);
+      errors.push(`${path}: name: profile "${name}" is also defined in ${prior}`);
       continue;
     }
-    from.set(r.profile.name, path);
-    profiles.set(r.profile.name, deepFreeze(r.profile));
+    from.set(name, path);
+    if (result.ok) profiles.set(name, deepFreeze(result.profile));
   }
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, set: { registry, profiles } };

@@ -1,6 +1,6 @@
 /**
  * Reward profiles: the default one, and validation of a profile a designer wrote (YAML or JSON),
- * with messages that name the offending key (e.g. `modules[2].weight: ...`).
+ * with messages that name the offending key (e.g. `modules[2].weight: ...`), all of them at once.
  */
 import { z } from 'zod';
 import type { RewardRegistry } from './registry.js';
@@ -36,19 +36,24 @@ export const DEFAULT_PROFILE: RewardProfile = deepFreeze({
 
 const unit = z.number().min(0).max(1);
 
-/** The profile's shape. Strict objects, so a typo such as `wieght` is reported, not ignored. */
+/** One module entry of a profile. Strict, so a typo such as `wieght` is reported, not ignored. */
+const RewardProfileModuleSchema = z.strictObject({
+  name: z.string().min(1),
+  weight: z.number().min(0),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** One gate of a profile. */
+const RewardGateSchema = z.strictObject({ module: z.string().min(1), below: unit, cap: unit });
+
+/**
+ * The profile's shape, as a designer writes it. Strict objects, so a typo such as `wieght` is reported,
+ * not ignored. `gates` may be left out: no gates is a valid profile (the loaded profile has `gates: []`).
+ */
 export const RewardProfileSchema = z.strictObject({
   name: z.string().min(1),
-  modules: z
-    .array(
-      z.strictObject({
-        name: z.string().min(1),
-        weight: z.number().min(0),
-        params: z.record(z.string(), z.unknown()).optional(),
-      }),
-    )
-    .min(1),
-  gates: z.array(z.strictObject({ module: z.string().min(1), below: unit, cap: unit })),
+  modules: z.array(RewardProfileModuleSchema).min(1),
+  gates: z.array(RewardGateSchema).optional(),
 });
 
 /** Outcome of `validateProfile`: the parsed profile, or every problem found. */
@@ -60,47 +65,83 @@ function formatPath(path: readonly PropertyKey[]): string {
   return out === '' ? '(root)' : out;
 }
 
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A usable module name of a raw entry (what the registry checks need), whatever else is wrong with it. */
+function entryName(entry: unknown): string | undefined {
+  return isRecord(entry) && typeof entry.name === 'string' && entry.name.length > 0 ? entry.name : undefined;
+}
+
 /**
- * Validate a raw profile against the schema and the registry: known modules, no duplicates, gates on
- * modules of the profile, a positive total weight. Never throws; errors are `path: message` strings.
+ * The checks beyond the shape, run on the raw value so that they still run when the shape is wrong
+ * elsewhere: a designer who misspelt a key and a module name hears about both at once, not in two
+ * rounds. Each check runs only on the parts it can judge (a gate is checked against the profile's
+ * modules only when every module entry has a name; the zero-sum rule only when every weight is a number).
  */
-export function validateProfile(raw: unknown, registry: RewardRegistry): ProfileValidation {
-  const parsed = RewardProfileSchema.safeParse(raw, {
-    // zod's default for a missing key ("expected string, received undefined") hides what happened.
-    error: (iss) => (iss.code === 'invalid_type' && iss.input === undefined ? 'required key is missing' : undefined),
-  });
-  if (!parsed.success) {
-    return {
-      ok: false,
-      errors: parsed.error.issues.map((iss) => `${formatPath(iss.path)}: ${iss.message}`),
-    };
-  }
-  const p = parsed.data;
+function registryProblems(raw: unknown, registry: RewardRegistry): string[] {
+  if (!isRecord(raw) || !Array.isArray(raw.modules)) return [];
+  const entries: unknown[] = raw.modules;
   const errors: string[] = [];
   const known = registry
     .list()
     .map((m) => m.name)
     .join(', ');
   const firstAt = new Map<string, number>();
-  p.modules.forEach((m, i) => {
-    if (registry.get(m.name) === undefined) errors.push(`modules[${i}].name: unknown reward module "${m.name}" (known: ${known})`);
-    const first = firstAt.get(m.name);
-    if (first !== undefined) errors.push(`modules[${i}].name: duplicate module "${m.name}" (first at modules[${first}])`);
-    else firstAt.set(m.name, i);
+  entries.forEach((entry, i) => {
+    const name = entryName(entry);
+    if (name === undefined) return;
+    const m = registry.get(name);
+    if (m === undefined) errors.push(`modules[${i}].name: unknown reward module "${name}" (known: ${known})`);
+    const first = firstAt.get(name);
+    if (first !== undefined) errors.push(`modules[${i}].name: duplicate module "${name}" (first at modules[${first}])`);
+    else firstAt.set(name, i);
+    const params = (entry as Record<string, unknown>).params;
+    if (typeof m?.checkParams !== 'function' || (params !== undefined && !isRecord(params))) return;
+    let problems: string[];
+    try {
+      problems = m.checkParams(params ?? {});
+    } catch (e) {
+      problems = [`checkParams threw: ${(e as Error).message}`];
+    }
+    for (const p of problems) errors.push(`modules[${i}].params: ${p}`);
   });
-  if (p.modules.every((m) => m.weight === 0)) errors.push('modules: the weights sum to 0; at least one must be positive');
-  p.gates.forEach((g, i) => {
-    if (!firstAt.has(g.module)) errors.push(`gates[${i}].module: "${g.module}" is not a module of this profile`);
+  if (entries.length > 0 && entries.every((e) => isRecord(e) && e.weight === 0)) {
+    errors.push('modules: the weights sum to 0; at least one must be positive');
+  }
+  if (Array.isArray(raw.gates) && entries.every((e) => entryName(e) !== undefined)) {
+    raw.gates.forEach((g: unknown, i) => {
+      const target = isRecord(g) && typeof g.module === 'string' && g.module.length > 0 ? g.module : undefined;
+      if (target !== undefined && !firstAt.has(target)) errors.push(`gates[${i}].module: "${target}" is not a module of this profile`);
+    });
+  }
+  return errors;
+}
+
+/**
+ * Validate a raw profile against the schema and the registry: the shape (strict keys; `gates`
+ * optional), known modules, no duplicates, gates on modules of the profile, a positive total weight,
+ * and each module's own `checkParams`. Every problem is reported in one result, shape problems first
+ * (in document order), then the others. Never throws; errors are `path: message` strings.
+ */
+export function validateProfile(raw: unknown, registry: RewardRegistry): ProfileValidation {
+  const parsed = RewardProfileSchema.safeParse(raw, {
+    // zod's default for a missing key ("expected string, received undefined") hides what happened.
+    error: (iss) => (iss.code === 'invalid_type' && iss.input === undefined ? 'required key is missing' : undefined),
   });
-  if (errors.length > 0) return { ok: false, errors };
+  const errors = parsed.success ? [] : parsed.error.issues.map((iss) => `${formatPath(iss.path)}: ${iss.message}`);
+  errors.push(...registryProblems(raw, registry));
+  if (!parsed.success || errors.length > 0) return { ok: false, errors };
 
   // Rebuild the object so the result carries no extra references into the caller's raw input.
+  const p = parsed.data;
   const profile: RewardProfile = {
     name: p.name,
     modules: p.modules.map((m) =>
       m.params === undefined ? { name: m.name, weight: m.weight } : { name: m.name, weight: m.weight, params: { ...m.params } },
     ),
-    gates: p.gates.map((g) => ({ module: g.module, below: g.below, cap: g.cap })),
+    gates: (p.gates ?? []).map((g) => ({ module: g.module, below: g.below, cap: g.cap })),
   };
   return { ok: true, profile };
 }

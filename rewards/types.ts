@@ -62,6 +62,9 @@ export interface RewardGate {
 export interface RewardProfile {
   name: string;
   modules: RewardProfileModule[];
-  /** Gates: when component `module` is below `below`, the composite is capped at `cap`. */
+  /**
+   * Gates: when component `module` is below `below`, the composite is capped at `cap`. Empty for no
+   * gates (a profile file may leave the key out; the loaded profile then has `[]`).
+   */
   gates: RewardGate[];
 }
