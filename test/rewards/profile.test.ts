@@ -82,7 +82,7 @@ describe('profiles', () => {
   it('names missing keys and misspelt keys', () => {
     expect(validateProfile({ name: 'p', modules: [{ name: 'accuracy', wieght: 1 }] }, reg)).toEqual({
       ok: false,
-      errors: ['modules[0].weight: required key is missing', 'modules[0]: Unrecognized key: "wieght"', 'gates: required key is missing'],
+      errors: ['modules[0].weight: required key is missing', 'modules[0]: Unrecognized key: "wieght"'],
     });
     expect(validateProfile(null, reg)).toEqual({ ok: false, errors: ['(root): Invalid input: expected object, received null'] });
   });
