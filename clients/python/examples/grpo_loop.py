@@ -26,9 +26,13 @@ import json
 import os
 import random
 import sys
-from typing import Any, Dict, List, Optional
+from collections import deque
+from typing import Any, Deque, Dict, List, Optional, Tuple
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+try:
+    import harness_gym  # noqa: F401  (installed: see clients/python/README.md "Install")
+except ImportError:  # run in place from a checkout: the package is in the folder above this one
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from harness_gym import AsyncVectorEnv, GroupResult, HarnessGymClient  # noqa: E402
 
@@ -70,10 +74,12 @@ async def run(args: argparse.Namespace) -> Dict[str, Any]:
     last_info: List[Dict[str, Any]] = list(infos)
 
     history: List[Dict[str, Any]] = []
+    # Finished groups not yet in a batch, each with its members' training entries. One step can finish
+    # several groups (their last members end on the same step), so a batch may fill past
+    # groups_per_batch: the surplus waits here for the next batch instead of making this one larger.
+    pending: Deque[Tuple[GroupResult, List[Dict[str, Any]]]] = deque()
     for iteration in range(args.iterations):
-        batch: List[Dict[str, Any]] = []
-        groups: List[GroupResult] = []
-        while len(groups) < args.groups_per_batch:
+        while len(pending) < args.groups_per_batch:
             actions: List[Optional[Dict[str, Any]]] = [
                 policy.act(messages[i], tools[i], last_info[i]) if live else None for i, live in enumerate(env.live)
             ]
@@ -91,10 +97,16 @@ async def run(args: argparse.Namespace) -> Dict[str, Any]:
                         tools[i] = list(obs["tools"])
                 last_info[i] = infos[i]
             for group in env.finished_groups():
-                groups.append(group)
                 # GRPO: each member's advantage is relative to its own group (same task, same harness).
-                for slot, reward, advantage in zip(group.slots, group.rewards, group.advantages()):
-                    batch.append({"group_id": group.group_id, "messages": list(messages[slot]), "reward": reward, "advantage": advantage})
+                # The conversations are copied now: the slots' next step starts their next group.
+                entries = [
+                    {"group_id": group.group_id, "messages": list(messages[slot]), "reward": reward, "advantage": advantage}
+                    for slot, reward, advantage in zip(group.slots, group.rewards, group.advantages())
+                ]
+                pending.append((group, entries))
+        taken = [pending.popleft() for _ in range(args.groups_per_batch)]
+        groups = [group for group, _ in taken]
+        batch = [entry for _, entries in taken for entry in entries]
         policy.update(batch)
         all_rewards = [r for g in groups for r in g.rewards]
         line = {
@@ -105,6 +117,8 @@ async def run(args: argparse.Namespace) -> Dict[str, Any]:
             # Groups whose members all scored the same carry no GRPO signal.
             "groups_with_signal": sum(1 for g in groups if max(g.rewards) > min(g.rewards)),
             "max_abs_group_advantage_sum": round(max(abs(sum(g.advantages())) for g in groups), 9),
+            # Finished groups left for the next batch.
+            "groups_carried_over": len(pending),
         }
         history.append(line)
         print(json.dumps(line), flush=True)

@@ -19,7 +19,10 @@ import os
 import sys
 from typing import Any, Dict, List
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+try:
+    import harness_gym  # noqa: F401  (installed: see clients/python/README.md "Install")
+except ImportError:  # run in place from a checkout: the package is in the folder above this one
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from harness_gym import HarnessGymClient, unwrap  # noqa: E402
 

@@ -1,16 +1,21 @@
 """A vector env that keeps ``num_envs`` episodes in flight over one session, in GRPO groups.
 
-Slots are grouped ``group_size`` at a time; each group shares one ``group_id``, so the server gives its
-members the same task (and, with the default ``group_share: "task+variant"``, the same variant): the
-siblings GRPO compares. Episodes of a group end at different steps; a slot whose episode ended waits
-(its action is ignored, its observation is ``None``) until all its siblings have ended. The group's final
-rewards are then queued for :meth:`AsyncVectorEnv.finished_groups`, and with ``autoreset=True`` the next
-``step`` resets the whole group on a new task (Gymnasium's "next step" autoreset: those slots return the
-reset observation, reward 0 and ``info["autoreset"] = True``).
+Slots are grouped ``group_size`` at a time (slots ``0..G-1`` are the first group, and so on); each group
+shares one ``group_id``, so the server gives its members the same task (and, with the default
+``group_share: "task+variant"``, the same variant): the siblings GRPO compares. Episodes of a group end at
+different steps; a slot whose episode ended waits (its action is ignored, its observation is ``None``)
+until all its siblings have ended. On the step where the last one ends, the group's final rewards are
+queued for :meth:`AsyncVectorEnv.finished_groups`, and with ``autoreset=True`` the *next* ``step`` resets
+the whole group on a new task (Gymnasium's "next step" autoreset: those slots are not stepped then, and
+return the reset observation, reward 0 and ``info["autoreset"] = True``). Several groups can end on the
+same step, so one ``finished_groups()`` call may return several.
 
-Seeds: with a base ``seed``, group ``k`` (counting every group ever started by this env) gets seed
-``seed + k`` (Gymnasium's batched-seed convention); without one, the server draws each group's seed from
-the session's stream. Only a group's first member carries the seed (the protocol's rule).
+Seeds: with a base ``seed``, group ``k`` (counting the groups started since the env was last seeded, by
+the constructor or by ``reset(seed=...)``) gets seed ``seed + k`` (Gymnasium's batched-seed convention);
+without one, the server draws each group's seed from the session's stream. Only a group's first member
+carries the seed (the protocol's rule). Group ids ``<prefix>-g<n>`` count every group this env ever
+started and are never reused: the server keeps a group for the whole session, so a reused id would join
+the old group (and a different seed for it is ``INVALID_MESSAGE``).
 """
 
 from __future__ import annotations
@@ -31,12 +36,22 @@ _LIVE, _WAITING, _RESET_DUE, _IDLE = "live", "waiting", "reset_due", "idle"
 
 @dataclass
 class GroupResult:
-    """One finished GRPO group: its members' final rewards and infos, in slot order."""
+    """One finished GRPO group: its members' final rewards and infos, in slot order.
 
+    Every list has one entry per member (``group_size`` of them), index ``j`` being the group's ``j``-th
+    slot. Only final values are kept: the trajectories are the caller's (observations are deltas).
+    """
+
+    #: The ``group_id`` sent to the server (``<prefix>-g<n>``; unique within the env's lifetime).
     group_id: str
+    #: The seed sent with the group's first member, or ``None`` when the server drew it (then unknown here).
     seed: Optional[int]
+    #: The members' episode ids: the slots' stable ids (``<prefix>-<slot>``), reused by the slot's next group.
     episode_ids: List[str]
+    #: Each member's reward on its final step (terminated or truncated): the composite reward in [0, 1].
     rewards: List[float]
+    #: Each member's ``info`` on its final step: ``outcome``, ``reward_components``, ``reward_details``,
+    #: ``segments``, ``task_id``, ``variant_id``, ``turn``, ...
     infos: List[Info]
     #: The members' slots in the vector env.
     slots: List[int] = field(default_factory=list)
@@ -90,7 +105,10 @@ class AsyncVectorEnv:
         self._group_seed: Dict[str, Optional[int]] = {}
         self._state = [_IDLE] * num_envs
         self._final: List[Optional[Tuple[float, Info]]] = [None] * num_envs
+        #: Groups started since the last seeding: group ``k`` gets ``seed + k``.
         self._next_group = 0
+        #: Groups ever started: the group ids, never reset (the server keeps groups for the session).
+        self._group_serial = 0
         self._finished: List[GroupResult] = []
 
     @property
@@ -101,7 +119,8 @@ class AsyncVectorEnv:
     def _new_group(self, slots: Sequence[int], seed: Optional[int]) -> List[Dict[str, Any]]:
         k = self._next_group
         self._next_group += 1
-        group_id = f"{self._prefix}-g{k}"
+        group_id = f"{self._prefix}-g{self._group_serial}"
+        self._group_serial += 1
         group_seed = None if seed is None else (seed + k) % 2**32
         self._group_seed[group_id] = group_seed
         items = []
@@ -121,13 +140,23 @@ class AsyncVectorEnv:
     async def reset(
         self, *, seed: Optional[int] = None, options: Optional[Mapping[str, Any]] = None
     ) -> Tuple[List[Observation], List[Info]]:
-        """Reset every slot in one batch (new groups). ``seed``/``options`` replace the constructor's."""
+        """Reset every slot in one batch (new groups). ``seed``/``options`` replace the constructor's.
+
+        Episodes still running are closed first (the protocol refuses to reset a live episode id:
+        ``DUPLICATE_EPISODE``); their unfinished groups are dropped, and so are finished groups not yet
+        taken with :meth:`finished_groups`. A ``seed`` restarts the seed count: group ``k`` after this
+        reset gets ``seed + k``.
+        """
+        live = [self.episode_ids[i] for i in range(self.num_envs) if self._state[i] == _LIVE]
+        if live:
+            await self.client.close_episodes(live)
         if seed is not None:
             self._seed = seed
             self._next_group = 0
         if options is not None:
             self._options = dict(options)
         self._finished.clear()
+        self._group_seed.clear()
         items: List[Dict[str, Any]] = []
         for slots in self._groups():
             items.extend(self._new_group(slots, self._seed))
@@ -137,8 +166,12 @@ class AsyncVectorEnv:
     async def step(self, actions: Sequence[Optional[Action]]) -> VectorStep:
         """Step every live slot with its action (entries for other slots are ignored; pass ``None``).
 
-        Returns per-slot lists ``(observations, rewards, terminated, truncated, infos)``; a waiting slot
-        gives ``None``, 0.0, False, False, ``{"waiting": True}``. Item errors raise their typed exception.
+        Returns per-slot lists ``(observations, rewards, terminated, truncated, infos)``. A live slot gives
+        its step result (reward 0 until its final step). A slot whose episode ended, or that is idle, gives
+        ``None``, 0.0, False, False, ``{"waiting": True}``. A slot of a group that finished on the previous
+        step (``autoreset=True``) is reset, not stepped, in a reset frame sent alongside the step frame: it
+        gives the reset observation, 0.0, False, False and the reset info with ``"autoreset": True``, and
+        is live from the next call. Item errors raise their typed exception.
         """
         if len(actions) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions, got {len(actions)}")
@@ -192,7 +225,8 @@ class AsyncVectorEnv:
             self._finished.append(
                 GroupResult(
                     group_id=group_id,
-                    seed=self._group_seed.get(group_id),
+                    # Popped: a long run starts millions of groups.
+                    seed=self._group_seed.pop(group_id, None),
                     episode_ids=[self.episode_ids[i] for i in slots],
                     rewards=[f[0] for f in finals if f is not None],
                     infos=[f[1] for f in finals if f is not None],
