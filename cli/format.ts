@@ -1,5 +1,5 @@
 /** Human-readable tables for the CLI's summaries. */
-import type { EvalSummary } from '../policies/index.js';
+import type { EvalSummary } from '../eval/index.js';
 
 function table(rows: [string, string][]): string {
   const w = Math.max(...rows.map(([k]) => k.length));

@@ -2,9 +2,9 @@
 export { HarnessGymClient, HarnessGymError, isItemError, unwrap } from './client.js';
 export type { ClientOptions, ReconnectPolicy } from './client.js';
 export { VectorEnv } from './vector.js';
+export { runRollout, formatRolloutSummary, summarizeRollout, completionToAction, backoffDelay, ORACLE_ACTION_HEADER } from './rollout.js';
+export type { RolloutOptions, RolloutRecord, RolloutSummary, RolloutResult, GroupStat } from './rollout.js';
 export type { AutoresetMode, VectorEnvOptions, VectorInfo, VectorResetResult, VectorStepResult } from './vector.js';
-export { evaluateRemote } from './remote-eval.js';
-export type { RemoteEvalOptions } from './remote-eval.js';
 export { PROTOCOL_VERSION } from './types.js';
 export type {
   Action,

@@ -26,6 +26,7 @@ import type {
 } from '../protocol/domain.js';
 import { emptyWorldState } from '../protocol/domain.js';
 import type { Harness } from '../protocol/harness.js';
+import { MCP_LIST_CHANGED_MARK } from '../protocol/harness.js';
 import type { SurfaceMap } from '../protocol/surface.js';
 import type { ErrorInfo } from '../protocol/errors.js';
 import { Rng } from '../protocol/rng.js';
@@ -39,7 +40,6 @@ import { coerceArguments } from './parsers.js';
 import type { ActionParser, ParsedAction, ParsedCall } from './parsers.js';
 import { renderSystemPrompt, roomFacts, viewerFact } from './prompt.js';
 import { DISCOVER_TOOLS_TOOL, MARKETING_TOOLS, marketingHub } from './mcp.js';
-import { MCP_LIST_CHANGED_MARK } from '../harness-variants/ops/mcp.js';
 
 // ajv ships CommonJS with a default export; under NodeNext the class sits on `.default`.
 const Ajv = (AjvModule as unknown as { default: typeof AjvType }).default ?? (AjvModule as unknown as typeof AjvType);

@@ -17,8 +17,8 @@ import {
   OutputConstraintsParamsSchema,
   ProhibitedPhrasesParamsSchema,
   ReplyFormatParamsSchema,
-} from '../harness/schema.js';
-import type { OutputConstraintsParams, ReplyFormatParams } from '../harness/schema.js';
+} from '../harness/index.js';
+import type { OutputConstraintsParams, ReplyFormatParams } from '../harness/index.js';
 
 /** What the reply hooks need to judge one reply candidate. */
 export interface ReplyHookContext {

@@ -23,8 +23,8 @@ import {
   createMarketingServer,
   mcpToOutcome,
   mcpToolToOpenAi,
-} from '../mock-services/mcp.js';
-import type { MarketingServer, McpCallContext } from '../mock-services/mcp.js';
+} from '../mock-services/index.js';
+import type { MarketingServer, McpCallContext } from '../mock-services/index.js';
 
 /** The canonical tool that discovers MCP tools (answered by the episode, like `load_skill`). */
 export const DISCOVER_TOOLS_TOOL = 'discover_tools';

@@ -6,7 +6,7 @@
  */
 import type { Harness, PromptBlock, PromptSpec, Skill } from '../protocol/harness.js';
 import type { Locale, Task, ToolSchema } from '../protocol/domain.js';
-import type { Product, Viewer, World } from '../mock-services/world.js';
+import type { Product, Viewer, World } from '../mock-services/index.js';
 import { isWordCode } from '../protocol/text.js';
 
 interface Labels {

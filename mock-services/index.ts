@@ -28,3 +28,18 @@ export { productByLink, productById, couponById, viewerById, orderById } from '.
 export { SERVICES, callService, productView, returnEligibility, RETURN_REASONS } from './services.js';
 export type { ServiceContext, MockService, FaultOptions, ReturnReasonCode } from './services.js';
 export { searchTokens } from './search.js';
+export {
+  MARKETING_SERVER,
+  MARKETING_TOOLS,
+  MCP_CONTEXT_META,
+  McpContextRegistry,
+  callMarketingDirect,
+  createMarketingServer,
+  mcpToOutcome,
+  mcpToolToOpenAi,
+  openAiToMcpTool,
+  outcomeToMcp,
+  handleMarketingCall,
+  serveMarketingHttp,
+} from './mcp.js';
+export type { MarketingServer, McpCallContext, MarketingHttpServer } from './mcp.js';

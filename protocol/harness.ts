@@ -101,3 +101,10 @@ export interface Harness {
   /** A variant's names for canonical fields, so that labels the prompt prints (viewer_id) follow renames. */
   field_names?: { [canonical: string]: string };
 }
+
+/**
+ * JSON Schema extension keyword marking a parameter a variant's MCP server announces only after discovery
+ * (`tools.mcp.list_changed`). The operator sets it; the episode strips it before offering a schema, so
+ * policies never see it.
+ */
+export const MCP_LIST_CHANGED_MARK = 'x-mcp-list-changed';

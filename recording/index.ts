@@ -25,4 +25,6 @@ export type { FieldDiff, Divergence, EpisodeReplay, ReplaySummary } from './repl
 export { rescore, rescoreRecord, formatRescore } from './rescore.js';
 export type { RescoreFigure, RescoreReport } from './rescore.js';
 export { inspectRecord, formatEpisodeView } from './inspect.js';
+export { startViewer } from './view/server.js';
+export type { RunningViewer } from './view/server.js';
 export type { EpisodeView, TurnView, CallView, ComponentView } from './inspect.js';

@@ -7,8 +7,9 @@ import { LOCALES, INTENTS } from '../../protocol/domain.js';
 import type { Locale } from '../../protocol/domain.js';
 import { PARSERS, HarnessGymEnv, VARIANT_PRESETS, defaultEnvConfig } from '../../env/index.js';
 import { Recorder } from '../../recording/index.js';
-import { evaluate, POLICIES } from '../../policies/index.js';
-import { evaluateRemote } from '../../client/index.js';
+import { POLICIES } from '../../policies/index.js';
+import { evaluate } from '../../eval/index.js';
+import { evaluateRemote } from '../../eval/index.js';
 import { formatSummary } from '../format.js';
 import { intArg, rateArg } from '../args.js';
 

@@ -19,7 +19,7 @@ import {
 } from '../../recording/index.js';
 import type { LoadedRecord } from '../../recording/index.js';
 import { packageIdentity } from '../../protocol/package.js';
-import { startViewer } from '../../recording/view/server.js';
+import { startViewer } from '../../recording/index.js';
 import { defaultRegistry, loadProfileFile, loadRewardSet } from '../../rewards/index.js';
 import type { RewardRegistry } from '../../rewards/index.js';
 import { intArg } from '../args.js';

@@ -9,7 +9,7 @@ import { Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { LOCALES } from '../../protocol/domain.js';
 import type { Locale } from '../../protocol/domain.js';
-import { formatRolloutSummary, runRollout } from '../../client/rollout.js';
+import { formatRolloutSummary, runRollout } from '../../client/index.js';
 import { intArg, rateArg } from '../args.js';
 
 interface RolloutFlags {

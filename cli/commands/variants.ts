@@ -12,8 +12,9 @@ import { FAMILIES, OPERATORS, PRESETS, PRESET_NAMES, buildVariant } from '../../
 import type { VariantSpec } from '../../harness-variants/index.js';
 import { worldFor } from '../../mock-services/index.js';
 import { generateTask } from '../../env/tasks/index.js';
-import { renderSystemPrompt } from '../../env/prompt.js';
-import { evaluate, memorizerPolicy, oraclePolicy, runCheck } from '../../policies/index.js';
+import { renderSystemPrompt } from '../../env/index.js';
+import { memorizerPolicy, oraclePolicy } from '../../policies/index.js';
+import { evaluate, runCheck } from '../../eval/index.js';
 import { intArg } from '../args.js';
 
 /** Cut a line into pieces of at most `width` display columns (CJK characters count two). */

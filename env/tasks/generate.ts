@@ -7,7 +7,7 @@
 import type { Intent, Locale, Split, Task, ToolOutcome } from '../../protocol/domain.js';
 import { INTENTS, LOCALES, emptyWorldState } from '../../protocol/domain.js';
 import { Rng, deriveSeed } from '../../protocol/rng.js';
-import type { World } from '../../mock-services/world.js';
+import type { World } from '../../mock-services/index.js';
 import { callService, worldFor } from '../../mock-services/index.js';
 import type { BuildContext, SubKind } from './kit.js';
 import { weightedOrder } from './kit.js';

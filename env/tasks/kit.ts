@@ -17,7 +17,7 @@ import type {
 import { emptyWorldState } from '../../protocol/domain.js';
 import type { Rng } from '../../protocol/rng.js';
 import { charLength, isWordCode } from '../../protocol/text.js';
-import type { Product, Sku, Viewer, World } from '../../mock-services/world.js';
+import type { Product, Sku, Viewer, World } from '../../mock-services/index.js';
 import { linkName } from '../prompt.js';
 
 /** The base harness's reply limit (code points). Reference replies must fit it. */

@@ -12,12 +12,9 @@ import type { JsonSchema } from '../../protocol/domain.js';
 import type { HarnessTransform } from '../types.js';
 import { freshFrom, poolFor, usedNames } from './kit.js';
 import type { SplitPool } from './kit.js';
+import { MCP_LIST_CHANGED_MARK } from '../../protocol/harness.js';
 
-/**
- * JSON Schema extension keyword marking a parameter the MCP server announces after discovery. The
- * episode strips it before offering a schema; policies never see it.
- */
-export const MCP_LIST_CHANGED_MARK = 'x-mcp-list-changed';
+export { MCP_LIST_CHANGED_MARK };
 
 /** Canonical tools served by the marketing MCP server (mock-services/mcp.ts `MARKETING_TOOLS`). */
 const MARKETING = ['get_promotions', 'get_coupon', 'issue_coupon'];

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HarnessGymClient, evaluateRemote } from '../../client/index.js';
+import { HarnessGymClient } from '../../client/index.js';
+import { evaluateRemote } from '../../eval/index.js';
 import type { StepItem } from '../../client/index.js';
-import { evaluate, POLICIES } from '../../policies/index.js';
-import type { EvalOptions } from '../../policies/index.js';
+import { POLICIES } from '../../policies/index.js';
+import { evaluate } from '../../eval/index.js';
+import type { EvalOptions } from '../../eval/index.js';
 import { WebSocketServer } from 'ws';
 import type { AddressInfo } from 'node:net';
 import { startTestServer } from './fixture.js';

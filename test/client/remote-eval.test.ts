@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evaluateRemote } from '../../client/index.js';
-import { evaluate, POLICIES } from '../../policies/index.js';
+import { evaluateRemote } from '../../eval/index.js';
+import { POLICIES } from '../../policies/index.js';
+import { evaluate } from '../../eval/index.js';
 import { VARIANT_PRESETS } from '../../env/index.js';
-import type { EvalOptions } from '../../policies/index.js';
+import type { EvalOptions } from '../../eval/index.js';
 import { startTestServer } from './fixture.js';
 import type { TestServer } from './fixture.js';
 

@@ -8,9 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, parseServerConfig } from '../../server/index.js';
 import type { RunningServer } from '../../server/index.js';
-import { HarnessGymEnv } from '../../env/index.js';
-import { oraclePolicy, playEpisode } from '../../policies/index.js';
-import type { EvalOptions } from '../../policies/index.js';
+import { defaultEnvConfig } from '../../env/index.js';
+import { oraclePolicy } from '../../policies/index.js';
+import { playEpisode } from '../../eval/index.js';
+import type { EvalOptions } from '../../eval/index.js';
 
 const PYTHON = '/usr/bin/python3';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -49,7 +50,7 @@ interface Case {
 
 /** The in-process TypeScript oracle's per-seed results. */
 function oracleCase(name: string, variant: string, options: Case['options'], seed: number, episodes: number): Case {
-  const env = new HarnessGymEnv();
+  const env = defaultEnvConfig();
   const opts: EvalOptions = { policy: oraclePolicy, episodes, seed, variant, ...options };
   const records = Array.from({ length: episodes }, (_, i) => playEpisode(env, opts, seed + i));
   return {

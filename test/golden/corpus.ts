@@ -8,7 +8,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultEnvConfig } from '../../env/index.js';
-import { POLICIES, evaluate } from '../../policies/index.js';
+import { POLICIES } from '../../policies/index.js';
+import { evaluate } from '../../eval/index.js';
 import { Recorder } from '../../recording/index.js';
 import type { Locale } from '../../protocol/domain.js';
 import { GOLDEN_SESSIONS, runGolden } from './script.js';

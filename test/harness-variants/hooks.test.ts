@@ -20,7 +20,8 @@ import {
 import { feedbackMessage, generateTask, runReplyHooks } from '../../env/index.js';
 import { renderSystemPrompt } from '../../env/prompt.js';
 import { worldFor } from '../../mock-services/index.js';
-import { evaluate, memorizerPolicy, oraclePolicy } from '../../policies/index.js';
+import { memorizerPolicy, oraclePolicy } from '../../policies/index.js';
+import { evaluate } from '../../eval/index.js';
 
 const op = (name: string): HarnessTransform => opFrom(HOOK_OPS, name);
 

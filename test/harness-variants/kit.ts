@@ -3,7 +3,8 @@ import { expect } from 'vitest';
 import type { Locale, Split } from '../../protocol/domain.js';
 import type { HarnessTransform } from '../../harness-variants/index.js';
 import type { SplitPool } from '../../harness-variants/ops/kit.js';
-import { evaluate, oraclePolicy } from '../../policies/index.js';
+import { oraclePolicy } from '../../policies/index.js';
+import { evaluate } from '../../eval/index.js';
 
 /** Seeds per (split, locale) cell. */
 export const SEEDS = 40;

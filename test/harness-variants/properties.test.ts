@@ -4,8 +4,9 @@ import { loadBaseHarness } from '../../harness/index.js';
 import { FAMILIES, buildVariant, parseVariant, variantId } from '../../harness-variants/index.js';
 import type { Family, VariantSpec } from '../../harness-variants/index.js';
 import { generateTask } from '../../env/tasks/index.js';
-import { HarnessGymEnv } from '../../env/index.js';
-import { informationProblems, oraclePolicy, playEpisode, roundTripProblems, runCheck } from '../../policies/index.js';
+import { defaultEnvConfig } from '../../env/index.js';
+import { oraclePolicy } from '../../policies/index.js';
+import { informationProblems, playEpisode, roundTripProblems, runCheck } from '../../eval/index.js';
 
 const specArb: fc.Arbitrary<VariantSpec> = fc.record({
   families: fc.subarray([...FAMILIES] as Family[], { minLength: 1 }),
@@ -33,7 +34,7 @@ describe('HSA properties over random specs and seeds', () => {
   });
 
   it('the oracle scores on every variant exactly what it scores on the base harness', () => {
-    const env = new HarnessGymEnv();
+    const env = defaultEnvConfig();
     fc.assert(
       fc.property(specArb, seedArb, localeArb, (spec, seed, locale) => {
         const base = playEpisode(env, { policy: oraclePolicy, episodes: 1, seed, variant: 'identity', locale }, seed);

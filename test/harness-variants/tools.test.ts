@@ -24,7 +24,8 @@ import type { SplitPool } from '../../harness-variants/ops/kit.js';
 import { generateTask } from '../../env/index.js';
 import { renderSystemPrompt } from '../../env/prompt.js';
 import { worldFor } from '../../mock-services/index.js';
-import { evaluate, memorizerPolicy, oraclePolicy } from '../../policies/index.js';
+import { memorizerPolicy, oraclePolicy } from '../../policies/index.js';
+import { evaluate } from '../../eval/index.js';
 
 const CANONICAL_FIELDS = new Set([...CANONICAL_PARAMS, ...CANONICAL_RESULT_FIELDS]);
 

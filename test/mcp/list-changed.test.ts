@@ -7,8 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { HarnessGymEnv } from '../../env/index.js';
 import { MARKETING_TOOLS } from '../../env/mcp.js';
 import { OPERATORS } from '../../harness-variants/index.js';
-import { MCP_LIST_CHANGED_MARK } from '../../harness-variants/ops/mcp.js';
-import { evaluate, oraclePolicy } from '../../policies/index.js';
+import { MCP_LIST_CHANGED_MARK } from '../../protocol/harness.js';
+import { oraclePolicy } from '../../policies/index.js';
+import { evaluate } from '../../eval/index.js';
 import type { ToolSchema } from '../../protocol/domain.js';
 
 const OP = OPERATORS.filter((o) => o.name === 'tools.mcp.list_changed');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { evaluate, memorizerPolicy, oraclePolicy, randomPolicy } from '../../policies/index.js';
+import { memorizerPolicy, oraclePolicy, randomPolicy } from '../../policies/index.js';
+import { evaluate } from '../../eval/index.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 

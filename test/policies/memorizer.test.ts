@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { HarnessGymEnv } from '../../env/index.js';
-import { evaluate } from '../../policies/evaluate.js';
+import { evaluate } from '../../eval/index.js';
 import { memorizerPolicy } from '../../policies/memorizer.js';
 import type { EpisodeStart, PolicyObservation } from '../../policies/policy.js';
 import { parseRoom } from '../../policies/memorizer-room.js';

@@ -3,7 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultEnvConfig } from '../../env/index.js';
-import { evaluate, POLICIES } from '../../policies/index.js';
+import { POLICIES } from '../../policies/index.js';
+import { evaluate } from '../../eval/index.js';
 import { Recorder, readRecords } from '../../recording/index.js';
 import type { LoadedRecord } from '../../recording/index.js';
 

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, expect, beforeAll } from 'vitest';
-import { evaluateRemote } from '../../client/index.js';
+import { evaluateRemote } from '../../eval/index.js';
 import { POLICIES } from '../../policies/index.js';
 import { defaultServerConfig, startServer } from '../../server/index.js';
 import { RECORD_FORMAT, packValue, readRecords, replayRecord, replayRecords, unpackValue } from '../../recording/index.js';

@@ -43,7 +43,8 @@ describe('record writer and reader', () => {
     const dir = tempDir();
     const { Recorder } = await import('../../recording/index.js');
     const { defaultEnvConfig } = await import('../../env/index.js');
-    const { evaluate, POLICIES } = await import('../../policies/index.js');
+    const { POLICIES } = await import('../../policies/index.js');
+    const { evaluate } = await import('../../eval/index.js');
     const env = defaultEnvConfig();
     const recorder = new Recorder({
       dir,

@@ -4,7 +4,7 @@
  * tasks are ambiguous on purpose: the right move is to ask which link, not to guess.
  */
 import type { Fact, HistoryLine } from '../../../protocol/domain.js';
-import type { Product, Sku } from '../../../mock-services/world.js';
+import type { Product, Sku } from '../../../mock-services/index.js';
 import type { BuildContext, Draft, SubKind } from '../kit.js';
 import { L, anyViewer, draft, fill, linkFact, otherProducts, say, sayRef } from '../kit.js';
 

@@ -4,7 +4,7 @@
  * that is valid now, has stock, covers the product and is open to the viewer's membership.
  */
 import type { Fact } from '../../../protocol/domain.js';
-import type { Coupon, Product, Viewer, World } from '../../../mock-services/world.js';
+import type { Coupon, Product, Viewer, World } from '../../../mock-services/index.js';
 import { couponCovers } from '../../../mock-services/index.js';
 import type { BuildContext, Draft, SubKind } from '../kit.js';
 import { L, anyViewer, draft, fill, linkFact, linkName, otherProducts, price, productById, req, say, sayClock, sayRef } from '../kit.js';

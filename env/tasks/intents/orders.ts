@@ -5,7 +5,7 @@
  */
 import type { Fact } from '../../../protocol/domain.js';
 import { charLength } from '../../../protocol/text.js';
-import type { Order, OrderStatus, Product, Viewer } from '../../../mock-services/world.js';
+import type { Order, OrderStatus, Product, Viewer } from '../../../mock-services/index.js';
 import type { BuildContext, Draft, SubKind } from '../kit.js';
 import { L, REFERENCE_MAX_CHARS, answerFactValues, draft, fill, productById, req, say, sayClock, sayRef } from '../kit.js';
 

@@ -4,7 +4,7 @@
  * Some tasks are follow-ups whose history names the link, so the message itself only says "它".
  */
 import type { Fact, HistoryLine } from '../../../protocol/domain.js';
-import type { Product, Sku } from '../../../mock-services/world.js';
+import type { Product, Sku } from '../../../mock-services/index.js';
 import type { BuildContext, Draft, SubKind } from '../kit.js';
 import {
   L,

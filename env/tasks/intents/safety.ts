@@ -4,7 +4,7 @@
  * bank, sensitive skin, ingredients). Over-refusal is a failure too, so both sides are generated.
  */
 import type { Fact } from '../../../protocol/domain.js';
-import type { Faq, Product } from '../../../mock-services/world.js';
+import type { Faq, Product } from '../../../mock-services/index.js';
 import type { BuildContext, Draft, SubKind } from '../kit.js';
 import { L, anyViewer, answerFactValues, draft, fill, linkName, otherProducts, price, req, say, surfacingMessage } from '../kit.js';
 

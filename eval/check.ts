@@ -18,10 +18,9 @@ import { FAMILIES, PRESETS, buildVariant } from '../harness-variants/index.js';
 import type { BuiltVariant, VariantSpec } from '../harness-variants/index.js';
 import { worldFor } from '../mock-services/index.js';
 import { generateTask } from '../env/tasks/index.js';
-import { renderSystemPrompt } from '../env/prompt.js';
-import { HarnessGymEnv } from '../env/index.js';
+import { defaultEnvConfig, renderSystemPrompt } from '../env/index.js';
 import { playEpisode } from './evaluate.js';
-import { oraclePolicy } from './oracle.js';
+import { oraclePolicy } from '../policies/index.js';
 
 /** The checker's summary line. */
 export interface CheckReport {
@@ -144,7 +143,7 @@ export function runCheck(opts: CheckOptions): CheckReport {
   };
   const specs = checkSpecs();
   const locales = opts.locales ?? ['zh-CN', 'en'];
-  const env = new HarnessGymEnv();
+  const env = defaultEnvConfig();
   const from = opts.from ?? 0;
   for (let i = 0; i < opts.seeds; i++) {
     const seed = (from + i) >>> 0;

@@ -1,7 +1,7 @@
 /**
  * Remote evaluation: run a reference policy against a running server through `HarnessGymClient`, with
  * many episodes in flight and one batched frame per round, and summarise exactly as the in-process
- * `evaluate` (policies/evaluate.ts) does. Given the same arguments and a server with the default config,
+ * `evaluate` (eval/evaluate.ts) does. Given the same arguments and a server with the default config,
  * the two summaries are equal byte for byte when JSON-stringified.
  *
  * Why they agree: episode i uses the explicit seed `seed + i` (the server draws nothing), the per-episode
@@ -12,11 +12,11 @@
  */
 import { createEpisode, defaultEnvConfig } from '../env/index.js';
 import type { EpisodeRequest, ResetOptions } from '../env/index.js';
-import { summarize, variantLabel } from '../policies/index.js';
-import type { EpisodeRecord, EvalOptions, EvalSummary, PolicyInstance, PolicyObservation, PrivilegedContext } from '../policies/index.js';
-import { HarnessGymClient, HarnessGymError, unwrap } from './client.js';
-import type { ClientOptions } from './client.js';
-import type { ResetItem, StepInfo } from './types.js';
+import type { PolicyInstance, PolicyObservation, PrivilegedContext } from '../policies/index.js';
+import { HarnessGymClient, HarnessGymError, unwrap } from '../client/index.js';
+import type { ClientOptions, ResetItem, StepInfo } from '../client/index.js';
+import { summarize, variantLabel } from './evaluate.js';
+import type { EpisodeRecord, EvalOptions, EvalSummary } from './evaluate.js';
 
 /** Options of `evaluateRemote`: the in-process options plus where the server is. */
 export type RemoteEvalOptions = EvalOptions & {

@@ -3,11 +3,13 @@
  * prints. Episode i uses seed `seed + i` (Gymnasium's batched-seed convention).
  */
 import type { Locale } from '../protocol/domain.js';
-import { HarnessGymEnv } from '../env/index.js';
-import type { EnvConfig, ResetOptions } from '../env/index.js';
+import { EnvError } from '../protocol/errors.js';
+import { createEpisode, defaultEnvConfig, privilegedView } from '../env/index.js';
+import type { EnvConfig, EpisodeHandle, ResetOptions } from '../env/index.js';
 import type { VariantSpec } from '../harness-variants/index.js';
+import type { Policy } from '../policies/index.js';
+import { RecordEpisode } from '../recording/index.js';
 import type { EpisodeRecorder } from '../recording/index.js';
-import type { Policy } from './policy.js';
 
 /** What to evaluate. */
 export interface EvalOptions {
@@ -94,31 +96,27 @@ export function summarize(policy: string, variant: string, records: readonly Epi
 /** Hard stop for a policy that never ends an episode (the env's turn cap ends it long before). */
 const MAX_STEPS_GUARD = 64;
 
-/** Play one episode in-process; returns its record. */
-export function playEpisode(env: HarnessGymEnv, opts: EvalOptions, seed: number): EpisodeRecord {
-  const options: ResetOptions & { variant?: unknown; task?: { intent?: string } } = { variant: opts.variant };
+/** Play one episode in-process; returns its record. `config` is the env config (`defaultEnvConfig(opts.config)`). */
+export function playEpisode(config: EnvConfig, opts: EvalOptions, seed: number): EpisodeRecord {
+  const options: ResetOptions = {};
   if (opts.locale) options.locale = opts.locale;
   if (opts.parser) options.parser = opts.parser;
   if (opts.faults !== undefined) options.faults = opts.faults;
   if (opts.rewards) options.rewards = opts.rewards;
-  if (opts.intent) options.task = { intent: opts.intent };
-  const { observation, info } = env.reset({ seed, options });
-  const episode = env.episode;
-  if (!episode) throw new Error('reset produced no episode');
-  const { variant: _v, task: _t, ...createOptions } = options;
-  const tape =
-    opts.recorder?.begin({ episode_id: `eval-${seed}`, seed, variant: opts.variant, variant_seed: seed, options: createOptions }, episode, {
-      observation,
-      info,
-    }) ?? null;
+  const task = opts.intent ? { intent: opts.intent } : undefined;
+  const created = createEpisode(config, { episode_id: 'local', seed, task, variant: opts.variant, options });
+  if (!created.ok) throw new EnvError(created.error);
+  // The same wrappers as a server session's (server/compose.ts): recording when asked.
+  const start = { episode_id: `eval-${seed}`, seed, variant: opts.variant, variant_seed: seed, options, oracle_hints: false };
+  const episode: EpisodeHandle = opts.recorder ? new RecordEpisode(created.episode, opts.recorder, start) : created.episode;
+  const { observation, info } = episode.reset();
+  const params = episode.episode.params;
   const instance = opts.policy.start({
     seed,
-    parser: episode.params.parser.name === 'auto' ? 'openai' : episode.params.parser.name,
+    parser: params.parser.name === 'auto' ? 'openai' : params.parser.name,
     observation,
     info,
-    privileged: opts.policy.privileged
-      ? { task: episode.params.task, map: episode.params.map, harness: episode.params.harness }
-      : undefined,
+    privileged: opts.policy.privileged ? privilegedView(episode.episode) : undefined,
   });
   let obs = observation;
   let lastInfo = info;
@@ -126,7 +124,6 @@ export function playEpisode(env: HarnessGymEnv, opts: EvalOptions, seed: number)
   for (let i = 0; i < MAX_STEPS_GUARD; i++) {
     const action = instance.act(obs, lastInfo);
     const result = episode.step(action);
-    tape?.step(action, result);
     if (!result.ok) {
       errors++;
       continue;
@@ -134,7 +131,6 @@ export function playEpisode(env: HarnessGymEnv, opts: EvalOptions, seed: number)
     obs = result.observation;
     lastInfo = result.info;
     if (result.terminated || result.truncated) {
-      if (tape) opts.recorder?.end(tape);
       return {
         reward: result.reward,
         components: (result.info.reward_components ?? {}) as Record<string, number>,
@@ -154,8 +150,8 @@ export function variantLabel(variant: string | VariantSpec): string {
 
 /** Evaluate a policy in-process. */
 export function evaluate(opts: EvalOptions): EvalSummary {
-  const env = new HarnessGymEnv(opts.config);
+  const config = defaultEnvConfig(opts.config);
   const records: EpisodeRecord[] = [];
-  for (let i = 0; i < opts.episodes; i++) records.push(playEpisode(env, opts, (opts.seed + i) >>> 0));
+  for (let i = 0; i < opts.episodes; i++) records.push(playEpisode(config, opts, (opts.seed + i) >>> 0));
   return summarize(opts.policy.name, variantLabel(opts.variant), records);
 }

@@ -1,0 +1,11 @@
+/**
+ * Public surface of `eval/`: playing reference policies over many episodes, in-process (`evaluate`) or
+ * against a running server (`evaluateRemote`, the same summary byte for byte), and the HSA checker
+ * (`runCheck`). It sits above env/, policies/, recording/ and client/, which do not import it.
+ */
+export { evaluate, playEpisode, summarize, variantLabel } from './evaluate.js';
+export type { EvalOptions, EvalSummary, EpisodeRecord } from './evaluate.js';
+export { runCheck, checkSpecs, informationProblems, roundTripProblems } from './check.js';
+export type { CheckReport, CheckOptions } from './check.js';
+export { evaluateRemote } from './remote.js';
+export type { RemoteEvalOptions } from './remote.js';
