@@ -8,6 +8,7 @@
  * Modelled on modelcontextprotocol/typescript-sdk `src/types.ts` (one `XxxSchema` per message).
  */
 import { z } from 'zod';
+import type { ChatMessage, ToolSchema } from './domain.js';
 import { ERROR_CODES } from './errors.js';
 
 /** The protocol version this build speaks (`hello.protocol`, `welcome.protocol`). */
@@ -242,11 +243,42 @@ export const WelcomeSchema = z.object({
 /** The `welcome` reply. */
 export type Welcome = z.infer<typeof WelcomeSchema>;
 
-/** An observation: chat messages and, when they changed (always on reset), the tool list. */
+const isMap = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * An observation: chat messages and, when they changed (always on reset), the tool list. Messages and
+ * tools are OpenAI chat shapes (protocol/domain.ts); the schema checks that each is a map.
+ */
 export const WireObservationSchema = z.object({
-  messages: z.array(z.record(z.string(), z.unknown())),
-  tools: z.array(z.record(z.string(), z.unknown())).optional(),
+  messages: z.array(z.custom<ChatMessage>(isMap)),
+  tools: z.array(z.custom<ToolSchema>(isMap)).optional(),
 });
+/** An observation (PROTOCOL.md "Observations"). */
+export type WireObservation = z.infer<typeof WireObservationSchema>;
+
+/**
+ * `info` of a reset or step result: the fields PROTOCOL.md names ("Episodes", "Observations"); the four
+ * first are always there, `outcome` and the reward fields on the final step. Other fields pass through.
+ */
+export const StepInfoSchema = z.looseObject({
+  task_id: z.string(),
+  intent: z.string(),
+  variant_id: z.string(),
+  /** Assistant turns taken so far (0 at reset). */
+  turn: z.int(),
+  outcome: z.string().optional(),
+  tool_errors: z.array(z.object({ tool_call_id: z.string(), code: z.string() })).optional(),
+  hook_violations: z.array(z.object({ hook: z.string(), code: z.string() })).optional(),
+  reward_components: z.record(z.string(), z.number()).optional(),
+  reward_details: z.record(z.string(), z.object({ value: z.number(), reasons: z.array(z.string()), evidence: z.unknown().optional() })).optional(),
+  segments: z.object({ tool: z.number().nullable(), reply: z.number().nullable() }).optional(),
+  /** `options.oracle_hints` (testing servers only): the reference oracle's next action. */
+  oracle_action: z.unknown().optional(),
+  /** The parser's `<think>` text, when the action had one. */
+  thinking: z.string().optional(),
+});
+/** `info` of a result item. */
+export type StepInfo = z.infer<typeof StepInfoSchema>;
 
 /** A failed item: fails that item alone. `episode_id` when the request named one or the server made one. */
 export const ItemErrorSchema = z.object({ ok: z.literal(false), episode_id: z.string().optional(), error: WireErrorSchema });
@@ -258,8 +290,10 @@ export const ResetOkSchema = z.object({
   ok: z.literal(true),
   episode_id: z.string(),
   observation: WireObservationSchema,
-  info: z.record(z.string(), z.unknown()),
+  info: StepInfoSchema,
 });
+/** A started episode. */
+export type ResetOk = z.infer<typeof ResetOkSchema>;
 /** `reset_result`: one item per request item, in request order. */
 export const ResetResultSchema = z.object({
   type: z.literal('reset_result'),
@@ -279,8 +313,10 @@ export const StepOkSchema = z.object({
   reward: z.number(),
   terminated: z.boolean(),
   truncated: z.boolean(),
-  info: z.record(z.string(), z.unknown()),
+  info: StepInfoSchema,
 });
+/** A taken step. */
+export type StepOk = z.infer<typeof StepOkSchema>;
 /** `step_result`: one item per request item, in request order. */
 export const StepResultSchema = z.object({
   type: z.literal('step_result'),
