@@ -9,6 +9,7 @@ import type { Harness } from '../protocol/harness.js';
 import type { SurfaceMap } from '../protocol/surface.js';
 import { IdentityMap } from '../protocol/surface.js';
 import type { ErrorInfo } from '../protocol/errors.js';
+import type { ResetOptionsWire } from '../protocol/wire.js';
 import { EnvError } from '../protocol/errors.js';
 import { loadBaseHarness } from '../harness/index.js';
 import { FAMILIES, OPERATORS, PRESET_NAMES, buildVariant, parseVariant } from '../harness-variants/index.js';
@@ -72,15 +73,8 @@ export function defaultEnvConfig(overrides: Partial<EnvConfig> = {}): EnvConfig 
   };
 }
 
-/** Reset options (PROTOCOL.md `ResetItem.options`). */
-export interface ResetOptions {
-  parser?: string;
-  max_turns?: number;
-  locale?: Locale;
-  rewards?: string;
-  faults?: number;
-  observation?: 'delta' | 'full';
-}
+/** Reset options an episode is created with (PROTOCOL.md `ResetItem.options`, less what the session handles). */
+export type ResetOptions = Omit<ResetOptionsWire, 'group_share' | 'oracle_hints'>;
 
 /** A resolved reset request: the seed is always known here (the server draws missing ones). */
 export interface EpisodeRequest {

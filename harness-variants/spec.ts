@@ -4,17 +4,19 @@
  */
 import { hash } from 'node:crypto';
 import { z } from 'zod';
+import { VariantSpecSchema as WireVariantSpecSchema } from '../protocol/wire.js';
 import { FAMILIES } from './types.js';
 import type { Family, VariantSpec } from './types.js';
 
-/** The wire shape of a spec (PROTOCOL.md `VariantSpec`). */
-export const VariantSpecSchema = z.strictObject({
+/**
+ * What makes a spec valid, beyond its wire shape (protocol/wire.ts `VariantSpecSchema`, whose fields this
+ * refines): known families, intensity and identity share in [0, 1], no unknown keys.
+ */
+export const VariantSpecSchema = WireVariantSpecSchema.extend({
   families: z.array(z.enum(FAMILIES)),
   intensity: z.number().min(0).max(1),
-  split: z.enum(['train', 'eval']),
-  seed: z.int().min(0).max(0xffffffff).optional(),
   identity_share: z.number().min(0).max(1).optional(),
-});
+}).strict();
 
 /** Named presets. `identity` is the base harness itself (no spec). */
 export const PRESETS: Readonly<Record<string, VariantSpec | null>> = Object.freeze({

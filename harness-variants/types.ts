@@ -4,6 +4,7 @@
  * the rename tables that map the variant's surface forms back to canonical ones.
  */
 import type { Locale, Split, Task } from '../protocol/domain.js';
+import type { VariantSpec as WireVariantSpec } from '../protocol/wire.js';
 import type { Harness } from '../protocol/harness.js';
 import type { Rng } from '../protocol/rng.js';
 
@@ -11,18 +12,13 @@ import type { Rng } from '../protocol/rng.js';
 export const FAMILIES = ['skills', 'tools', 'prompt', 'hooks'] as const;
 export type Family = (typeof FAMILIES)[number];
 
-/** A variant spec: plain, serialisable data (PROTOCOL.md `VariantSpec`). */
-export interface VariantSpec {
-  families: Family[];
-  /** In [0, 1]: how many operators apply and how strongly. */
-  intensity: number;
-  /** `eval` draws from name pools, templates and styles that `train` never uses. */
-  split: Split;
-  /** Fixes the variant whatever the episode seed; absent: the episode's seed is used. */
-  seed?: number;
-  /** The fraction of episodes given the base harness instead (the report mixes both). */
-  identity_share?: number;
-}
+/**
+ * A valid variant spec (PROTOCOL.md `VariantSpec`, protocol/wire.ts): the wire shape with its families
+ * known. `intensity` in [0, 1] says how many operators apply and how strongly; `split: "eval"` draws from
+ * name pools, templates and styles that `train` never uses; `seed` fixes the variant whatever the episode
+ * seed; `identity_share` is the fraction of episodes given the base harness instead.
+ */
+export type VariantSpec = Omit<WireVariantSpec, 'families'> & { families: Family[] };
 
 /**
  * The rename tables of a variant: canonical -> surface. Param and result-field names share one table
