@@ -1,5 +1,6 @@
 /** Public surface of `env/`: episodes, the in-process Gym API, prompt rendering, parsers, hooks, tasks. */
-export { Episode, LOAD_SKILL_TOOL } from './episode.js';
+export { Episode } from './episode.js';
+export { LOAD_SKILL_TOOL, DECOY_PREFIX } from './tool-router.js';
 export type { EpisodeParams, Observation, ResetOutput, StepOutput, StepResult } from './episode.js';
 export {
   HarnessGymEnv,
@@ -28,7 +29,8 @@ export { renderSystemPrompt, promptFacts, renderToolsDoc, renderSkillsIndex, lin
 export { PARSERS, coerceArguments } from './parsers.js';
 export { DISCOVER_TOOLS_TOOL, MARKETING_TOOLS, MarketingHub, marketingHub, marketingSchemas, connectMarketingHttp } from './mcp.js';
 export type { ActionParser, ParsedAction, ParsedCall, ParseResult } from './parsers.js';
-export { runReplyHooks, runInputHooks, feedbackMessage, autoCorrect } from './hooks.js';
+export { runReplyHooks, runInputHooks, feedbackMessage } from './hooks.js';
+export { autoCorrect, CORRECTABLE_CODES } from './auto-correct.js';
 export { SessionEnv, MAX_CLOSED_GROUPS, emptyStats, rawEpisodeId } from './session.js';
 export type { SessionEnvOptions, SessionStats, SessionLog, ResetOk, StepOk, CloseOutcome } from './session.js';
 export { EpisodeWrapper, ActionHints, actionFormat, privilegedView } from './wrappers.js';

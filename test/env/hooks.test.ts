@@ -4,8 +4,8 @@ import type { HookViolation, Locale } from '../../protocol/domain.js';
 import type { HookSpec, RetryPolicy } from '../../protocol/harness.js';
 import { charLength, extractNumbers } from '../../protocol/text.js';
 import { loadBaseHarness } from '../../harness/index.js';
+import { autoCorrect } from '../../env/auto-correct.js';
 import {
-  autoCorrect,
   describeViolation,
   feedbackMessage,
   isHookEnabled,

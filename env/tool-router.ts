@@ -1,0 +1,322 @@
+/**
+ * The tool router of an episode: which tools it offers (the marketing tools only after MCP discovery, a
+ * variant's announced parameter only after its list change), and one call's way from the policy's surface
+ * form to a canonical service and back (resolve the name, map the arguments back, validate them against the
+ * canonical schema, answer `load_skill` and `discover_tools` itself, dispatch the rest to the simulated
+ * services with the episode's fault stream, render the result in the variant's field names).
+ *
+ * It shares the episode's mutable facts (the world overlay, the evidence numbers, the items in scope, the
+ * skills loaded) by reference; the episode keeps the conversation, the hooks and the score.
+ */
+import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
+import AjvModule from 'ajv';
+import type { HookViolation, JsonSchema, ToolError, ToolSchema, TraceCall, WorldState } from '../protocol/domain.js';
+import { MCP_LIST_CHANGED_MARK } from '../protocol/harness.js';
+import { Rng } from '../protocol/rng.js';
+import { extractNumbers } from '../protocol/text.js';
+import { callService } from '../mock-services/index.js';
+import type { World } from '../mock-services/index.js';
+import { coerceArguments } from './parsers.js';
+import type { ParsedCall } from './parsers.js';
+import { DISCOVER_TOOLS_TOOL, MARKETING_TOOLS, marketingHub } from './mcp.js';
+import type { Harness } from '../protocol/harness.js';
+import type { SurfaceMap } from '../protocol/surface.js';
+import type { Task } from '../protocol/domain.js';
+
+// ajv ships CommonJS with a default export; under NodeNext the class sits on `.default`.
+const Ajv = (AjvModule as unknown as { default: typeof AjvType }).default ?? (AjvModule as unknown as typeof AjvType);
+
+/** The canonical name of the progressive-disclosure tool, answered by the episode itself. */
+export const LOAD_SKILL_TOOL = 'load_skill';
+
+/** Canonical-trace prefix of tools and skills a variant added as decoys (they map to nothing canonical). */
+export const DECOY_PREFIX = 'decoy:';
+
+// Validators compiled once per canonical schema object (the base harness is cached per locale), never per
+// episode: reset stays cheap and variants reuse them after mapping arguments back.
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validators = new WeakMap<object, ValidateFunction>();
+
+function validatorFor(schema: ToolSchema): ValidateFunction {
+  let v = validators.get(schema.function.parameters);
+  if (!v) {
+    v = ajv.compile(schema.function.parameters);
+    validators.set(schema.function.parameters, v);
+  }
+  return v;
+}
+
+/** The canonical path an ajv error is about ("link_no", or "" for the whole object). */
+function errorPath(e: ErrorObject): string {
+  const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const params = e.params as { missingProperty?: string; additionalProperty?: string };
+  const leaf = params.missingProperty ?? params.additionalProperty;
+  if (leaf) return base ? `${base}.${leaf}` : leaf;
+  return base;
+}
+
+/**
+ * An argument error in the variant's words. Built from the error's keyword, never from ajv's message,
+ * which names canonical properties.
+ */
+function describeArgError(e: ErrorObject, field: string): string {
+  switch (e.keyword) {
+    case 'required':
+      return `missing required argument "${field}"`;
+    case 'additionalProperties':
+      return `unknown argument "${field}"`;
+    case 'type':
+      return `argument "${field}" must be ${(e.params as { type?: string }).type ?? 'of another type'}`;
+    case 'enum':
+      return `argument "${field}" must be one of ${JSON.stringify((e.params as { allowedValues?: unknown }).allowedValues ?? [])}`;
+    default:
+      return `argument "${field || 'arguments'}" ${e.message ?? 'is invalid'}`;
+  }
+}
+
+/** Add every number of a text to a set (the evidence a reply may state). */
+export function numbersOf(text: string, into: Set<number>): void {
+  for (const n of extractNumbers(text)) into.add(n);
+}
+
+function toolErrorContent(error: ToolError): string {
+  return JSON.stringify(error.field === undefined ? { error: { code: error.code, message: error.message } } : { error });
+}
+
+/** Whether a parameter schema has a property marked as announced later (`tools.mcp.list_changed`). */
+function hasMark(schema: JsonSchema, depth: number): boolean {
+  const props = schema.properties;
+  if (!isRecord(props) || depth > 2) return false;
+  return Object.values(props).some((p) => isRecord(p) && (p[MCP_LIST_CHANGED_MARK] === true || hasMark(p, depth + 1)));
+}
+
+/** The schema without the marked properties (`drop`), or with them unmarked. Never mutates the input. */
+function unmark(schema: JsonSchema, drop: boolean, depth: number): JsonSchema {
+  const props = schema.properties;
+  if (!isRecord(props) || depth > 2) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, p] of Object.entries(props)) {
+    if (!isRecord(p)) {
+      out[k] = p;
+    } else if (p[MCP_LIST_CHANGED_MARK] === true) {
+      if (drop) continue;
+      const { [MCP_LIST_CHANGED_MARK]: _mark, ...rest } = p;
+      out[k] = rest;
+    } else {
+      out[k] = unmark(p, drop, depth + 1);
+    }
+  }
+  return { ...schema, properties: out };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** What a router reads of its episode's params (env/episode.ts `EpisodeParams`). */
+export interface RouterParams {
+  seed: number;
+  task: Task;
+  harness: Harness;
+  canonical: Harness;
+  map: SurfaceMap;
+  faults: number;
+}
+
+/** The episode's facts a router reads and adds to (owned by the episode). */
+export interface RouterFacts {
+  world: () => World;
+  state: WorldState;
+  evidence: Set<number>;
+  itemsInScope: Set<string>;
+  loaded: string[];
+}
+
+/** One episode's tools: what is offered, and the calls. */
+export class ToolRouter {
+  readonly params: RouterParams;
+  readonly #facts: RouterFacts;
+  readonly #faultRng: Rng;
+  /** Surface names of the MCP tools not yet discovered: not offered, UNKNOWN_TOOL when called. */
+  readonly #hidden = new Set<string>();
+  /** Whether the offered tool list changed during the current step (the observation then carries it). */
+  #toolsChanged = false;
+  /** The turn discovery happened on (0: not yet). */
+  #discoveredAt = 0;
+  /** `tools.mcp.list_changed`: whether this variant's MCP server announces a changed list, and whether it has. */
+  readonly #listChange: boolean;
+  #listChanged = false;
+  /** The turn being played (discovery records it). */
+  #turn = 0;
+  /** The content of the current call's `tool` message. */
+  #content = '';
+
+  constructor(params: RouterParams, facts: RouterFacts) {
+    this.params = params;
+    this.#facts = facts;
+    this.#faultRng = new Rng(params.seed, 'faults');
+    // The marketing tools arrive through discovery (MCP), as in production; the harness holds them all.
+    for (const t of MARKETING_TOOLS) {
+      const surface = params.map.toolToSurface(t);
+      if (surface !== undefined) this.#hidden.add(surface);
+    }
+    this.#listChange = params.harness.tools.some((t) => this.#hidden.has(t.function.name) && hasMark(t.function.parameters, 0));
+  }
+
+  /** The tools the episode offers now, in the harness's order. */
+  offeredTools(): ToolSchema[] {
+    const all = this.params.harness.tools;
+    const offered = this.#hidden.size === 0 ? all.slice() : all.filter((t) => !this.#hidden.has(t.function.name));
+    if (!this.#listChange) return offered;
+    // The announced parameter is absent before the list change, and unmarked after it.
+    return offered.map((t) =>
+      hasMark(t.function.parameters, 0)
+        ? { ...t, function: { ...t.function, parameters: unmark(t.function.parameters, !this.#listChanged, 0) } }
+        : t,
+    );
+  }
+
+  /** A step begins (turn `turn`): the tool list has not changed yet. */
+  beginStep(turn: number): void {
+    this.#turn = turn;
+    this.#toolsChanged = false;
+  }
+
+  /**
+   * A step ends: whether its observation must carry the tool list (it changed). The MCP server announces
+   * its changed list on the step after discovery (tools.mcp.list_changed).
+   */
+  endStep(): boolean {
+    if (this.#listChange && !this.#listChanged && this.#discoveredAt > 0 && this.#turn > this.#discoveredAt) {
+      this.#listChanged = true;
+      this.#toolsChanged = true;
+    }
+    return this.#toolsChanged;
+  }
+
+  /** Handle one call: resolve, validate, dispatch, render. Its trace, and the content of its `tool` message. */
+  call(call: ParsedCall, violations: HookViolation[]): { traced: TraceCall; content: string } {
+    this.#content = '';
+    const traced = this.#runCall(call, violations);
+    return { traced, content: this.#content };
+  }
+
+  #runCall(call: ParsedCall, violations: HookViolation[]): TraceCall {
+    const { map, harness } = this.params;
+    const traced: TraceCall = { id: call.id, name: call.name, surface_name: call.name, arguments: null, ok: false };
+    const fail = (error: ToolError, content?: string): TraceCall => {
+      traced.error = error.code;
+      this.#content = content ?? toolErrorContent(error);
+      return traced;
+    };
+    if (call.error || call.arguments === null) {
+      return fail({ code: 'PARSE_ERROR', message: call.error?.message ?? 'the arguments could not be parsed' });
+    }
+    const canonicalName = map.toolToCanonical(call.name);
+    const offered = !this.#hidden.has(call.name) && harness.tools.some((t) => t.function.name === call.name);
+    if (!offered) return fail({ code: 'UNKNOWN_TOOL', message: `no tool named "${call.name}"` });
+    if (canonicalName === undefined) {
+      // A decoy the variant added (a distractor or a look-alike): it exists, but serves nothing here.
+      traced.name = `${DECOY_PREFIX}${call.name}`;
+      traced.arguments = call.arguments;
+      return fail({ code: 'CONFLICT', message: `"${call.name}" is not available in this live room` });
+    }
+    traced.name = canonicalName;
+    const canonicalSchema = this.params.canonical.tools.find((t) => t.function.name === canonicalName);
+    // Map back first, then coerce raw (XML) values by the canonical types: a variant may drop type hints.
+    const mapped = map.argsToCanonical(canonicalName, call.arguments);
+    const args = call.untyped && canonicalSchema ? coerceArguments(mapped, canonicalSchema.function.parameters) : mapped;
+    traced.arguments = args;
+
+    const argsHook = harness.hooks.find((h) => h.id === 'tool_args');
+    if (canonicalSchema && (argsHook === undefined || argsHook.enabled)) {
+      const validate = validatorFor(canonicalSchema);
+      if (!validate(args)) {
+        const first = (validate.errors ?? [])[0];
+        const field = first ? map.paramToSurface(canonicalName, errorPath(first)) : '';
+        const message = first ? describeArgError(first, field) : 'invalid arguments';
+        violations.push({ hook: 'tool_args', code: 'INVALID_ARGUMENTS', message, evidence: call.name });
+        return fail(field ? { code: 'INVALID_ARGUMENTS', message, field } : { code: 'INVALID_ARGUMENTS', message });
+      }
+    }
+
+    if (canonicalName === LOAD_SKILL_TOOL) return this.#loadSkill(call, args, traced, fail);
+    if (canonicalName === DISCOVER_TOOLS_TOOL) return this.#discover(call, traced);
+
+    const ctx = { world: this.#facts.world(), state: this.#facts.state, viewer_id: this.params.task.viewer_id };
+    const faults = this.params.faults > 0 ? { rate: this.params.faults, rng: this.#faultRng } : undefined;
+    // Marketing tools are served by the MCP server (same handlers, same fault draw); the rest in-process.
+    const outcome = MARKETING_TOOLS.includes(canonicalName)
+      ? marketingHub(this.params.task.locale).callSync(canonicalName, args, faults ? { ctx, faults } : { ctx })
+      : callService(canonicalName, args, ctx, faults);
+    if (!outcome.ok) {
+      // The service speaks canonical names; the policy must read the variant's.
+      const message = map.rewriteText(outcome.error.message);
+      const error: ToolError =
+        outcome.error.field === undefined
+          ? { code: outcome.error.code, message }
+          : { code: outcome.error.code, message, field: map.paramToSurface(canonicalName, outcome.error.field) };
+      return fail(error, outcome.raw);
+    }
+    traced.ok = true;
+    traced.result = outcome.data;
+    const text = JSON.stringify(outcome.data);
+    numbersOf(text, this.#facts.evidence);
+    this.#noteItems(args, outcome.data);
+    this.#content = JSON.stringify(map.resultToSurface(canonicalName, outcome.data));
+    return traced;
+  }
+
+  /**
+   * `discover_tools`: read the marketing server's `tools/list`, map its canonical names to the variant's
+   * and offer them from now on. The result lists the tools found, in surface names.
+   */
+  #discover(call: ParsedCall, traced: TraceCall): TraceCall {
+    const found: string[] = [];
+    for (const t of marketingHub(this.params.task.locale).listedTools()) {
+      const surface = this.params.map.toolToSurface(t.function.name);
+      if (surface === undefined) continue;
+      found.push(surface);
+      if (this.#hidden.delete(surface)) this.#toolsChanged = true;
+    }
+    if (this.#discoveredAt === 0) this.#discoveredAt = this.#turn;
+    traced.ok = true;
+    traced.result = { server: 'marketing', tools: found };
+    this.#content = JSON.stringify({ server: 'marketing', tools: found });
+    return traced;
+  }
+
+  #loadSkill(call: ParsedCall, args: Record<string, unknown>, traced: TraceCall, fail: (e: ToolError) => TraceCall): TraceCall {
+    // `args` are canonical: the parameter is `name`; its value is the skill's surface name.
+    const requested = typeof args.name === 'string' ? args.name : undefined;
+    const skill = this.params.harness.skills.find((s) => s.name === requested);
+    if (requested === undefined || skill === undefined) {
+      return fail({ code: 'NOT_FOUND', message: `no skill named "${requested ?? ''}"` });
+    }
+    // A distractor or near-duplicate skill loads like any other, under a name no reward expects.
+    const canonicalSkill = this.params.map.skillToCanonical(requested) ?? `${DECOY_PREFIX}${requested}`;
+    this.#facts.loaded.push(canonicalSkill);
+    traced.ok = true;
+    traced.result = { name: canonicalSkill };
+    this.#content = skill.body;
+    return traced;
+  }
+
+  /** Items the conversation has touched (arguments and any `item_id` in the result, e.g. a viewer's orders). */
+  #noteItems(args: Record<string, unknown>, data: unknown): void {
+    if (typeof args.item_id === 'string') this.#facts.itemsInScope.add(args.item_id);
+    this.#collectItemIds(data, 0);
+  }
+
+  #collectItemIds(data: unknown, depth: number): void {
+    if (depth > 4) return;
+    if (Array.isArray(data)) {
+      for (const v of data) this.#collectItemIds(v, depth + 1);
+    } else if (isRecord(data)) {
+      for (const [k, v] of Object.entries(data)) {
+        if (k === 'item_id' && typeof v === 'string') this.#facts.itemsInScope.add(v);
+        else if (typeof v === 'object' && v !== null) this.#collectItemIds(v, depth + 1);
+      }
+    }
+  }
+}
