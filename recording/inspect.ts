@@ -1,26 +1,44 @@
 /**
  * An episode as a person reads it: rebuilt from its record (the transcript is not stored; replaying the
  * recorded actions regenerates it exactly), joined with the canonical trace, so each tool call shows the
- * name the agent used and the canonical one, and each hook objection its feedback. `harness-gym
- * inspect` prints it; the viewer serves it as JSON.
+ * name the agent used and the canonical one, and each hook objection its feedback. What the model saw
+ * (the system prompt and the tool schemas) comes from the recorded output bytes themselves, not from the
+ * rebuild, and the answer key from the source task: a reward designer debugs a reward from exactly
+ * these. `harness-gym inspect` prints it; the viewer serves it as JSON.
  */
-import type { ChatMessage } from '../protocol/domain.js';
+import type { AnswerKey, ChatMessage, ToolSchema } from '../protocol/domain.js';
+import type { SurfaceMap } from '../protocol/surface.js';
 import { loadBaseHarness } from '../harness/index.js';
 import { buildVariant, parseVariant } from '../harness-variants/index.js';
+import type { RenameTables } from '../harness-variants/index.js';
 import type { EnvConfig } from '../env/index.js';
+import { unpackValue } from './format.js';
 import type { EpisodeRecordV1 } from './format.js';
 import { rebuildEpisode } from './replay.js';
 import { describeVariant } from './recorder.js';
+
+/** An argument the variant's map placed on no canonical parameter (validation rejects it), and why. */
+export interface UnmappedArgument {
+  /** The key as the agent wrote it. */
+  name: string;
+  value: unknown;
+  /** What was wrong with it, in words. */
+  reason: string;
+}
 
 /** One tool call of a turn. */
 export interface CallView {
   id: string;
   surface_name: string;
+  /** The trace's name: the canonical tool, or `decoy:<surface>` for a decoy. */
   canonical_name: string;
+  /** Whether the agent called one of the variant's decoys (tools that stand for no canonical tool). */
+  decoy: boolean;
   /** Arguments as the agent wrote them (surface names), as a JSON string. */
   surface_arguments: string | null;
-  /** Canonical arguments (null when unparseable). */
-  canonical_arguments: unknown;
+  /** Canonical arguments the call mapped to (null when unparseable); the rest are in `unmapped_arguments`. */
+  canonical_arguments: { [key: string]: unknown } | null;
+  unmapped_arguments: UnmappedArgument[];
   ok: boolean;
   error: string | null;
   /** The tool message the agent got back (surface form). */
@@ -48,6 +66,22 @@ export interface ComponentView {
   failed: boolean;
 }
 
+/** One tool schema as the model was offered it, with the canonical tool it stands for. */
+export interface ToolSchemaView {
+  surface: string;
+  /** Null for a decoy (or when the variant could not be rebuilt). */
+  canonical: string | null;
+  description: string | null;
+  /** The JSON Schema of the parameters, in surface form. */
+  parameters: unknown;
+}
+
+/** A tool list the model was offered: at reset (`after_turn` 0), or after a turn whose observation carried a new one. */
+export interface ToolListView {
+  after_turn: number;
+  tools: ToolSchemaView[];
+}
+
 /** The whole episode. */
 export interface EpisodeView {
   episode_id: string;
@@ -58,11 +92,24 @@ export interface EpisodeView {
   viewer_id: string;
   viewer_message: string;
   history: { role: string; content: string }[];
-  variant: { id: string; label: string; families: string[]; applied: string[]; variant_seed: number };
+  variant: {
+    id: string;
+    label: string;
+    families: string[];
+    applied: string[];
+    variant_seed: number;
+    /** The variant's map as its rename tables (canonical -> surface); empty for identity, null when it cannot be rebuilt. */
+    tables: RenameTables | null;
+  };
+  /** Every tool and skill of the variant's harness (surface = canonical; canonical null for a decoy). */
   tools: { surface: string; canonical: string | null }[];
   skills: { surface: string; canonical: string | null }[];
-  /** The system prompt the agent saw. */
+  /** The system prompt the agent saw (from the recorded reset output). */
   system_prompt: string | null;
+  /** The tool schemas the agent saw, as offered (from the recorded outputs). */
+  tool_lists: ToolListView[];
+  /** The source task's answer key (canonical names): what the rewards score against. */
+  answer_key: AnswerKey;
   turns: TurnView[];
   final_reply: string | null;
   outcome: string;
@@ -71,15 +118,97 @@ export interface EpisodeView {
   rebuild_error: string | null;
 }
 
-/** Operators the variant applied (recomputed: building a variant is deterministic). */
-function appliedOps(rec: EpisodeRecordV1): string[] {
+function emptyTables(): RenameTables {
+  return { tools: {}, skills: {}, fields: {}, nest: {}, extra_params: {}, decoys: [] };
+}
+
+/** Operators the variant applied and its rename tables (recomputed: building a variant is deterministic). */
+function variantParts(rec: EpisodeRecordV1): { applied: string[]; tables: RenameTables | null } {
   const parsed = parseVariant(rec.variant);
-  if (!parsed.ok || parsed.spec === null) return [];
+  if (!parsed.ok) return { applied: [], tables: null };
+  if (parsed.spec === null) return { applied: [], tables: emptyTables() };
   try {
-    return buildVariant(loadBaseHarness(rec.source_task.locale), parsed.spec, rec.variant_seed, rec.source_task).applied;
+    const built = buildVariant(loadBaseHarness(rec.source_task.locale), parsed.spec, rec.variant_seed, rec.source_task);
+    return { applied: built.applied, tables: built.tables };
   } catch {
-    return [];
+    return { applied: [], tables: null };
   }
+}
+
+/**
+ * The surface map (harness-variants/surface-map.ts, `FOREIGN`) keeps a key that belongs to no canonical
+ * parameter under `<key>\u0000<why>`, so that schema validation names it as unknown; the trace holds it
+ * so. These are the three reasons it uses, said in words.
+ */
+const FOREIGN = '\u0000';
+
+function unmappedReason(why: string, name: string, tool: string, tables: RenameTables | null): string {
+  const wrapper = tables?.nest[tool];
+  const holder = wrapper === undefined ? 'the object that holds every argument' : `"${wrapper}", the object that holds every argument`;
+  if (why === 'outside') return `given beside ${holder} of this tool in this variant`;
+  if (why === 'value') return 'must be the object that holds every argument of this tool in this variant';
+  if (why === 'base') {
+    const surface = tables?.fields[name];
+    return surface === undefined
+      ? "the base harness's name of a parameter this variant renamed"
+      : `the base harness's name of a parameter this variant calls "${surface}"`;
+  }
+  return 'not a parameter of this tool';
+}
+
+/** Canonical arguments split into those on canonical parameters and those the map could not place. */
+function splitArguments(
+  tool: string,
+  args: { [key: string]: unknown } | null,
+  tables: RenameTables | null,
+): { canonical: { [key: string]: unknown } | null; unmapped: UnmappedArgument[] } {
+  if (args === null) return { canonical: null, unmapped: [] };
+  const canonical: { [key: string]: unknown } = {};
+  const unmapped: UnmappedArgument[] = [];
+  for (const [k, value] of Object.entries(args)) {
+    const at = k.indexOf(FOREIGN);
+    if (at < 0) canonical[k] = value;
+    else unmapped.push({ name: k.slice(0, at), value, reason: unmappedReason(k.slice(at + 1), k.slice(0, at), tool, tables) });
+  }
+  return { canonical, unmapped };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The `observation` of recorded output bytes, or null when they do not decode to one. */
+function recordedObservation(bytes: Uint8Array | undefined): { messages?: ChatMessage[]; tools?: ToolSchema[] } | null {
+  if (bytes === undefined) return null;
+  try {
+    const out = unpackValue(bytes);
+    return isRecord(out) && isRecord(out.observation) ? (out.observation as { messages?: ChatMessage[]; tools?: ToolSchema[] }) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the model saw: the system prompt at reset and every tool list it was offered, from the recorded bytes. */
+function whatTheModelSaw(rec: EpisodeRecordV1, map: SurfaceMap | null): { system_prompt: string | null; tool_lists: ToolListView[] } {
+  const schemaView = (t: ToolSchema): ToolSchemaView => ({
+    surface: t.function.name,
+    canonical: map?.toolToCanonical(t.function.name) ?? null,
+    description: t.function.description ?? null,
+    parameters: t.function.parameters,
+  });
+  const reset = recordedObservation(rec.reset.out);
+  const first = reset?.messages?.[0];
+  const toolLists: ToolListView[] = [];
+  if (Array.isArray(reset?.tools)) toolLists.push({ after_turn: 0, tools: reset.tools.map(schemaView) });
+  // A refused action (an item error) is no turn: count only the actions that got an output.
+  let turn = 0;
+  for (const s of rec.steps) {
+    if (s.out === undefined) continue;
+    turn++;
+    const obs = recordedObservation(s.out);
+    if (Array.isArray(obs?.tools)) toolLists.push({ after_turn: turn, tools: obs.tools.map(schemaView) });
+  }
+  return { system_prompt: first?.role === 'system' ? first.content : null, tool_lists: toolLists };
 }
 
 /** Build the view of one record. */
@@ -88,18 +217,22 @@ export function inspectRecord(rec: EpisodeRecordV1, base: Partial<EnvConfig> = {
   let rebuildError: string | null = null;
   let tools: { surface: string; canonical: string | null }[] = [];
   let skills: { surface: string; canonical: string | null }[] = [];
+  let map: SurfaceMap | null = null;
   const built = rebuildEpisode(rec, base);
   if (built.ok) {
     const ep = built.episode;
     ep.reset();
     for (const s of rec.steps) if (!ep.ended) ep.step(s.action);
     messages = ep.messages.slice();
-    const map = ep.params.map;
-    tools = ep.params.harness.tools.map((t) => ({ surface: t.function.name, canonical: map.toolToCanonical(t.function.name) ?? null }));
-    skills = ep.params.harness.skills.map((s) => ({ surface: s.name, canonical: map.skillToCanonical(s.name) ?? null }));
+    const m = ep.params.map;
+    map = m;
+    tools = ep.params.harness.tools.map((t) => ({ surface: t.function.name, canonical: m.toolToCanonical(t.function.name) ?? null }));
+    skills = ep.params.harness.skills.map((s) => ({ surface: s.name, canonical: m.skillToCanonical(s.name) ?? null }));
   } else {
     rebuildError = built.message;
   }
+  const { applied, tables } = variantParts(rec);
+  const decoys = new Set(tables?.decoys ?? []);
 
   // Walk the transcript: each assistant message opens a turn; tool messages are its results; a user
   // message after it is the hooks' feedback.
@@ -121,22 +254,28 @@ export function inspectRecord(rec: EpisodeRecordV1, base: Partial<EnvConfig> = {
       kind: t.kind,
       thinking: t.thinking,
       content: t.content,
-      calls: t.calls.map((c) => ({
-        id: c.id,
-        surface_name: c.surface_name,
-        canonical_name: c.name,
-        surface_arguments: surfaceArgs.get(c.id) ?? null,
-        canonical_arguments: c.arguments,
-        ok: c.ok,
-        error: c.error ?? null,
-        result: tm?.tools.get(c.id) ?? null,
-      })),
+      calls: t.calls.map((c) => {
+        const args = splitArguments(c.name, c.arguments, tables);
+        return {
+          id: c.id,
+          surface_name: c.surface_name,
+          canonical_name: c.name,
+          decoy: decoys.has(c.surface_name),
+          surface_arguments: surfaceArgs.get(c.id) ?? null,
+          canonical_arguments: args.canonical,
+          unmapped_arguments: args.unmapped,
+          ok: c.ok,
+          error: c.error ?? null,
+          result: tm?.tools.get(c.id) ?? null,
+        };
+      }),
       hook_violations: t.hook_violations.map((v) => ({ hook: v.hook, code: v.code, message: v.message })),
       hook_feedback: tm?.feedback ?? null,
     };
   });
 
   const variant = describeVariant(rec.variant);
+  const saw = whatTheModelSaw(rec, map);
   const components: ComponentView[] = Object.keys(rec.reward.components).map((name) => {
     const d = rec.reward.details[name];
     const w = rec.profile.modules.find((m) => m.name === name);
@@ -155,18 +294,53 @@ export function inspectRecord(rec: EpisodeRecordV1, base: Partial<EnvConfig> = {
       id: rec.variant_id,
       label: variant.label,
       families: variant.families,
-      applied: appliedOps(rec),
+      applied,
       variant_seed: rec.variant_seed,
+      tables,
     },
     tools,
     skills,
-    system_prompt: messages[0]?.role === 'system' ? messages[0].content : null,
+    // The recorded bytes are what the model saw; the rebuild stands in only if they do not decode.
+    system_prompt: saw.system_prompt ?? (messages[0]?.role === 'system' ? messages[0].content : null),
+    tool_lists: saw.tool_lists,
+    answer_key: rec.source_task.answer_key,
     turns,
     final_reply: rec.trace.final_reply,
     outcome: rec.trace.outcome,
     reward: { total: rec.reward.reward, profile: rec.reward_profile, segments: rec.reward.segments, components },
     rebuild_error: rebuildError,
   };
+}
+
+/** A canonical call as the rewards' reasons write it: `name {"arg":value}`. */
+function callText(c: { name: string; arguments: { [key: string]: unknown } }): string {
+  return `${c.name} ${JSON.stringify(c.arguments)}`;
+}
+
+/** A segment's score, or that the episode had nothing of that kind to score. */
+function segmentText(x: number | null): string {
+  return x === null ? 'not scored' : x.toFixed(4);
+}
+
+/** The answer key in a few lines: what the rewards score the episode against. */
+function answerKeyLines(k: AnswerKey): string[] {
+  const list = (xs: readonly string[]): string => (xs.length ? xs.join(', ') : '(none)');
+  const facts = (fs: AnswerKey['required_facts']): string =>
+    fs.length ? fs.map((f) => `${f.key} = ${f.values.join(' | ')}`).join('; ') : '(none)';
+  const state = Object.entries(k.expected_state)
+    .filter(([, xs]) => Array.isArray(xs) && xs.length > 0)
+    .map(([name, xs]) => `${name} ${JSON.stringify(xs)}`);
+  const out = [
+    `--- answer key: expect ${k.expect}, call to action ${k.cta ? 'expected' : 'not expected'}`,
+    `reply skills: ${list(k.reply_skills)}; strategy skills: ${list(k.strategy_skills)}`,
+  ];
+  if (k.required_calls.length === 0) out.push('required calls: (none)');
+  for (const r of k.required_calls) out.push(`required call: ${r.any_of.map(callText).join(' or ')}`);
+  out.push(`required facts: ${facts(k.required_facts)}`);
+  out.push(`forbidden facts: ${facts(k.forbidden_facts)}`);
+  out.push(`expected state: ${state.length ? state.join('; ') : 'unchanged'}`);
+  out.push(`reference reply: ${k.reference_reply}`);
+  return out;
 }
 
 /** The view as text. */
@@ -184,6 +358,8 @@ export function formatEpisodeView(v: EpisodeView): string {
     x.canonical === null ? `${x.surface} (decoy)` : x.canonical === x.surface ? x.surface : `${x.surface} = ${x.canonical}`;
   out.push(`tools: ${v.tools.map(pair).join(', ')}`);
   out.push(`skills: ${v.skills.map(pair).join(', ')}`);
+  out.push('');
+  out.push(...answerKeyLines(v.answer_key));
   if (v.rebuild_error) out.push(`(transcript not rebuilt: ${v.rebuild_error})`);
   for (const t of v.turns) {
     out.push('');
@@ -191,10 +367,15 @@ export function formatEpisodeView(v: EpisodeView): string {
     if (t.thinking) out.push(`thinking: ${t.thinking}`);
     if (t.content !== null && t.content !== '') out.push(`${t.calls.length ? 'text' : 'reply'}: ${t.content}`);
     for (const c of t.calls) {
-      const names = c.surface_name === c.canonical_name ? c.canonical_name : `${c.surface_name} -> ${c.canonical_name}`;
+      const names = c.decoy
+        ? `${c.surface_name} (decoy)`
+        : c.surface_name === c.canonical_name
+          ? c.canonical_name
+          : `${c.surface_name} -> ${c.canonical_name}`;
       out.push(`call ${names}(${c.surface_arguments ?? ''})`);
-      if (c.surface_arguments !== JSON.stringify(c.canonical_arguments))
-        out.push(`  canonical args: ${JSON.stringify(c.canonical_arguments)}`);
+      if (c.unmapped_arguments.length > 0 || c.surface_arguments !== JSON.stringify(c.canonical_arguments))
+        out.push(`  canonical args: ${c.canonical_arguments === null ? '(unparseable)' : JSON.stringify(c.canonical_arguments)}`);
+      for (const u of c.unmapped_arguments) out.push(`  not mapped: ${u.name} = ${JSON.stringify(u.value)} (${u.reason})`);
       out.push(`  ${c.ok ? 'result' : `error ${c.error}`}: ${c.result ?? ''}`);
     }
     for (const h of t.hook_violations) out.push(`hook ${h.hook} ${h.code}: ${h.message}`);
@@ -203,10 +384,10 @@ export function formatEpisodeView(v: EpisodeView): string {
   out.push('');
   out.push(`--- final reply (${v.outcome}): ${v.final_reply ?? '(none)'}`);
   out.push(
-    `--- reward ${v.reward.total.toFixed(4)} (profile ${v.reward.profile}; tool ${v.reward.segments.tool ?? '-'}, reply ${v.reward.segments.reply ?? '-'})`,
+    `--- reward ${v.reward.total.toFixed(4)} (profile ${v.reward.profile}; tool segment: ${segmentText(v.reward.segments.tool)}, reply segment: ${segmentText(v.reward.segments.reply)})`,
   );
   for (const c of v.reward.components) {
-    out.push(`${c.name}: ${c.value.toFixed(4)} (weight ${c.weight ?? '-'})${c.failed ? ' FAILED' : ''}`);
+    out.push(`${c.name}: ${c.value.toFixed(4)} (${c.weight === null ? 'not weighted' : `weight ${c.weight}`})${c.failed ? ' FAILED' : ''}`);
     for (const r of c.reasons) out.push(`  - ${r}`);
   }
   return out.join('\n') + '\n';

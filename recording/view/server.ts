@@ -2,22 +2,30 @@
  * `harness-gym view`: a local, read-only web page over a directory of records. Plain HTML, one vanilla
  * JS file and one stylesheet served by fastify (no CDN, no build step); the page asks two JSON routes:
  * `/api/episodes` (the list with what the filters and charts need) and `/api/episodes/:key` (one episode,
- * rebuilt as `harness-gym inspect` shows it). Binds 127.0.0.1 only: records hold whole tasks.
+ * the view `harness-gym inspect` prints, with where it came from). Binds 127.0.0.1 only: records hold
+ * whole tasks. An episode's link names its file and its index there (`#/episode/<file>/<index>`), not
+ * the list position, so a link still opens the same episode after more files were written.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
+import { RECORD_EXT } from '../format.js';
 import { readRecords } from '../reader.js';
-import type { LoadedRecord } from '../reader.js';
+import type { LoadedRecord, ReadResult } from '../reader.js';
 import { inspectRecord } from '../inspect.js';
+import type { EpisodeView } from '../inspect.js';
 
 /** One row of the list. */
 export interface EpisodeRow {
   key: number;
   episode_id: string;
+  /** The record file's name (no directory). */
   file: string;
+  /** The writer the file came from: its name without the rotation number (`session-<id>`, `eval-...`). */
+  session: string;
+  /** Index of the record within its file. */
   index: number;
   seed: number;
   intent: string;
@@ -66,6 +74,18 @@ function staticDir(): string {
   }
 }
 
+/** One episode as the detail route serves it: the inspect view and where the record is. */
+export interface EpisodeDetail extends EpisodeView {
+  source: { key: number; file: string; session: string; index: number };
+}
+
+/** A record file's writer: `session-<id>-0002.hgrec` -> `session-<id>` (files rotate as `<stem>-NNNN`). */
+export function sessionOf(file: string): string {
+  const name = basename(file);
+  const stem = name.endsWith(RECORD_EXT) ? name.slice(0, -RECORD_EXT.length) : name;
+  return stem.replace(/-\d{4,}$/, '');
+}
+
 /** The list rows of loaded records. */
 export function episodeRows(records: readonly LoadedRecord[]): EpisodeRow[] {
   return records.map((r, key) => {
@@ -74,6 +94,7 @@ export function episodeRows(records: readonly LoadedRecord[]): EpisodeRow[] {
       key,
       episode_id: rec.episode_id,
       file: basename(r.file),
+      session: sessionOf(r.file),
       index: r.index,
       seed: rec.seed,
       intent: rec.summary.intent,
@@ -90,11 +111,30 @@ export function episodeRows(records: readonly LoadedRecord[]): EpisodeRow[] {
   });
 }
 
-/** Build the viewer app over a file or directory (not listening). */
-export function buildViewer(path: string): { app: FastifyInstance; episodes: number; warnings: string[] } {
+const WHAT_TO_GIVE =
+  'give a directory of record files (*.hgrec, as `harness-gym serve --record DIR` or `harness-gym eval --record DIR` write them) or one such file';
+
+/**
+ * The records of a path, or an Error saying what is wrong with it and what to give instead: a missing
+ * path, a directory without record files and a file that is not one would otherwise serve an empty page.
+ */
+function loadRecords(path: string): ReadResult {
+  if (!existsSync(path)) throw new Error(`${path} does not exist: ${WHAT_TO_GIVE}`);
   const loaded = readRecords(path);
-  const records = loaded.ok ? loaded.result.records : [];
-  const warnings = loaded.ok ? loaded.result.warnings : [loaded.message];
+  if (!loaded.ok) throw new Error(`${loaded.message}: ${WHAT_TO_GIVE}`);
+  const r = loaded.result;
+  if (r.files.length === 0) throw new Error(`${path} holds no record file: ${WHAT_TO_GIVE}`);
+  // A file without a header or a record is not one (a torn record file keeps its header).
+  if (r.headers.length === 0 && r.records.length === 0) throw new Error(`${path} is not a record file: ${WHAT_TO_GIVE}`);
+  return r;
+}
+
+/**
+ * Build the viewer app over a file or directory (not listening). Throws an Error naming the path when
+ * it does not exist or holds no record file.
+ */
+export function buildViewer(path: string): { app: FastifyInstance; episodes: number; warnings: string[] } {
+  const { records, warnings } = loadRecords(path);
   const rows = episodeRows(records);
   const dir = staticDir();
   const app = Fastify({ logger: false });
@@ -106,12 +146,17 @@ export function buildViewer(path: string): { app: FastifyInstance; episodes: num
     const key = Number(req.params.key);
     const r = Number.isInteger(key) ? records[key] : undefined;
     if (!r) return reply.code(404).send({ error: { code: 'UNKNOWN_EPISODE', message: `no episode ${req.params.key}` } });
-    return inspectRecord(r.record);
+    const row = rows[key];
+    const detail: EpisodeDetail = { ...inspectRecord(r.record), source: { key, file: row.file, session: row.session, index: row.index } };
+    return detail;
   });
   return { app, episodes: rows.length, warnings };
 }
 
-/** Build and listen on 127.0.0.1:`port` (0 picks a free port). */
+/**
+ * Build and listen on 127.0.0.1:`port` (0 picks a free port). Rejects with an Error naming the path
+ * when it does not exist or holds no record file.
+ */
 export async function startViewer(opts: { path: string; port: number }): Promise<RunningViewer> {
   const { app, episodes, warnings } = buildViewer(opts.path);
   const url = await app.listen({ host: '127.0.0.1', port: opts.port });
