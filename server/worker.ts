@@ -15,7 +15,7 @@ import { Codec } from '../protocol/codec.js';
 import { setWorldCacheShare } from '../mock-services/index.js';
 import { IdleCollector } from './idle-collect.js';
 import type { SessionRequest } from '../protocol/wire.js';
-import { EpisodeTable } from './episode-table.js';
+import { EpisodeTable } from './hosts.js';
 import { encodeReply } from './hosts.js';
 import type { WorkerData, WorkerApplyResult, WorkerFreeResult, WorkerTask } from './hosts.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { pack } from 'msgpackr';
+import { MsgpackCodec } from '../../protocol/codec.js';
 import { HarnessGymEnv, createEpisode, defaultEnvConfig } from '../../env/index.js';
 import type { Episode } from '../../env/index.js';
 import { EnvError } from '../../protocol/errors.js';
@@ -52,7 +52,7 @@ function playPacked(policy: Policy, seed: number, options: Record<string, unknow
       info = r.info;
     }
   }
-  return pack(outputs);
+  return new MsgpackCodec().pack(outputs);
 }
 
 describe('reset', () => {
