@@ -5,6 +5,7 @@
 import type { SurfaceMap } from '../protocol/surface.js';
 import { rewriterOf } from './materialize.js';
 import type { RenameTables } from './types.js';
+import { foreignKey, readForeignKey } from '../protocol/surface.js';
 
 function invert(table: Record<string, string>): Map<string, string> {
   const out = new Map<string, string>();
@@ -36,8 +37,6 @@ function mapOf<V>(entries: [string, V][]): ReadonlyMap<string, V> {
   return entries.length === 0 ? EMPTY : new Map(entries);
 }
 
-/** Marks a key that belongs to no canonical parameter (so validation names it as unknown). */
-const FOREIGN = '\u0000';
 
 function parseObject(text: string): Record<string, unknown> | null {
   try {
@@ -101,7 +100,7 @@ export class TableMap implements SurfaceMap {
     if (c !== undefined) return c;
     // A canonical name that the variant renamed is not a valid surface name: keep it visibly foreign so
     // that validation reports it instead of silently accepting the base harness's name.
-    return this.#fields.has(surface) ? `${surface}${FOREIGN}base` : surface;
+    return this.#fields.has(surface) ? foreignKey(surface, 'base') : surface;
   }
 
   argsToCanonical(tool: string, args: { [key: string]: unknown }): { [key: string]: unknown } {
@@ -115,8 +114,8 @@ export class TableMap implements SurfaceMap {
       source = isRecord(inner) ? inner : {};
       // Anything beside the wrapper is foreign: kept, marked, so that the schema reports it as unknown
       // (a flat call in the base harness's shape must not pass as a nested one).
-      for (const [k, v] of Object.entries(args)) if (k !== wrapper) out[`${k}${FOREIGN}outside`] = v;
-      if (inner !== undefined && !isRecord(inner)) out[`${wrapper}${FOREIGN}value`] = inner;
+      for (const [k, v] of Object.entries(args)) if (k !== wrapper) out[foreignKey(k, 'outside')] = v;
+      if (inner !== undefined && !isRecord(inner)) out[foreignKey(wrapper, 'value')] = inner;
     }
     const extra = this.#extra.get(tool);
     for (const [k, v] of Object.entries(source)) {
@@ -136,12 +135,12 @@ export class TableMap implements SurfaceMap {
   paramToSurface(tool: string, path: string): string {
     const renamed = path
       .split('.')
-      .map((p) => (p.includes(FOREIGN) ? p.slice(0, p.indexOf(FOREIGN)) : (this.#fields.get(p) ?? p)))
+      .map((p) => readForeignKey(p)?.name ?? this.#fields.get(p) ?? p)
       .join('.');
     const wrapper = this.#nest.get(tool);
     // A foreign key beside the wrapper is reported by its own (surface) name, not under the wrapper.
-    if (wrapper === undefined || path.includes(`${FOREIGN}outside`)) return renamed;
-    if (path.includes(`${FOREIGN}value`)) return wrapper;
+    if (wrapper === undefined || path.includes(foreignKey('', 'outside'))) return renamed;
+    if (path.includes(foreignKey('', 'value'))) return wrapper;
     return renamed ? `${wrapper}.${renamed}` : wrapper;
   }
 

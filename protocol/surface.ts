@@ -5,6 +5,30 @@
  */
 import type { ToolError } from './domain.js';
 
+/**
+ * Why a mapped-back argument key belongs to no canonical parameter: given beside the object that wraps a
+ * tool's arguments (`outside`), a wrapper that is not an object (`value`), the base harness's name of a
+ * field the variant renamed (`base`).
+ */
+export type ForeignReason = 'outside' | 'value' | 'base';
+
+/**
+ * The mark of such a key in canonical arguments (and so in traces): `<key>\u0000<reason>`, a name no
+ * schema has, so that validation reports it as unknown instead of silently accepting it.
+ */
+export const FOREIGN_MARK = '\u0000';
+
+/** `key` marked as foreign for `reason`. */
+export function foreignKey(key: string, reason: ForeignReason): string {
+  return `${key}${FOREIGN_MARK}${reason}`;
+}
+
+/** The name and reason of a marked key, or null for a canonical one. */
+export function readForeignKey(key: string): { name: string; reason: string } | null {
+  const at = key.indexOf(FOREIGN_MARK);
+  return at < 0 ? null : { name: key.slice(0, at), reason: key.slice(at + 1) };
+}
+
 /** Maps surface forms to canonical ones and back. Pure; shared by every episode of one variant. */
 export interface SurfaceMap {
   /** Canonical tool name for a surface tool name; undefined when the variant has no such tool. */

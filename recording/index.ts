@@ -26,5 +26,5 @@ export { rescore, rescoreRecord, formatRescore } from './rescore.js';
 export type { RescoreFigure, RescoreReport } from './rescore.js';
 export { inspectRecord, formatEpisodeView } from './inspect.js';
 export { startViewer } from './view/server.js';
-export type { RunningViewer } from './view/server.js';
-export type { EpisodeView, TurnView, CallView, ComponentView } from './inspect.js';
+export type { RunningViewer, EpisodeDetail } from './view/server.js';
+export type { EpisodeView, TurnView, CallView, ComponentView, UnmappedArgument, ToolSchemaView, ToolListView } from './inspect.js';

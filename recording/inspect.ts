@@ -16,6 +16,7 @@ import { unpackValue } from './format.js';
 import type { EpisodeRecordV1 } from './format.js';
 import { rebuildEpisode } from './replay.js';
 import { describeVariant } from './recorder.js';
+import { readForeignKey } from '../protocol/surface.js';
 
 /** An argument the variant's map placed on no canonical parameter (validation rejects it), and why. */
 export interface UnmappedArgument {
@@ -135,13 +136,7 @@ function variantParts(rec: EpisodeRecordV1): { applied: string[]; tables: Rename
   }
 }
 
-/**
- * The surface map (harness-variants/surface-map.ts, `FOREIGN`) keeps a key that belongs to no canonical
- * parameter under `<key>\u0000<why>`, so that schema validation names it as unknown; the trace holds it
- * so. These are the three reasons it uses, said in words.
- */
-const FOREIGN = '\u0000';
-
+/** A marked argument key's reason (protocol/surface.ts `ForeignReason`), said in words. */
 function unmappedReason(why: string, name: string, tool: string, tables: RenameTables | null): string {
   const wrapper = tables?.nest[tool];
   const holder = wrapper === undefined ? 'the object that holds every argument' : `"${wrapper}", the object that holds every argument`;
@@ -166,9 +161,9 @@ function splitArguments(
   const canonical: { [key: string]: unknown } = {};
   const unmapped: UnmappedArgument[] = [];
   for (const [k, value] of Object.entries(args)) {
-    const at = k.indexOf(FOREIGN);
-    if (at < 0) canonical[k] = value;
-    else unmapped.push({ name: k.slice(0, at), value, reason: unmappedReason(k.slice(at + 1), k.slice(0, at), tool, tables) });
+    const foreign = readForeignKey(k);
+    if (foreign === null) canonical[k] = value;
+    else unmapped.push({ name: foreign.name, value, reason: unmappedReason(foreign.reason, foreign.name, tool, tables) });
   }
   return { canonical, unmapped };
 }
