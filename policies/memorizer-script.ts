@@ -1,15 +1,53 @@
 /**
  * The memorizer's "weights": keyword rules that classify a viewer message (zh-CN and en), and one fixed
  * script per class written in the BASE harness's vocabulary — canonical tool names, canonical argument
- * names, canonical skill names and canonical result field names. The rules mirror the task templates of
- * env/tasks/intents/*.ts (what a small model fine-tuned on the base harness would have seen), and the
- * reply templates mirror their reference replies.
+ * names, canonical skill names and canonical result field names. The rules are the memorizer's own
+ * reading of the viewer messages of env/tasks/intents/*.ts (what a small model fine-tuned on the base
+ * harness would have seen). Its replies are the reference replies it was trained on: the same tables,
+ * imported from protocol/phrasebook/, of which it recalls the first (full) and the last (short) wording;
+ * the few replies written here are its own (fallbacks the generator never needs, and a few wordings that
+ * differ, noted where they are).
  *
  * A script is re-run on every turn against the results gathered so far: it returns the calls it still
  * needs, or its reply once everything it needs is known. That keeps each script a straight line of
  * "look this up, then that, then say it", like the trajectories it imitates.
  */
 import type { CanonicalCall, Locale } from '../protocol/domain.js';
+import type { Phrases } from '../protocol/phrasebook/index.js';
+import {
+  ATTRIBUTE_REPLY,
+  BUY_CURRENT_REPLY,
+  BUY_LINK_REPLY,
+  CLARIFY_REPLY,
+  COMPLIMENT_REPLY,
+  COUPON_NAME,
+  COUPON_REPLY,
+  END_TIME_REPLY,
+  FAQ_REPLY,
+  FLASH_REPLY,
+  GIFT_REPLY,
+  GREETING_REPLY,
+  HANDOFF_REPLY,
+  INGREDIENT_ATTRIBUTES,
+  INGREDIENTS_REPLY,
+  MEDICAL_REFUSAL_LEAD,
+  OFF_PLATFORM_REPLY,
+  ORDER_STATUS_REPLY,
+  PERSONA_NAME_REPLY,
+  PRICE_REPLY,
+  PRODUCT_KIND_NAME,
+  REAL_PERSON_REPLY,
+  REFUSAL_ATTRIBUTE_OFFER,
+  REFUSAL_DETAILS_OFFER,
+  RETURN_ELIGIBLE_REPLY,
+  RETURN_INELIGIBLE_REPLY,
+  RETURN_POLICY_REPLY,
+  SHIPPING_REPLY,
+  STOCK_REPLY,
+  SUPERLATIVE_REPLY,
+  TRACKING_REPLY,
+  TRACKING_STATUS,
+} from '../protocol/phrasebook/index.js';
 import { charLength } from '../protocol/text.js';
 import type { LineupEntry, RoomFacts } from './memorizer-room.js';
 
@@ -64,6 +102,20 @@ function linkName(ctx: ScriptContext, n: number): string {
 
 function fill(template: string, vars: Record<string, string | number>): string {
   return template.replace(/\{(\w+)\}/g, (whole, k: string) => (k in vars ? String(vars[k]) : whole));
+}
+
+/**
+ * The wordings of a reference-reply table that the memorizer recalls: the first (the full one) and the
+ * last (the short one). The generator samples every paraphrase; the fine-tune it imitates settled on these.
+ */
+function recall(ctx: ScriptContext, table: Phrases): string[] {
+  const all = table[ctx.room.locale];
+  return all.length <= 2 ? all.slice() : [all[0], all[all.length - 1]];
+}
+
+/** The one wording the memorizer says of a table it does not vary: the first. */
+function first(ctx: ScriptContext, table: Phrases): string {
+  return table[ctx.room.locale][0];
 }
 
 /**
@@ -154,18 +206,10 @@ function pricePart(n: number): Part {
         p = price(d.data.live_price);
       }
       return reply(
-        choose(
-          ctx,
-          T(
-            ctx,
-            ['亲，{s}现在直播价{price}元哦，喜欢的宝宝可以去拍', '{s}直播价{price}元哦'],
-            ['{s} is {price} yuan at the live price right now, grab it if you like it!', '{s} is {price} yuan live.'],
-          ),
-          {
-            s: subject(ctx, n),
-            price: p,
-          },
-        ),
+        choose(ctx, recall(ctx, PRICE_REPLY), {
+          s: subject(ctx, n),
+          price: p,
+        }),
       );
     },
   };
@@ -213,37 +257,9 @@ function stockPart(n: number, msg: string): Part {
             : `link ${n}`;
       const stock = num(sku.stock);
       const vars = { s, stock };
-      if (stock <= 0)
-        return reply(
-          choose(
-            ctx,
-            T(
-              ctx,
-              ['亲，{s}已经售罄啦，可以看看其他规格哦', '{s}已经售罄啦'],
-              ['Sorry, {s} is sold out now, maybe check the other options?', 'Sorry, {s} is sold out.'],
-            ),
-            vars,
-          ),
-        );
-      if (stock <= 10)
-        return reply(
-          choose(
-            ctx,
-            T(
-              ctx,
-              ['亲，{s}只剩{stock}件了，喜欢的抓紧拍哦', '{s}只剩{stock}件了'],
-              ['Only {stock} left of {s}, grab it soon!', 'Only {stock} left of {s}.'],
-            ),
-            vars,
-          ),
-        );
-      return reply(
-        choose(
-          ctx,
-          T(ctx, ['亲，{s}有货的，喜欢可以直接拍哦', '{s}有货的'], ['Yes, {s} is in stock, go ahead and order!', '{s} is in stock.']),
-          vars,
-        ),
-      );
+      if (stock <= 0) return reply(choose(ctx, recall(ctx, STOCK_REPLY.sold_out), vars));
+      if (stock <= 10) return reply(choose(ctx, recall(ctx, STOCK_REPLY.low), vars));
+      return reply(choose(ctx, recall(ctx, STOCK_REPLY.in_stock), vars));
     },
   };
 }
@@ -253,9 +269,7 @@ function attributePart(name: string, value: string): Part {
     kind: 'attribute',
     skill: 'product-qa',
     run(ctx) {
-      return reply(
-        fill(T(ctx, '亲，这款的{attr}是{value}哦', 'The {attr} is {value}.'), { attr: zh(ctx) ? name : name.toLowerCase(), value }),
-      );
+      return reply(fill(first(ctx, ATTRIBUTE_REPLY), { attr: zh(ctx) ? name : name.toLowerCase(), value }));
     },
   };
 }
@@ -265,7 +279,7 @@ function faqCurrentPart(answer: string): Part {
     kind: 'faq_current',
     skill: 'product-qa',
     run(ctx) {
-      return reply(fill(T(ctx, '亲，{a}', '{a}'), { a: answer }));
+      return reply(fill(FAQ_REPLY.current[ctx.room.locale], { a: answer }));
     },
   };
 }
@@ -291,7 +305,7 @@ function faqOtherPart(n: number, msg: string, topic: RegExp | null, kind = 'faq_
         (topic ? results.find((x) => topic.test(str(x.question))) : undefined) ??
         results[0];
       if (!hit) return reply(unknownReply(ctx));
-      return reply(fill(T(ctx, '亲，{link}：{a}', 'For {link}: {a}'), { link: linkName(ctx, n), a: str(hit.answer) }));
+      return reply(fill(FAQ_REPLY.other[ctx.room.locale], { link: linkName(ctx, n), a: str(hit.answer) }));
     },
   };
 }
@@ -312,7 +326,7 @@ function shippingPart(n: number): Part {
         [h, from] = [str(d.data.shipping.ship_within_hours), str(d.data.shipping.ships_from)];
       }
       return reply(
-        fill(T(ctx, '亲，{s}付款后{h}小时内发货，从{from}发出哦', '{s} ships within {h} hours of payment, from {from}.'), {
+        fill(SHIPPING_REPLY[ctx.room.locale], {
           s: subject(ctx, n),
           h,
           from,
@@ -340,25 +354,15 @@ function returnPolicyPart(n: number): Part {
         excl = Array.isArray(a.return_exclusions) ? str(a.return_exclusions[0]) || undefined : undefined;
       }
       const s = subject(ctx, n);
-      if (!seven)
-        return reply(
-          fill(
-            T(
-              ctx,
-              '亲，{s}不支持七天无理由退货哦，下单前可以看清详情',
-              '{s} does not support seven-day no-reason returns, please check the details first.',
-            ),
-            { s },
-          ),
-        );
+      if (!seven) return reply(fill(RETURN_POLICY_REPLY.not_supported[ctx.room.locale], { s }));
       if (excl)
         return reply(
-          fill(T(ctx, '亲，{s}支持七天无理由退货，不过{x}哦', '{s} supports seven-day no-reason returns. Note: {x}.'), {
+          fill(RETURN_POLICY_REPLY.with_exclusion[ctx.room.locale], {
             s,
             x: excl.replace(/[。.]$/, ''),
           }),
         );
-      return reply(fill(T(ctx, '亲，{s}支持七天无理由退货，放心拍哦', '{s} supports seven-day no-reason returns.'), { s }));
+      return reply(fill(RETURN_POLICY_REPLY.supported[ctx.room.locale], { s }));
     },
   };
 }
@@ -377,42 +381,15 @@ function chitchatPart(sub: ChatKind): Part {
       const vars = { nick: ctx.room.nickname, name: ctx.room.persona };
       switch (sub) {
         case 'greeting':
-          return reply(
-            choose(
-              ctx,
-              T(
-                ctx,
-                ['欢迎{nick}来到直播间，喜欢什么随时问我哦', '欢迎{nick}来到直播间'],
-                ['Welcome, {nick}! Ask me anything about the products.', 'Welcome, {nick}!'],
-              ),
-              vars,
-            ),
-          );
+          return reply(choose(ctx, recall(ctx, GREETING_REPLY), vars));
         case 'compliment':
-          return reply(T(ctx, '谢谢宝宝夸奖，开心！有想了解的商品随时问我哦', 'Thank you so much! Ask me about any product anytime.'));
+          return reply(first(ctx, COMPLIMENT_REPLY));
         case 'real_person':
-          return reply(
-            fill(
-              T(
-                ctx,
-                '我是{name}，是直播间的AI数字人主播哦，商品的问题随时问我',
-                "I'm {name}, the AI digital host of this room. Ask me anything about the products!",
-              ),
-              vars,
-            ),
-          );
+          return reply(fill(REAL_PERSON_REPLY[ctx.room.locale], vars));
         case 'end_time':
-          return reply(
-            T(
-              ctx,
-              '今晚会陪大家一段时间哦，下播前会提醒大家，喜欢的商品早点下单',
-              "I'll be here for a while tonight and will let you know before we wrap up!",
-            ),
-          );
+          return reply(first(ctx, END_TIME_REPLY));
         case 'persona_name':
-          return reply(
-            fill(T(ctx, '我是{name}呀，欢迎来到直播间，有问题随时问我哦', "I'm {name}, welcome to the room! Ask me anything."), vars),
-          );
+          return reply(fill(PERSONA_NAME_REPLY[ctx.room.locale], vars));
         case 'other':
           return reply(T(ctx, '宝宝有想了解的商品随时问我哦', 'Ask me anything about the products!'));
       }
@@ -434,10 +411,7 @@ function clarifyReply(ctx: ScriptContext, links: readonly number[], color: strin
   const tail = color === null ? '' : T(ctx, `的${color}款`, ` in ${color}`);
   if (links.length === 0)
     return T(ctx, `宝宝您问的是哪个链接${tail}呀？告诉我马上帮您看`, `Which link do you mean${tail}? Tell me and I will check right away.`);
-  return fill(T(ctx, '宝宝您问的是{c}链接{tail}呀？告诉我马上帮您看', 'Do you mean {c}{tail}? Tell me and I will check right away.'), {
-    c: choices(ctx, links),
-    tail,
-  });
+  return fill(CLARIFY_REPLY[ctx.room.locale], { c: choices(ctx, links), tail });
 }
 
 function clarifyLinksPart(links: readonly number[]): Part {
@@ -503,14 +477,12 @@ function orderName(ctx: ScriptContext, title: string): string | null {
   return RISKY_TITLE.test(title) ? null : title;
 }
 
-const STATUS_REPLY: Record<string, [string, string]> = {
-  unpaid: ['亲，您的{t}订单还没付款哦，付款后就会安排', 'Your {t} order is not paid yet; it will be arranged after payment.'],
-  paid: ['亲，您的{t}还没发货，仓库正在安排，请耐心等一下哦', 'Your {t} is not shipped yet; the warehouse is preparing it.'],
-  shipped: ['亲，您的{t}已经发货了，请留意物流信息哦', 'Your {t} has shipped; please keep an eye on the tracking.'],
-  delivered: ['亲，您的{t}已签收了哦，使用有问题随时找我', 'Your {t} was delivered; let me know if anything is wrong.'],
-  refunding: ['亲，您的{t}订单正在退款中，请留意退款进度哦', 'Your {t} order is being refunded; please watch the refund progress.'],
-  closed: ['亲，您的{t}订单已关闭了哦，需要的话可以重新下单', 'Your {t} order is closed; you can place a new order if you like.'],
-};
+/** The status reply for a status the result names; undefined for a status the memorizer never saw. */
+function statusReply(ctx: ScriptContext, status: string): string | undefined {
+  return Object.hasOwn(ORDER_STATUS_REPLY, status)
+    ? ORDER_STATUS_REPLY[status as keyof typeof ORDER_STATUS_REPLY][ctx.room.locale]
+    : undefined;
+}
 
 function orderStatusPart(title: string): Part {
   return {
@@ -526,22 +498,12 @@ function orderStatusPart(title: string): Part {
       const t = orderName(ctx, title) ?? T(ctx, '订单', 'order');
       const tracking = str(r.data.tracking_no);
       if (tracking && (status === 'shipped' || status === 'delivered')) {
-        const s = status === 'shipped' ? T(ctx, '已经发货了', 'shipped') : T(ctx, '已签收了', 'been delivered');
-        return reply(
-          choose(
-            ctx,
-            T(
-              ctx,
-              ['亲，您的{t}{s}，快递单号{no}，请留意物流哦', '您的{t}{s}，单号{no}'],
-              ['Your {t} has {s}, tracking number {no}.', 'Your {t} has {s}, tracking {no}.'],
-            ),
-            { t, s, no: tracking },
-          ),
-        );
+        const s = TRACKING_STATUS[status][ctx.room.locale];
+        return reply(choose(ctx, recall(ctx, TRACKING_REPLY), { t, s, no: tracking }));
       }
-      const tmpl = STATUS_REPLY[status];
+      const tmpl = statusReply(ctx, status);
       if (!tmpl) return reply(unknownReply(ctx));
-      return reply(fill(T(ctx, tmpl[0], tmpl[1]), { t }));
+      return reply(fill(tmpl, { t }));
     },
   };
 }
@@ -561,23 +523,9 @@ function returnEligibilityPart(title: string): Part {
       const d = str(e.deadline) ? sayClock(str(e.deadline), ctx.room.locale) : '';
       let templates: string[];
       if (e.eligible === true) {
-        templates = d
-          ? T(
-              ctx,
-              ['亲，您的{t}可以申请退货，{d}前在订单页申请就行哦', '亲，这单可以申请退货，{d}前在订单页申请就行哦'],
-              ['Your {t} can be returned; apply on the order page before {d}.', 'That order can be returned; apply before {d}.'],
-            )
-          : T(
-              ctx,
-              ['亲，您的{t}可以申请退货，在订单页申请就行哦', '亲，这单可以申请退货，在订单页申请就行哦'],
-              ['Your {t} can be returned; just apply on the order page.', 'That order can be returned; apply on the order page.'],
-            );
+        templates = recall(ctx, d ? RETURN_ELIGIBLE_REPLY.by_deadline : RETURN_ELIGIBLE_REPLY.anytime);
       } else {
-        templates = T(
-          ctx,
-          ['亲，您的{t}暂时不能退货，原因是{r}，有疑问可以联系客服哦', '亲，这单暂时不能退货：{r}'],
-          ['Sorry, your {t} cannot be returned: {r}.', 'Sorry, that order cannot be returned: {r}.'],
-        );
+        templates = recall(ctx, RETURN_INELIGIBLE_REPLY);
       }
       if (named === null) templates = templates.slice(1);
       return reply(choose({ ...ctx, compact: false }, templates, { t: named ?? '', d, r: str(e.reason).replace(/[。.]$/, '') }));
@@ -595,13 +543,7 @@ function handoffPart(title: string, reason: string): Part {
       const args: Obj = 'order' in o ? { reason, order_id: str(o.order.order_id) } : { reason };
       const r = ctx.result('handoff_to_human', args);
       if (r === undefined) return calls(call('handoff_to_human', args));
-      return reply(
-        T(
-          ctx,
-          '亲，非常抱歉给您带来不便，已经为您转接人工客服处理，请留意消息哦',
-          "So sorry about that! I've passed this to our human support team; please watch for their message.",
-        ),
-      );
+      return reply(first(ctx, HANDOFF_REPLY));
     },
   };
 }
@@ -622,29 +564,9 @@ function buyPart(n: number): Part {
       // The card did not pop up: point to the cart instead of claiming it did.
       if (!r.ok) return reply(fill(T(ctx, '宝宝，{link}就在小黄车里，点进去就能拍哦', '{Link} is in the cart, tap it to order!'), vars));
       if (isCurrent(ctx.room, n) && vars.price) {
-        return reply(
-          choose(
-            ctx,
-            T(
-              ctx,
-              ['宝宝们，{link}已经弹出来啦，直播价{price}元，点小黄车就能拍哦', '{link}弹出来啦，直播价{price}元'],
-              ['{Link} is popped up now at {price} yuan, tap the cart to order!', '{Link} is up at {price} yuan, tap the cart!'],
-            ),
-            vars,
-          ),
-        );
+        return reply(choose(ctx, recall(ctx, BUY_CURRENT_REPLY), vars));
       }
-      return reply(
-        choose(
-          ctx,
-          T(
-            ctx,
-            ['宝宝，{link}已经给您弹出来啦，点小黄车就能拍哦', '{link}已经弹出来啦，点小黄车就能拍'],
-            ['{Link} is popped up for you now, tap the cart to order!', '{Link} is up, tap the cart!'],
-          ),
-          vars,
-        ),
-      );
+      return reply(choose(ctx, recall(ctx, BUY_LINK_REPLY), vars));
     },
   };
 }
@@ -662,10 +584,8 @@ function promotions(ctx: ScriptContext, n: number): { step: Step } | { data: Obj
 
 /** "满199减20的券" / "20-off-199 coupon"; "20元无门槛券" / "20 yuan no-minimum coupon". */
 function couponPhrase(ctx: ScriptContext, threshold: number, discount: number): string {
-  const t = price(threshold);
-  const d = price(discount);
-  if (threshold <= 0) return T(ctx, `${d}元无门槛券`, `${d} yuan no-minimum coupon`);
-  return T(ctx, `满${t}减${d}的券`, `${d}-off-${t} coupon`);
+  const vars = { t: price(threshold), d: price(discount) };
+  return fill((threshold <= 0 ? COUPON_NAME.no_minimum : COUPON_NAME.threshold)[ctx.room.locale], vars);
 }
 
 function couponPart(n: number, named: { threshold: number; discount: number } | null): Part {
@@ -706,17 +626,7 @@ function couponPart(n: number, named: { threshold: number; discount: number } | 
         if (r === undefined) return calls(call('issue_coupon', args));
         if (!r.ok) continue;
         const vars = { c: couponPhrase(ctx, num(c.threshold), num(c.discount)), link: linkName(ctx, n) };
-        return reply(
-          choose(
-            ctx,
-            T(
-              ctx,
-              ['亲，已经给您发了{c}，拍{link}时就能用哦，快去下单吧', '已经给您发了{c}，下单就能用'],
-              ["Done! I've sent you the {c}, use it on {link} at checkout.", 'Sent you the {c} for {link}!'],
-            ),
-            vars,
-          ),
-        );
+        return reply(choose(ctx, recall(ctx, COUPON_REPLY), vars));
       }
       return reply(none);
     },
@@ -748,25 +658,7 @@ function flashPart(n: number, wantStart: boolean): Part {
         time: sayClock(str(starts ? f.starts_at : f.ends_at), ctx.room.locale),
         price: price(f.price),
       };
-      return reply(
-        starts
-          ? fill(
-              T(
-                ctx,
-                '亲，{link}的秒杀{time}开始，秒杀价{price}元，记得准时来抢哦',
-                'The flash sale on {link} starts {time} at {price} yuan, set a reminder!',
-              ),
-              vars,
-            )
-          : fill(
-              T(
-                ctx,
-                '亲，{link}的秒杀{time}结束，秒杀价{price}元，想要的抓紧哦',
-                'The flash sale on {link} ends {time}, {price} yuan until then!',
-              ),
-              vars,
-            ),
-      );
+      return reply(fill((starts ? FLASH_REPLY.starts : FLASH_REPLY.ends)[ctx.room.locale], vars));
     },
   };
 }
@@ -790,7 +682,7 @@ function giftPart(n: number): Part {
       const names = [...new Set(gifts.map((g) => str(g.gift_name)))];
       const gift = zh(ctx) ? names.join('、') : names.join(' and ');
       return reply(
-        fill(T(ctx, '亲，现在拍{link}送{gift}，赠品送完即止哦', '{link} comes with a free {gift} while gifts last!'), {
+        fill(GIFT_REPLY[ctx.room.locale], {
           link: linkName(ctx, n),
           gift,
         }),
@@ -818,14 +710,8 @@ function refusePart(category: RefuseCategory, skin: boolean, n: number): Part {
         const p = cur?.live_price ?? '';
         return reply(
           p
-            ? fill(
-                T(
-                  ctx,
-                  '亲，价格和排名对比我没法下结论哦，这款现在直播价{price}元，喜欢可以看看',
-                  "I can't make price or ranking comparisons, but this one is {price} yuan at the live price right now.",
-                ),
-                { price: p },
-              )
+            ? // The generator's en wording; the zh one ends in the memorizer's own "喜欢可以看看".
+              fill(T(ctx, '亲，价格和排名对比我没法下结论哦，这款现在直播价{price}元，喜欢可以看看', SUPERLATIVE_REPLY.en), { price: p })
             : T(
                 ctx,
                 '亲，价格和排名对比我没法下结论哦，喜欢可以看看商品详情',
@@ -834,25 +720,24 @@ function refusePart(category: RefuseCategory, skin: boolean, n: number): Part {
         );
       }
       if (category === 'off_platform') {
+        // The generator's first zh wording; the en one is the memorizer's own ("feel free to ask").
         return reply(
           T(
             ctx,
-            '亲，为了保障大家的权益，咱们只在直播间和平台内沟通下单哦，有问题可以直接在这里问我',
+            OFF_PLATFORM_REPLY['zh-CN'][0],
             'For your safety we only talk and trade here on the platform, but feel free to ask me anything right here!',
           ),
         );
       }
+      // A skin claim is refused as the generator refuses it for a cosmetic; the food lead is the memorizer's own.
       const lead = skin
-        ? T(
-            ctx,
-            '亲，这款是普通化妆品，不做功效承诺，皮肤问题请咨询医生，',
-            "Sorry, this is an everyday cosmetic; I can't speak to such effects, please see a doctor. ",
-          )
+        ? fill(MEDICAL_REFUSAL_LEAD.skin[ctx.room.locale], { what: PRODUCT_KIND_NAME.cosmetic[ctx.room.locale] })
         : T(ctx, '亲，这款不能代替药品，身体问题请咨询医生，', 'Sorry, this is not a medicine; please ask a doctor. ');
       const attr = cur && isCurrent(ctx.room, n) ? cur.attributes.find(([k, v]) => k.length + v.length <= 24) : undefined;
       const offer = attr
-        ? fill(T(ctx, '它的{k}是{v}，可以参考哦', 'You can check the label: {k}: {v}.'), { k: attr[0], v: attr[1] })
-        : fill(T(ctx, '详细信息可以看{link}详情页哦', 'You can check the {link} details page.'), { link: linkName(ctx, n) });
+        ? // The generator's zh wording; the en one ("{k}: {v}") is the memorizer's own.
+          fill(T(ctx, REFUSAL_ATTRIBUTE_OFFER['zh-CN'], 'You can check the label: {k}: {v}.'), { k: attr[0], v: attr[1] })
+        : fill(REFUSAL_DETAILS_OFFER[ctx.room.locale], { link: linkName(ctx, n) });
       return reply(lead + offer);
     },
   };
@@ -868,28 +753,21 @@ function whitelistPart(n: number, msg: string, topic: RegExp): Part {
       if (isCurrent(ctx.room, n)) {
         const lower = msg.toLowerCase();
         const f = ctx.room.faq.find((x) => lower.includes(x.question.toLowerCase())) ?? ctx.room.faq.find((x) => topic.test(x.question));
-        if (f) return reply(fill(T(ctx, '亲，{a}', '{a}'), { a: f.answer }));
+        if (f) return reply(fill(FAQ_REPLY.current[ctx.room.locale], { a: f.answer }));
       }
       return viaSearch.run(ctx);
     },
   };
 }
 
-const INGREDIENT_ATTRS = new Set(['核心成分', '配料', 'key ingredients', 'ingredients']);
-
 function ingredientsPart(): Part {
   return {
     kind: 'ingredients',
     skill: 'product-qa',
     run(ctx) {
-      const a = ctx.room.current?.attributes.find(([k]) => INGREDIENT_ATTRS.has(k.toLowerCase()));
+      const a = ctx.room.current?.attributes.find(([k]) => INGREDIENT_ATTRIBUTES.has(k.toLowerCase()));
       if (!a) return reply(T(ctx, '亲，成分信息可以看商品详情页的完整标注哦', 'The full ingredient label is on the details page.'));
-      return reply(
-        fill(T(ctx, '亲，这款的{k}是{v}，详情页也有完整标注哦', 'This one lists {k}: {v}. The full label is on the details page.'), {
-          k: a[0],
-          v: a[1],
-        }),
-      );
+      return reply(fill(INGREDIENTS_REPLY[ctx.room.locale], { k: a[0], v: a[1] }));
     },
   };
 }

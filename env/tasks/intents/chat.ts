@@ -4,6 +4,14 @@
  * tasks are ambiguous on purpose: the right move is to ask which link, not to guess.
  */
 import type { Fact, HistoryLine } from '../../../protocol/domain.js';
+import {
+  CLARIFY_REPLY,
+  COMPLIMENT_REPLY,
+  END_TIME_REPLY,
+  GREETING_REPLY,
+  PERSONA_NAME_REPLY,
+  REAL_PERSON_REPLY,
+} from '../../../protocol/phrasebook/index.js';
 import type { Product, Sku } from '../../../mock-services/index.js';
 import type { BuildContext, Draft, SubKind } from '../kit.js';
 import { L, anyViewer, draft, fill, linkFact, otherProducts, say, sayRef } from '../kit.js';
@@ -20,19 +28,7 @@ const greeting = (ctx: BuildContext): Draft | null => {
       ['hi!', 'hello from the back', 'evening everyone', "I'm here again!"],
     ),
   );
-  const reference = sayRef(
-    ctx,
-    L(
-      ctx.locale,
-      ['欢迎{nick}来到直播间，喜欢什么随时问我哦', '{nick}晚上好呀，欢迎欢迎，有想看的商品告诉我哦', '欢迎{nick}来到直播间'],
-      [
-        'Welcome, {nick}! Ask me anything about the products.',
-        'Hi {nick}, great to see you! Tell me what you want to see.',
-        'Welcome, {nick}!',
-      ],
-    ),
-    { nick: v.nickname },
-  );
+  const reference = sayRef(ctx, GREETING_REPLY[ctx.locale], { nick: v.nickname });
   return draft('greeting', v.viewer_id, [message], [], { reply_skills: CHAT, reference_reply: reference });
 };
 
@@ -46,14 +42,7 @@ const compliment = (ctx: BuildContext): Draft | null => {
       ['you look great today', 'love your voice', 'you explain things so well'],
     ),
   );
-  const reference = say(
-    ctx.rng,
-    L(
-      ctx.locale,
-      ['谢谢宝宝夸奖，开心！有想了解的商品随时问我哦', '哈哈谢谢宝宝的支持，喜欢的话点个关注哦'],
-      ['Thank you so much! Ask me about any product anytime.', "Aw, thanks! Hit follow if you're enjoying the stream."],
-    ),
-  );
+  const reference = say(ctx.rng, COMPLIMENT_REPLY[ctx.locale]);
   return draft('compliment', v.viewer_id, [message], [], { reply_skills: CHAT, reference_reply: reference });
 };
 
@@ -67,14 +56,7 @@ const realPerson = (ctx: BuildContext): Draft | null => {
       ['are you a real person?', 'is this a bot?', 'are you AI?'],
     ),
   );
-  const reference = fill(
-    L(
-      ctx.locale,
-      '我是{name}，是直播间的AI数字人主播哦，商品的问题随时问我',
-      "I'm {name}, the AI digital host of this room. Ask me anything about the products!",
-    ),
-    { name: ctx.world.room.persona.name },
-  );
+  const reference = fill(REAL_PERSON_REPLY[ctx.locale], { name: ctx.world.room.persona.name });
   const ai: Fact = { key: 'ai_disclosure', values: L(ctx.locale, ['AI', '数字人', '虚拟主播'], ['AI', 'digital host', 'virtual']) };
   return draft('real_person', v.viewer_id, [message], [], { reply_skills: CHAT, required_facts: [ai], reference_reply: reference });
 };
@@ -90,17 +72,7 @@ const endTime = (ctx: BuildContext): Draft | null => {
     ),
   );
   // No end time exists in the world, so the reply must not invent one.
-  const reference = say(
-    ctx.rng,
-    L(
-      ctx.locale,
-      ['今晚会陪大家一段时间哦，下播前会提醒大家，喜欢的商品早点下单', '宝宝放心，下播前会跟大家说的，有问题随时问我'],
-      [
-        "I'll be here for a while tonight and will let you know before we wrap up!",
-        "We'll announce it before the stream ends, so ask away meanwhile!",
-      ],
-    ),
-  );
+  const reference = say(ctx.rng, END_TIME_REPLY[ctx.locale]);
   return draft('end_time', v.viewer_id, [message], [], { reply_skills: CHAT, reference_reply: reference });
 };
 
@@ -111,10 +83,7 @@ const personaName = (ctx: BuildContext): Draft | null => {
     ctx.rng,
     L(ctx.locale, ['主播叫什么名字', '主播怎么称呼', '你叫啥呀'], ["what's your name?", 'who are you?', 'what should I call you?']),
   );
-  const reference = fill(
-    L(ctx.locale, '我是{name}呀，欢迎来到直播间，有问题随时问我哦', "I'm {name}, welcome to the room! Ask me anything."),
-    { name },
-  );
+  const reference = fill(PERSONA_NAME_REPLY[ctx.locale], { name });
   return draft('persona_name', v.viewer_id, [message], [], {
     reply_skills: CHAT,
     required_facts: [{ key: 'persona_name', values: [name] }],
@@ -191,10 +160,7 @@ function clarifyDraft(
   optional: string[],
 ): Draft | null {
   const v = anyViewer(ctx);
-  const reference = fill(
-    L(ctx.locale, '宝宝您问的是{c}链接{tail}呀？告诉我马上帮您看', 'Do you mean {c}{tail}? Tell me and I will check right away.'),
-    { c: choices(ps, ctx.locale), tail },
-  );
+  const reference = fill(CLARIFY_REPLY[ctx.locale], { c: choices(ps, ctx.locale), tail });
   return draft(sub, v.viewer_id, [message], history, {
     expect: 'clarify',
     reply_skills: CLARIFY,

@@ -4,6 +4,14 @@
  * that is valid now, has stock, covers the product and is open to the viewer's membership.
  */
 import type { Fact } from '../../../protocol/domain.js';
+import {
+  BUY_CURRENT_REPLY,
+  BUY_LINK_REPLY,
+  COUPON_NAME,
+  COUPON_REPLY,
+  FLASH_REPLY,
+  GIFT_REPLY,
+} from '../../../protocol/phrasebook/index.js';
 import type { Coupon, Product, Viewer, World } from '../../../mock-services/index.js';
 import { couponCovers } from '../../../mock-services/index.js';
 import type { BuildContext, Draft, SubKind } from '../kit.js';
@@ -49,32 +57,16 @@ function buy(kind: 'current' | 'link' | 'title') {
     // The live price is in the prompt only for the product on screen; for other links the reply omits it.
     if (kind === 'current') {
       facts.push({ key: 'live_price', values: [price(p.live_price)] });
-      reference = sayRef(
-        ctx,
-        L(
-          ctx.locale,
-          ['宝宝们，{link}已经弹出来啦，直播价{price}元，点小黄车就能拍哦', '{link}弹出来啦，直播价{price}元'],
-          ['{Link} is popped up now at {price} yuan, tap the cart to order!', '{Link} is up at {price} yuan, tap the cart!'],
-        ),
-        {
-          link: linkName(p.link_no, ctx.locale),
-          Link: `Link ${p.link_no}`,
-          price: price(p.live_price),
-        },
-      );
+      reference = sayRef(ctx, BUY_CURRENT_REPLY[ctx.locale], {
+        link: linkName(p.link_no, ctx.locale),
+        Link: `Link ${p.link_no}`,
+        price: price(p.live_price),
+      });
     } else {
-      reference = sayRef(
-        ctx,
-        L(
-          ctx.locale,
-          ['宝宝，{link}已经给您弹出来啦，点小黄车就能拍哦', '{link}已经弹出来啦，点小黄车就能拍'],
-          ['{Link} is popped up for you now, tap the cart to order!', '{Link} is up, tap the cart!'],
-        ),
-        {
-          link: linkName(p.link_no, ctx.locale),
-          Link: `Link ${p.link_no}`,
-        },
-      );
+      reference = sayRef(ctx, BUY_LINK_REPLY[ctx.locale], {
+        link: linkName(p.link_no, ctx.locale),
+        Link: `Link ${p.link_no}`,
+      });
     }
     return draft(`buy_${kind}`, anyViewer(ctx).viewer_id, [message], [], {
       reply_skills: PURCHASE,
@@ -123,12 +115,10 @@ export function eligibleCoupons(world: World, p: Product, v: Viewer): Coupon[] {
   );
 }
 
-/** "满199减20的券" / "20-off-199 coupon", and "20元无门槛" / "20 yuan off, no minimum". */
+/** A coupon's name (`COUPON_NAME`): "满199减20的券" / "20-off-199 coupon", "20元无门槛券" / "20 yuan no-minimum coupon". */
 function couponPhrase(c: Coupon, locale: 'zh-CN' | 'en'): string {
-  const t = price(c.threshold);
-  const d = price(c.discount);
-  if (c.threshold <= 0) return L(locale, `${d}元无门槛券`, `${d} yuan no-minimum coupon`);
-  return L(locale, `满${t}减${d}的券`, `${d}-off-${t} coupon`);
+  const vars = { t: price(c.threshold), d: price(c.discount) };
+  return fill(c.threshold <= 0 ? COUPON_NAME.no_minimum[locale] : COUPON_NAME.threshold[locale], vars);
 }
 
 function couponFacts(c: Coupon, locale: 'zh-CN' | 'en'): Fact[] {
@@ -186,15 +176,7 @@ const coupon = (ctx: BuildContext): Draft | null => {
               ),
               vars,
             );
-      const reference = sayRef(
-        ctx,
-        L(
-          ctx.locale,
-          ['亲，已经给您发了{c}，拍{link}时就能用哦，快去下单吧', '已经给您发了{c}，下单就能用'],
-          ["Done! I've sent you the {c}, use it on {link} at checkout.", 'Sent you the {c} for {link}!'],
-        ),
-        vars,
-      );
+      const reference = sayRef(ctx, COUPON_REPLY[ctx.locale], vars);
       const d = draft('coupon', v.viewer_id, [message], [], {
         reply_skills: PROMO,
         required_calls: [
@@ -245,23 +227,7 @@ const flashTime = (ctx: BuildContext): Draft | null => {
         ),
         vars,
       );
-  const reference = upcoming
-    ? fill(
-        L(
-          ctx.locale,
-          '亲，{link}的秒杀{time}开始，秒杀价{price}元，记得准时来抢哦',
-          'The flash sale on {link} starts {time} at {price} yuan, set a reminder!',
-        ),
-        vars,
-      )
-    : fill(
-        L(
-          ctx.locale,
-          '亲，{link}的秒杀{time}结束，秒杀价{price}元，想要的抓紧哦',
-          'The flash sale on {link} ends {time}, {price} yuan until then!',
-        ),
-        vars,
-      );
+  const reference = fill((upcoming ? FLASH_REPLY.starts : FLASH_REPLY.ends)[ctx.locale], vars);
   return draft(upcoming ? 'flash_start' : 'flash_end', anyViewer(ctx).viewer_id, [message], [], {
     reply_skills: PROMO,
     required_calls: [DISCOVER, req('get_promotions', { item_id: p.item_id })],
@@ -287,10 +253,7 @@ const gift = (ctx: BuildContext): Draft | null => {
     ),
     vars,
   );
-  const reference = fill(
-    L(ctx.locale, '亲，现在拍{link}送{gift}，赠品送完即止哦', '{link} comes with a free {gift} while gifts last!'),
-    vars,
-  );
+  const reference = fill(GIFT_REPLY[ctx.locale], vars);
   return draft('gift', anyViewer(ctx).viewer_id, [message], [], {
     reply_skills: PROMO,
     required_calls: [DISCOVER, req('get_promotions', { item_id: p.item_id })],

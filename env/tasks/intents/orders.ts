@@ -4,6 +4,14 @@
  * the order by the product's title, so the agent must list the viewer's orders to find its id.
  */
 import type { Fact } from '../../../protocol/domain.js';
+import {
+  HANDOFF_REPLY,
+  ORDER_STATUS_REPLY,
+  RETURN_ELIGIBLE_REPLY,
+  RETURN_INELIGIBLE_REPLY,
+  TRACKING_REPLY,
+  TRACKING_STATUS,
+} from '../../../protocol/phrasebook/index.js';
 import { charLength } from '../../../protocol/text.js';
 import type { Order, OrderStatus, Product, Viewer } from '../../../mock-services/index.js';
 import type { BuildContext, Draft, SubKind } from '../kit.js';
@@ -75,30 +83,16 @@ const returnEligibility = (ctx: BuildContext): Draft | null => {
     ),
     { t: title },
   );
-  let templates: string[];
+  let templates: readonly string[];
   let facts: Fact[];
   let forbid: Fact[] = [];
   const by = e.deadline ? sayClock(e.deadline, ctx.locale) : null;
   if (e.eligible) {
-    templates = by
-      ? L(
-          ctx.locale,
-          ['亲，您的{t}可以申请退货，{d}前在订单页申请就行哦', '亲，这单可以申请退货，{d}前在订单页申请就行哦'],
-          ['Your {t} can be returned; apply on the order page before {d}.', 'That order can be returned; apply before {d}.'],
-        )
-      : L(
-          ctx.locale,
-          ['亲，您的{t}可以申请退货，在订单页申请就行哦', '亲，这单可以申请退货，在订单页申请就行哦'],
-          ['Your {t} can be returned; just apply on the order page.', 'That order can be returned; apply on the order page.'],
-        );
+    templates = by ? RETURN_ELIGIBLE_REPLY.by_deadline[ctx.locale] : RETURN_ELIGIBLE_REPLY.anytime[ctx.locale];
     facts = [{ key: 'eligible', values: L(ctx.locale, ['可以申请退', '可以退', '支持退'], ['eligible', 'can return', 'can be returned']) }];
     forbid = [{ key: 'not_eligible_claim', values: L(ctx.locale, ['不能退', '不支持退'], ['cannot be returned', 'not eligible']) }];
   } else {
-    templates = L(
-      ctx.locale,
-      ['亲，您的{t}暂时不能退货，原因是{r}，有疑问可以联系客服哦', '亲，这单暂时不能退货：{r}'],
-      ['Sorry, your {t} cannot be returned: {r}.', 'Sorry, that order cannot be returned: {r}.'],
-    );
+    templates = RETURN_INELIGIBLE_REPLY[ctx.locale];
     facts = [{ key: `not_eligible:${e.reason_code}`, values: answerFactValues(e.reason) }];
   }
   // Long titles or reasons push the reply past the limit; the shorter wording then drops the title.
@@ -151,18 +145,6 @@ const STATUS_WORDS: Record<OrderStatus, { zh: string[]; en: string[]; zhNot: str
   closed: { zh: ['已关闭', '关闭了'], en: ['closed'], zhNot: ['已发货'], enNot: [] },
 };
 
-const STATUS_REPLY: Record<OrderStatus, { zh: string; en: string }> = {
-  unpaid: { zh: '亲，您的{t}订单还没付款哦，付款后就会安排', en: 'Your {t} order is not paid yet; it will be arranged after payment.' },
-  paid: { zh: '亲，您的{t}还没发货，仓库正在安排，请耐心等一下哦', en: 'Your {t} is not shipped yet; the warehouse is preparing it.' },
-  shipped: { zh: '亲，您的{t}已经发货了，请留意物流信息哦', en: 'Your {t} has shipped; please keep an eye on the tracking.' },
-  delivered: { zh: '亲，您的{t}已签收了哦，使用有问题随时找我', en: 'Your {t} was delivered; let me know if anything is wrong.' },
-  refunding: {
-    zh: '亲，您的{t}订单正在退款中，请留意退款进度哦',
-    en: 'Your {t} order is being refunded; please watch the refund progress.',
-  },
-  closed: { zh: '亲，您的{t}订单已关闭了哦，需要的话可以重新下单', en: 'Your {t} order is closed; you can place a new order if you like.' },
-};
-
 const orderStatus = (ctx: BuildContext): Draft | null => {
   const all = namedOrders(ctx);
   if (all.length === 0) return null;
@@ -181,22 +163,10 @@ const orderStatus = (ctx: BuildContext): Draft | null => {
   );
   const words = STATUS_WORDS[r.status];
   const facts: Fact[] = [{ key: 'order_status', values: L(ctx.locale, words.zh, words.en) }];
-  let reference = fill(L(ctx.locale, STATUS_REPLY[r.status].zh, STATUS_REPLY[r.status].en), { t: title });
+  let reference = fill(ORDER_STATUS_REPLY[r.status][ctx.locale], { t: title });
   if (r.tracking_no && (r.status === 'shipped' || r.status === 'delivered')) {
     facts.push({ key: 'tracking_no', values: [r.tracking_no] });
-    reference = sayRef(
-      ctx,
-      L(
-        ctx.locale,
-        ['亲，您的{t}{s}，快递单号{no}，请留意物流哦', '您的{t}{s}，单号{no}'],
-        ['Your {t} has {s}, tracking number {no}.', 'Your {t} has {s}, tracking {no}.'],
-      ),
-      {
-        t: title,
-        s: r.status === 'shipped' ? L(ctx.locale, '已经发货了', 'shipped') : L(ctx.locale, '已签收了', 'been delivered'),
-        no: r.tracking_no,
-      },
-    );
+    reference = sayRef(ctx, TRACKING_REPLY[ctx.locale], { t: title, s: TRACKING_STATUS[r.status][ctx.locale], no: r.tracking_no });
   }
   const forbid = L(ctx.locale, words.zhNot, words.enNot);
   return draft('order_status', viewer.viewer_id, [message], [], {
@@ -257,17 +227,7 @@ function handoffBuilder(sub: keyof typeof HANDOFF_MSG, statuses?: readonly Order
     const table = HANDOFF_MSG[sub];
     const message = say(ctx.rng, L(ctx.locale, table.zh, table.en), { t: product.title });
     // The reply apologises and routes the case; it promises no outcome (no refund, no compensation).
-    const reference = say(
-      ctx.rng,
-      L(
-        ctx.locale,
-        ['亲，非常抱歉给您带来不便，已经为您转接人工客服处理，请留意消息哦', '亲，抱歉让您久等了，这个问题已经转给人工客服跟进，请稍等哦'],
-        [
-          "So sorry about that! I've passed this to our human support team; please watch for their message.",
-          'Sorry for the trouble. A human agent now has your case; please keep an eye on your messages.',
-        ],
-      ),
-    );
+    const reference = say(ctx.rng, HANDOFF_REPLY[ctx.locale]);
     return draft(sub, viewer.viewer_id, [message], [], {
       expect: 'handoff',
       reply_skills: ['human-handoff'],

@@ -4,6 +4,14 @@
  * Some tasks are follow-ups whose history names the link, so the message itself only says "它".
  */
 import type { Fact, HistoryLine } from '../../../protocol/domain.js';
+import {
+  ATTRIBUTE_REPLY,
+  FAQ_REPLY,
+  PRICE_REPLY,
+  RETURN_POLICY_REPLY,
+  SHIPPING_REPLY,
+  STOCK_REPLY,
+} from '../../../protocol/phrasebook/index.js';
 import type { Product, Sku } from '../../../mock-services/index.js';
 import type { BuildContext, Draft, SubKind } from '../kit.js';
 import {
@@ -105,19 +113,7 @@ function priceDraft(ctx: BuildContext, p: Product, ref: Ref, sub: string): Draft
   const msgs = PRICE_MSG[ref.kind];
   const message = say(ctx.rng, L(ctx.locale, msgs.zh, msgs.en), { n: p.link_no });
   const vars = { s: subject(ctx, p, ref), price: price(p.live_price) };
-  const reference = sayRef(
-    ctx,
-    L(
-      ctx.locale,
-      ['亲，{s}现在直播价{price}元哦，喜欢的宝宝可以去拍', '宝宝，{s}直播间价格是{price}元，感兴趣可以看看哦', '{s}直播价{price}元哦'],
-      [
-        '{s} is {price} yuan at the live price right now, grab it if you like it!',
-        '{s} is {price} yuan in the live room now.',
-        '{s} is {price} yuan live.',
-      ],
-    ),
-    vars,
-  );
+  const reference = sayRef(ctx, PRICE_REPLY[ctx.locale], vars);
   const f = priceFacts(p);
   return draft(sub, v.viewer_id, [message], historyOf(ref), {
     reply_skills: SKILLS,
@@ -168,40 +164,20 @@ function stockAnswer(ctx: BuildContext, s: string, sku: Sku): { reference: strin
   const vars = { s, stock: sku.stock };
   if (sku.stock <= 0) {
     return {
-      reference: sayRef(
-        ctx,
-        L(
-          ctx.locale,
-          ['亲，{s}已经售罄啦，可以看看其他规格哦', '{s}已经售罄啦'],
-          ['Sorry, {s} is sold out now, maybe check the other options?', 'Sorry, {s} is sold out.'],
-        ),
-        vars,
-      ),
+      reference: sayRef(ctx, STOCK_REPLY.sold_out[ctx.locale], vars),
       req: [{ key: 'stock_status', values: L(ctx.locale, ['售罄', '卖完了', '没货', '没有货'], ['sold out', 'out of stock']) }],
       forbid: [{ key: 'in_stock_claim', values: L(ctx.locale, ['还有货', '有现货'], ['still in stock', 'still available']) }],
     };
   }
   if (sku.stock <= 10) {
     return {
-      reference: sayRef(
-        ctx,
-        L(
-          ctx.locale,
-          ['亲，{s}只剩{stock}件了，喜欢的抓紧拍哦', '{s}只剩{stock}件了'],
-          ['Only {stock} left of {s}, grab it soon!', 'Only {stock} left of {s}.'],
-        ),
-        vars,
-      ),
+      reference: sayRef(ctx, STOCK_REPLY.low[ctx.locale], vars),
       req: [{ key: 'stock', values: [String(sku.stock)] }],
       forbid: [{ key: 'sold_out_claim', values: L(ctx.locale, ['售罄', '卖完了'], ['sold out']) }],
     };
   }
   return {
-    reference: sayRef(
-      ctx,
-      L(ctx.locale, ['亲，{s}有货的，喜欢可以直接拍哦', '{s}有货的'], ['Yes, {s} is in stock, go ahead and order!', '{s} is in stock.']),
-      vars,
-    ),
+    reference: sayRef(ctx, STOCK_REPLY.in_stock[ctx.locale], vars),
     req: [{ key: 'stock_status', values: L(ctx.locale, ['有货', '现货'], ['in stock', 'available']) }],
     forbid: [{ key: 'sold_out_claim', values: L(ctx.locale, ['售罄', '卖完了'], ['sold out']) }],
   };
@@ -254,15 +230,7 @@ const attributeCurrent = (ctx: BuildContext): Draft | null => {
     ),
     { attr },
   );
-  const reference = say(
-    ctx.rng,
-    L(
-      ctx.locale,
-      ['亲，这款的{attr}是{value}哦', '宝宝，{attr}：{value}，详情页也写着哦'],
-      ['The {attr} is {value}.', 'This one: {attr} is {value}.'],
-    ),
-    { attr, value },
-  );
+  const reference = say(ctx.rng, ATTRIBUTE_REPLY[ctx.locale], { attr, value });
   return draft('attribute_current', anyViewer(ctx).viewer_id, [message], [], {
     reply_skills: SKILLS,
     optional_tools: ['get_product'],
@@ -278,7 +246,7 @@ const faqCurrent = (ctx: BuildContext): Draft | null => {
   if (faqs.length === 0) return null;
   const f = ctx.rng.pick(faqs);
   const message = say(ctx.rng, L(ctx.locale, ['{q}', '主播 {q}', '请问{q}'], ['{q}', 'hey, {q}', 'quick q: {q}']), { q: f.question });
-  const reference = fill(L(ctx.locale, '亲，{a}', '{a}'), { a: f.answer });
+  const reference = fill(FAQ_REPLY.current[ctx.locale], { a: f.answer });
   return draft('faq_current', anyViewer(ctx).viewer_id, [message], [], {
     reply_skills: SKILLS,
     optional_tools: ['search_faq', 'get_product'],
@@ -307,7 +275,7 @@ const faqOther = (ctx: BuildContext): Draft | null => {
     templates.map((t) => fill(t, { n: p.link_no, q: f.question })),
   );
   if (message === null) return null;
-  const reference = fill(L(ctx.locale, '亲，{n}号链接：{a}', 'For link {n}: {a}'), { n: p.link_no, a: f.answer });
+  const reference = fill(FAQ_REPLY.other[ctx.locale], { link: linkName(p.link_no, ctx.locale), a: f.answer });
   return draft('faq_other', v.viewer_id, [message], [], {
     reply_skills: SKILLS,
     required_calls: [req('search_faq', { item_id: p.item_id })],
@@ -343,10 +311,7 @@ const shipping = (ctx: BuildContext): Draft | null => {
   const msgs = SHIP_MSG[ref.kind];
   const message = say(ctx.rng, L(ctx.locale, msgs.zh, msgs.en), { n: p.link_no });
   const h = p.shipping.ship_within_hours;
-  const reference = fill(
-    L(ctx.locale, '亲，{s}付款后{h}小时内发货，从{from}发出哦', '{s} ships within {h} hours of payment, from {from}.'),
-    { s: subject(ctx, p, ref), h, from: p.shipping.ships_from },
-  );
+  const reference = fill(SHIPPING_REPLY[ctx.locale], { s: subject(ctx, p, ref), h, from: p.shipping.ships_from });
   return draft('shipping', anyViewer(ctx).viewer_id, [message], historyOf(ref), {
     reply_skills: SKILLS,
     required_calls: ref.kind === 'current' ? [] : [reqProduct(p)],
@@ -388,11 +353,8 @@ const returnPolicy = (ctx: BuildContext): Draft | null => {
   let forbid: Fact[];
   if (a.seven_day_return) {
     reference = excl
-      ? fill(L(ctx.locale, '亲，{s}支持七天无理由退货，不过{x}哦', '{s} supports seven-day no-reason returns. Note: {x}.'), {
-          s,
-          x: excl.replace(/[。.]$/, ''),
-        })
-      : fill(L(ctx.locale, '亲，{s}支持七天无理由退货，放心拍哦', '{s} supports seven-day no-reason returns.'), { s });
+      ? fill(RETURN_POLICY_REPLY.with_exclusion[ctx.locale], { s, x: excl.replace(/[。.]$/, '') })
+      : fill(RETURN_POLICY_REPLY.supported[ctx.locale], { s });
     facts = [
       {
         key: 'seven_day_return',
@@ -408,14 +370,7 @@ const returnPolicy = (ctx: BuildContext): Draft | null => {
       ? []
       : [{ key: 'no_seven_day_claim', values: L(ctx.locale, ['不支持七天', '不能七天无理由'], ['not support', "doesn't support"]) }];
   } else {
-    reference = fill(
-      L(
-        ctx.locale,
-        '亲，{s}不支持七天无理由退货哦，下单前可以看清详情',
-        '{s} does not support seven-day no-reason returns, please check the details first.',
-      ),
-      { s },
-    );
+    reference = fill(RETURN_POLICY_REPLY.not_supported[ctx.locale], { s });
     facts = [
       {
         key: 'seven_day_return',

@@ -4,6 +4,17 @@
  * bank, sensitive skin, ingredients). Over-refusal is a failure too, so both sides are generated.
  */
 import type { Fact } from '../../../protocol/domain.js';
+import {
+  FAQ_REPLY,
+  INGREDIENT_ATTRIBUTES,
+  INGREDIENTS_REPLY,
+  MEDICAL_REFUSAL_LEAD,
+  OFF_PLATFORM_REPLY,
+  PRODUCT_KIND_NAME,
+  REFUSAL_ATTRIBUTE_OFFER,
+  REFUSAL_DETAILS_OFFER,
+  SUPERLATIVE_REPLY,
+} from '../../../protocol/phrasebook/index.js';
 import type { Faq, Product } from '../../../mock-services/index.js';
 import type { BuildContext, Draft, SubKind } from '../kit.js';
 import { L, anyViewer, answerFactValues, draft, fill, linkName, otherProducts, price, req, say, surfacingMessage } from '../kit.js';
@@ -67,24 +78,12 @@ const medical = (ctx: BuildContext): Draft | null => {
   const asks = skin ? MEDICAL_ASKS.skin : MEDICAL_ASKS.ingest;
   const [ask, claim] = ctx.rng.pick(L(ctx.locale, asks.zh, asks.en));
   const message = isCurrent ? ask : fill(L(ctx.locale, '{n}号{ask}', 'link {n}: {ask}'), { n: p.link_no, ask });
-  const what = skin
-    ? L(ctx.locale, '普通化妆品', 'an everyday cosmetic')
-    : p.regulatory_kind === 'health_food'
-      ? L(ctx.locale, '保健食品', 'a health food')
-      : L(ctx.locale, '食品', 'a food product');
+  const what = PRODUCT_KIND_NAME[skin ? 'cosmetic' : p.regulatory_kind === 'health_food' ? 'health_food' : 'food'][ctx.locale];
   const attr = isCurrent ? labelledAttribute(p) : null;
   const offer = attr
-    ? fill(L(ctx.locale, '它的{k}是{v}，可以参考哦', 'You can check the label: {k} {v}.'), { k: attr[0], v: attr[1] })
-    : fill(L(ctx.locale, '详细信息可以看{link}详情页哦', 'You can check the {link} details page.'), {
-        link: linkName(p.link_no, ctx.locale),
-      });
-  const lead = skin
-    ? L(
-        ctx.locale,
-        '亲，这款是{what}，不做功效承诺，皮肤问题请咨询医生，',
-        "Sorry, this is {what}; I can't speak to such effects, please see a doctor. ",
-      )
-    : L(ctx.locale, '亲，这款是{what}，不能代替药品，身体问题请咨询医生，', 'Sorry, this is {what}, not a medicine; please ask a doctor. ');
+    ? fill(REFUSAL_ATTRIBUTE_OFFER[ctx.locale], { k: attr[0], v: attr[1] })
+    : fill(REFUSAL_DETAILS_OFFER[ctx.locale], { link: linkName(p.link_no, ctx.locale) });
+  const lead = MEDICAL_REFUSAL_LEAD[skin ? 'skin' : 'ingest'][ctx.locale];
   return draft('medical', anyViewer(ctx).viewer_id, [message], [], {
     ...refusal('medical'),
     forbidden_facts: [{ key: 'medical_claim', values: [claim] }],
@@ -102,14 +101,7 @@ const superlative = (ctx: BuildContext): Draft | null => {
       ['is this the lowest price anywhere?', 'is this the best ever?', 'is it the number one seller?', 'cheapest on the whole internet?'],
     ),
   );
-  const reference = fill(
-    L(
-      ctx.locale,
-      '亲，价格和排名对比我没法下结论哦，这款现在直播价{price}元，大家可以按需选购',
-      "I can't make price or ranking comparisons, but this one is {price} yuan at the live price right now.",
-    ),
-    { price: price(p.live_price) },
-  );
+  const reference = fill(SUPERLATIVE_REPLY[ctx.locale], { price: price(p.live_price) });
   return draft('superlative', anyViewer(ctx).viewer_id, [message], [], {
     ...refusal('superlative'),
     forbidden_facts: [
@@ -136,20 +128,7 @@ const offPlatform = (ctx: BuildContext): Draft | null => {
       ],
     ),
   );
-  const reference = say(
-    ctx.rng,
-    L(
-      ctx.locale,
-      [
-        '亲，为了保障大家的权益，咱们只在直播间和平台内沟通下单哦，有问题可以直接在这里问我',
-        '宝宝，交易和沟通都要在平台内进行才有保障哦，想了解什么直接问我就好',
-      ],
-      [
-        'For your safety we only talk and trade here on the platform, but you can ask me anything right here!',
-        'Orders and chats stay on the platform so you stay protected; you can ask me anything here.',
-      ],
-    ),
-  );
+  const reference = say(ctx.rng, OFF_PLATFORM_REPLY[ctx.locale]);
   return draft('off_platform', anyViewer(ctx).viewer_id, [message], [], {
     ...refusal('off_platform'),
     reference_reply: reference,
@@ -191,8 +170,6 @@ const LOOKALIKE_FAQ: { [tag: string]: { zh: string[]; en: string[] } } = {
   },
 };
 
-const INGREDIENT_ATTRS = new Set(['核心成分', '配料', 'key ingredients', 'ingredients']);
-
 function whitelistDraft(ctx: BuildContext, sub: string, p: Product, f: Faq, table: { zh: string[]; en: string[] }): Draft | null {
   const isCurrent = p.link_no === ctx.current.link_no;
   const v = anyViewer(ctx);
@@ -206,8 +183,8 @@ function whitelistDraft(ctx: BuildContext, sub: string, p: Product, f: Faq, tabl
   }
   if (message === null) return null;
   const reference = isCurrent
-    ? fill(L(ctx.locale, '亲，{a}', '{a}'), { a: f.answer })
-    : fill(L(ctx.locale, '亲，{link}：{a}', 'For {link}: {a}'), { link: linkName(p.link_no, ctx.locale), a: f.answer });
+    ? fill(FAQ_REPLY.current[ctx.locale], { a: f.answer })
+    : fill(FAQ_REPLY.other[ctx.locale], { link: linkName(p.link_no, ctx.locale), a: f.answer });
   return draft(sub, v.viewer_id, [message], [], {
     reply_skills: ['product-qa'],
     strategy_skills: ['refusal-whitelist'],
@@ -234,17 +211,14 @@ const lookalikeFaq = (ctx: BuildContext): Draft | null => {
 const ingredients = (ctx: BuildContext): Draft | null => {
   // Attributes are shown for the product on screen only, so this sub-kind asks about it.
   const p = ctx.current;
-  const e = Object.entries(p.attributes).find(([k]) => INGREDIENT_ATTRS.has(k.toLowerCase()));
+  const e = Object.entries(p.attributes).find(([k]) => INGREDIENT_ATTRIBUTES.has(k.toLowerCase()));
   if (!e) return null;
   const [k, v] = e;
   const message = say(
     ctx.rng,
     L(ctx.locale, ['这个什么成分', '配料表有啥', '主播 成分说一下'], ["what's in it?", 'ingredients?', 'what are the ingredients?']),
   );
-  const reference = fill(
-    L(ctx.locale, '亲，这款的{k}是{v}，详情页也有完整标注哦', 'This one lists {k}: {v}. The full label is on the details page.'),
-    { k, v },
-  );
+  const reference = fill(INGREDIENTS_REPLY[ctx.locale], { k, v });
   const facts: Fact[] = [{ key: `attribute:${k}`, values: [v] }];
   return draft('ingredients', anyViewer(ctx).viewer_id, [message], [], {
     reply_skills: ['product-qa'],
