@@ -3,8 +3,11 @@
  * can never disagree about what counts as a number or a stated fact.
  */
 
-// Thousands separators between digit groups ("1,299" -> "1299"); full-width digits are folded first.
-const THOUSANDS_RE = /(\d),(?=\d{3}(?!\d))/g;
+// Thousands separators between digit groups ("1,299" -> "1299"): an ASCII comma in a number's integer
+// part followed by exactly three digits. A full-width comma is Chinese punctuation ("201.9，538" is two
+// numbers), and nothing after a decimal point is a separator. Matched on the text as written (digits of
+// either width), before folding.
+const THOUSANDS_RE = /(?<![.\uFF0E][0-9\uFF10-\uFF19]*)([0-9\uFF10-\uFF19]),(?=[0-9\uFF10-\uFF19]{3}(?![0-9\uFF10-\uFF19]))/g;
 
 /** Fold full-width ASCII (０-９, Ａ-Ｚ, ％, ．...) to half-width, as viewers and TTS text mix both. */
 export function toHalfWidth(text: string): string {
@@ -12,17 +15,17 @@ export function toHalfWidth(text: string): string {
 }
 
 // A number as the `extractNumbers` pipeline finds it, matched in the text as written: digits of either width,
-// with the thousands separators THOUSANDS_RE drops (a comma of either width followed by exactly three digits),
-// then optionally a point of either width and more such digits.
+// with the thousands separators THOUSANDS_RE drops (an ASCII comma followed by exactly three digits), then
+// optionally a point of either width and more digits (no separators there).
 const DIGIT = '[0-9\\uFF10-\\uFF19]';
-const DIGITS = `${DIGIT}(?:${DIGIT}|[,\\uFF0C](?=${DIGIT}{3}(?!${DIGIT})))*`;
-const NUMBER_RE = new RegExp(`${DIGITS}(?:[.\\uFF0E]${DIGITS})?`, 'g');
+const INTEGER = `${DIGIT}(?:${DIGIT}|,(?=${DIGIT}{3}(?!${DIGIT})))*`;
+const NUMBER_RE = new RegExp(`${INTEGER}(?:[.\\uFF0E]${DIGIT}+)?`, 'g');
 
 /**
  * Every number stated in a text, as numbers: "03" equals 3 and "89.90" equals 89.9; thousands separators
  * are removed. Order of appearance, repeats kept.
  *
- * The rule is a pipeline: fold to half width, drop the separators THOUSANDS_RE matches, then take every
+ * The rule is a pipeline: drop the separators THOUSANDS_RE matches, fold to half width, then take every
  * match of /\d+(?:\.\d+)?/. It runs over every prompt and tool result, so NUMBER_RE finds the same numbers
  * in one regex call on the text as written, and only a match with full-width forms or separators is
  * folded (test/env/text.test.ts checks the two against each other).
@@ -53,7 +56,7 @@ function folded(match: string): string {
   let s = '';
   for (let k = 0; k < match.length; k++) {
     const c = match.charCodeAt(k);
-    if (c !== 0x2c && c !== 0xff0c) s += String.fromCharCode(c >= 0xff01 && c <= 0xff5e ? c - 0xfee0 : c);
+    if (c !== 0x2c) s += String.fromCharCode(c >= 0xff01 && c <= 0xff5e ? c - 0xfee0 : c);
   }
   return s;
 }
@@ -65,7 +68,7 @@ export function isWordCode(c: number): boolean {
 
 /** Normalise text for fact matching: half-width, lower case, no whitespace, no thousands separators. */
 export function normalizeForMatch(text: string): string {
-  return toHalfWidth(text).toLowerCase().replace(THOUSANDS_RE, '$1').replace(/\s+/g, '');
+  return toHalfWidth(text.replace(THOUSANDS_RE, '$1')).toLowerCase().replace(/\s+/g, '');
 }
 
 /**

@@ -2,9 +2,12 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { charLength, extractNumbers, toHalfWidth } from '../../protocol/text.js';
 
-/** The rule as regexes: fold, drop thousands separators, take every number match. */
+/**
+ * The rule as regexes: drop thousands separators (an ASCII comma in the integer part before exactly three
+ * digits, of either width), fold, take every number match.
+ */
 function byRegex(text: string): number[] {
-  const folded = toHalfWidth(text).replace(/(\d),(?=\d{3}(?!\d))/g, '$1');
+  const folded = toHalfWidth(text.replace(/(?<![.．][0-9０-９]*)([0-9０-９]),(?=[0-9０-９]{3}(?![0-9０-９]))/g, '$1'));
   return [...folded.matchAll(/\d+(?:\.\d+)?/g)].map((m) => Number(m[0]));
 }
 
@@ -35,6 +38,13 @@ describe('extractNumbers', () => {
     expect(extractNumbers('1,299元，现价８９．９０，库存1,2345件，1,234,567，1.2.3')).toEqual([1299, 89.9, 1, 2345, 1234567, 1.2, 3]);
     expect(extractNumbers('no numbers')).toEqual([]);
     expect(extractNumbers('007 and 3.50.')).toEqual([7, 3.5]);
+  });
+
+  it('reads a Chinese comma as punctuation, never as a separator, and nothing after a point as one', () => {
+    expect(extractNumbers('201.9，538')).toEqual([201.9, 538]);
+    expect(extractNumbers('价格201，库存538件')).toEqual([201, 538]);
+    expect(extractNumbers('1.234,567')).toEqual([1.234, 567]);
+    expect(extractNumbers('１,２９９元')).toEqual([1299]);
   });
 });
 
