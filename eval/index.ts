@@ -9,3 +9,5 @@ export { runCheck, checkSpecs, informationProblems, roundTripProblems } from './
 export type { CheckReport, CheckOptions } from './check.js';
 export { evaluateRemote } from './remote.js';
 export type { RemoteEvalOptions } from './remote.js';
+export { runAudit, formatAudit, auditStrategies } from './audit.js';
+export type { AuditOptions, AuditReport, AuditRow } from './audit.js';

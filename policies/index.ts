@@ -5,3 +5,4 @@ export { oraclePolicy } from './oracle.js';
 export { randomPolicy } from './random.js';
 export { memorizerPolicy } from './memorizer.js';
 export { POLICIES } from './registry.js';
+export { BLIND_POLICIES, BLIND_DESCRIPTIONS } from './blind.js';
