@@ -18,7 +18,7 @@ export function toHalfWidth(text: string): string {
 // with the thousands separators THOUSANDS_RE drops (an ASCII comma followed by exactly three digits), then
 // optionally a point of either width and more digits (no separators there).
 const DIGIT = '[0-9\\uFF10-\\uFF19]';
-const INTEGER = `${DIGIT}(?:${DIGIT}|,(?=${DIGIT}{3}(?!${DIGIT})))*`;
+const INTEGER = `${DIGIT}(?:${DIGIT}|(?<![.\\uFF0E]${DIGIT}*),(?=${DIGIT}{3}(?!${DIGIT})))*`;
 const NUMBER_RE = new RegExp(`${INTEGER}(?:[.\\uFF0E]${DIGIT}+)?`, 'g');
 
 /**
