@@ -17,7 +17,7 @@ import { worldFor } from '../mock-services/index.js';
 import type { World } from '../mock-services/index.js';
 import { needsAsyncScoring, scoreEpisode, scoreEpisodeAsync } from '../rewards/index.js';
 import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
-import { feedbackMessage, runInputHooks, runReplyHooks } from './hooks.js';
+import { feedbackMessage, requiredEnding, runInputHooks, runReplyHooks, statedRuleHooks } from './hooks.js';
 import { autoCorrect } from './auto-correct.js';
 import type { ActionParser, ParsedAction } from './parsers.js';
 import { renderSystemPrompt, roomFacts, viewerFact } from './prompt.js';
@@ -327,8 +327,10 @@ export class Episode {
 
   /** The finished canonical trace (what rewards see). */
   trace(): Trace {
-    const { task, canonical } = this.params;
-    return {
+    const { task, canonical, harness } = this.params;
+    const reply = this.#finalReply;
+    const ending = requiredEnding(harness);
+    const trace: Trace = {
       task_id: task.id,
       intent: task.intent,
       locale: task.locale,
@@ -339,8 +341,12 @@ export class Episode {
       outcome: this.#outcome ?? 'max_turns',
       final_state: this.#state,
       evidence_numbers: [...this.#evidence].sort((a, b) => a - b),
-      limits: { reply_max_chars: this.params.harness.limits.reply_max_chars, max_turns: this.params.max_turns },
+      limits: { reply_max_chars: harness.limits.reply_max_chars, max_turns: this.params.max_turns },
+      // The rules the prompt states bind whether or not a hook checks them (rewards score the breaches).
+      rule_violations: reply === null ? [] : runReplyHooks(statedRuleHooks(harness), this.#replyContext(reply)),
     };
+    if (ending !== undefined) trace.required_ending = ending;
+    return trace;
   }
 
   #baseInfo(): Record<string, unknown> {

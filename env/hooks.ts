@@ -380,6 +380,39 @@ export function runReplyHooks(hooks: readonly HookSpec[], ctx: ReplyHookContext)
   return out;
 }
 
+/** The form checks the base output rules state ("plain text, no Markdown, lists or emoji, no reasoning; at most N characters"). */
+const STATED_FORM_CHECKS = ['TOO_LONG', 'MARKDOWN', 'EMOJI', 'THINK_LEAK'];
+
+const statedMemo = new WeakMap<Harness, readonly HookSpec[]>();
+
+/**
+ * The hooks that check what a harness's prompt states about a reply, whether or not its own hooks enforce
+ * it: the form rules of the output-rules block (with the reply_format hook's patterns, every form check on,
+ * even one a variant turned off), and the output constraints the block states with them (banned words, an
+ * ending, the language). A prompt without an output-rules block states none. Once per harness object.
+ */
+export function statedRuleHooks(harness: Harness): readonly HookSpec[] {
+  let out = statedMemo.get(harness);
+  if (out !== undefined) return out;
+  const list: HookSpec[] = [];
+  if (harness.prompt.blocks.some((b) => b.id === 'output_rules')) {
+    const format = harness.hooks.find((h) => h.id === 'reply_format');
+    if (format) list.push({ ...format, enabled: true, params: { ...format.params, checks: STATED_FORM_CHECKS } });
+    const constraints = harness.hooks.find((h) => h.id === 'output_constraints');
+    if (constraints?.enabled) list.push(constraints);
+  }
+  out = Object.freeze(list);
+  statedMemo.set(harness, out);
+  return out;
+}
+
+/** The ending a harness requires of every reply (an enabled output constraint), if any. */
+export function requiredEnding(harness: Harness): string | undefined {
+  const h = harness.hooks.find((x) => x.id === 'output_constraints');
+  const e = h?.enabled ? h.params.required_ending : undefined;
+  return typeof e === 'string' && e.length > 0 ? e : undefined;
+}
+
 /**
  * Run the enabled input-stage hooks on the viewer's message (the merged danmaku window). Messages are in
  * `locale` (the episode's; Chinese by default).

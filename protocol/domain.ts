@@ -264,6 +264,14 @@ export interface Trace {
   evidence_numbers: number[];
   /** The limits the episode's hooks enforced (a variant may change them within the legal range). */
   limits: { reply_max_chars: number; max_turns: number };
+  /**
+   * Breaches of the rules the prompt states (length, plain text, a required ending, banned words, the
+   * language) by the final reply, checked whether or not a hook enforces the rule: a variant that turns a
+   * hook off still tells the policy the rule. Absent in records written before 0.2: none.
+   */
+  rule_violations?: HookViolation[];
+  /** The ending the prompt requires of every reply, when it requires one (part of the reply's length budget). */
+  required_ending?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -128,3 +128,16 @@ export function numParam(params: Readonly<Record<string, unknown>>, key: string,
 export function clamp01(x: number): number {
   return x < 0 ? 0 : x > 1 ? 1 : x;
 }
+
+const HAN = /\p{Script=Han}/gu;
+const LATIN = /[A-Za-z]/g;
+
+/**
+ * Whether a reply is spoken in the task's language: a Chinese room needs Chinese (some Han characters,
+ * brand names aside), an English room English (no more Han characters than Latin letters).
+ */
+export function inLanguage(reply: string, locale: 'zh-CN' | 'en'): boolean {
+  const han = reply.match(HAN)?.length ?? 0;
+  const latin = reply.match(LATIN)?.length ?? 0;
+  return locale === 'zh-CN' ? han > 0 || latin === 0 : han <= latin;
+}

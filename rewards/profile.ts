@@ -16,21 +16,26 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * The default profile. Gates: an inaccurate reply (accuracy < 0.5) caps the episode at 0.2, whatever
- * else went well; a hook-blocked episode (hook_compliance 0) caps it at 0.1.
+ * The default profile. Gates: a reply that is not accurate (accuracy < 0.6: a required fact missing, a
+ * number invented, a forbidden fact stated, the wrong final state) or that does not serve the message
+ * (effectiveness < 0.4: over-refusal, an irrelevant or padded reply) caps the episode at 0.05, whatever
+ * else went well, so a non-answer earns near nothing; a hook-blocked episode caps it at 0.05 too.
+ * (Before 0.2 the accuracy gate capped at 0.2 and a clean non-answer kept 0.4 of accuracy, so refusing or
+ * chatting earned about 0.2 everywhere; see docs/REWARDS.md "The audit".)
  */
 export const DEFAULT_PROFILE: RewardProfile = deepFreeze({
   name: 'default',
   modules: [
-    { name: 'accuracy', weight: 0.35 },
-    { name: 'effectiveness', weight: 0.2 },
+    { name: 'accuracy', weight: 0.3 },
+    { name: 'effectiveness', weight: 0.25 },
     { name: 'hook_compliance', weight: 0.15 },
     { name: 'tool_rationality', weight: 0.15 },
     { name: 'skill_selection', weight: 0.15 },
   ],
   gates: [
-    { module: 'accuracy', below: 0.5, cap: 0.2 },
-    { module: 'hook_compliance', below: 0.01, cap: 0.1 },
+    { module: 'accuracy', below: 0.6, cap: 0.05 },
+    { module: 'effectiveness', below: 0.4, cap: 0.05 },
+    { module: 'hook_compliance', below: 0.01, cap: 0.05 },
   ],
 });
 

@@ -1,7 +1,10 @@
 /**
- * accuracy (reply segment): is what the avatar broadcast true, and did the world end where it should?
- * A wrong price read out by TTS is an incident, so invented numbers and forbidden facts are penalised
- * hard, and a wrong final state (coupon not issued, card not pushed, refusal not recorded) even harder.
+ * accuracy (reply segment): did the avatar broadcast the facts the viewer asked for, truly, and did the
+ * world end where it should? The value is the share of the required facts stated, scaled down hard for
+ * an invented number or a forbidden fact (a wrong price read out by TTS is an incident) and harder for a
+ * wrong final state (coupon not issued, card not pushed, refusal not recorded). Stating nothing false is
+ * not an answer: a reply that states none of the required facts scores 0, however clean (version 2; in
+ * 1.x it kept 0.4 for that, a floor every non-answer farmed).
  */
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
 import { extractNumbers } from '../../protocol/text.js';
@@ -10,8 +13,6 @@ import type { RewardModule } from '../types.js';
 
 /** Default parameters of `accuracy` (each can be overridden in the profile entry's `params`). */
 export const ACCURACY_DEFAULTS = {
-  /** Share of the value earned by stating the required facts; the rest by stating nothing false. */
-  facts_weight: 0.6,
   /** Multiplier when the reply states a number absent from the evidence (an invented price or stock). */
   invented_number_factor: 0.5,
   /** Multiplier when the reply states a forbidden fact (e.g. the list price as the live price). */
@@ -25,7 +26,6 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
   if (reply === null) {
     return { value: 0, reasons: [`no final reply (outcome ${trace.outcome})`] };
   }
-  const factsWeight = clamp01(numParam(params, 'facts_weight', ACCURACY_DEFAULTS.facts_weight));
   const key = task.answer_key;
   const reasons: string[] = [];
 
@@ -60,14 +60,12 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
   const stateOk = diffFields.length === 0 && !refusalMissing;
   if (stateOk) reasons.push('final state matches the expected state');
 
-  const clean = invented.length === 0 && forbidden.length === 0;
-  let value = factsWeight * factsFrac + (1 - factsWeight) * (clean ? 1 : 0);
+  let value = factsFrac;
   if (invented.length > 0) value *= numParam(params, 'invented_number_factor', ACCURACY_DEFAULTS.invented_number_factor);
   if (forbidden.length > 0) value *= numParam(params, 'forbidden_fact_factor', ACCURACY_DEFAULTS.forbidden_fact_factor);
   if (!stateOk) value *= numParam(params, 'state_factor', ACCURACY_DEFAULTS.state_factor);
 
   return {
-    // Clamped because a custom facts_weight can push the float sum a hair above 1.
     value: clamp01(value),
     reasons,
     evidence: {
@@ -84,7 +82,7 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
 /** Factual accuracy of the final reply and the final world state. */
 export const accuracyModule: RewardModule = {
   name: 'accuracy',
-  version: '1.0.0',
+  version: '2.0.0',
   segment: 'reply',
   score: scoreAccuracy,
 };

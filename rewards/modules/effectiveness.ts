@@ -1,11 +1,22 @@
 /**
- * effectiveness (reply segment): was the viewer's intent served the way the task expects (answer,
- * decline, ask back, hand off), with a call to action when one is due, at a length TTS can speak?
- * Over-refusal on answerable (including whitelisted look-alike) tasks is a failure, not caution.
+ * effectiveness (reply segment): was the viewer's message served the way the task expects (answer,
+ * decline, ask back, hand off), relevantly and briefly? The reply is read aloud by TTS, so padding is a
+ * cost, not a bonus.
+ *
+ * - Served: an answer states what was asked (the share of the task's required facts; a greeting greets
+ *   this viewer, a compliment is thanked for), a refusal is recorded and offers an alternative, a
+ *   clarification asks, a hand-off is recorded. Over-refusal of an answerable (or whitelisted look-alike)
+ *   request serves nothing.
+ * - Brevity: a reply longer than its length budget (the reference reply's spoken length with some slack,
+ *   plus a required ending) loses value in proportion; past the harness's hard limit, more.
+ * - Relevance: numbers the viewer did not ask for (not in the required facts, the reference reply or the
+ *   viewer's own message) cost each: a dump of tool values or of the prompt's product lines is not an answer.
+ * - The room's language: a reply in another language serves nobody there.
+ * - A call to action where one is due.
  */
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
-import { charLength } from '../../protocol/text.js';
-import { asksQuestion, clamp01, factStated, hasCallToAction, numParam, offersAlternative, refusalPhrased } from '../common.js';
+import { charLength, extractNumbers } from '../../protocol/text.js';
+import { asksQuestion, clamp01, factStated, hasCallToAction, inLanguage, numParam, offersAlternative, refusalPhrased } from '../common.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `effectiveness`. */
@@ -20,13 +31,30 @@ export const EFFECTIVENESS_DEFAULTS = {
   clarify_answered_factor: 0.5,
   /** Multiplier when a call to action is expected and missing. */
   missing_cta_factor: 0.7,
-  /** Multiplier when the reply is longer than the episode's reply_max_chars. */
+  /** Multiplier when the reply is longer than the episode's reply_max_chars (on top of the budget). */
   too_long_factor: 0.6,
   /** Multiplier when the reply is shorter than `min_chars`. */
   too_short_factor: 0.5,
   /** Shortest useful spoken reply, in characters. */
   min_chars: 4,
+  /** The length budget: the reference reply's length times this... */
+  budget_ratio: 1.5,
+  /** ...but at least the reference's length plus this many characters. */
+  budget_slack: 20,
+  /** Multiplier per distinct unrequested number (at most `max_unrequested` counted). */
+  unrequested_factor: 0.6,
+  max_unrequested: 4,
 } as const;
+
+/** The numbers a reply may state without padding: asked for, in the reference answer, or in the viewer's message. */
+function requestedNumbers(task: Task): Set<number> {
+  const key = task.answer_key;
+  const out = new Set<number>();
+  for (const f of key.required_facts) for (const v of f.values) for (const n of extractNumbers(v)) out.add(n);
+  for (const n of extractNumbers(key.reference_reply)) out.add(n);
+  for (const m of task.messages) for (const n of extractNumbers(m)) out.add(n);
+  return out;
+}
 
 function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<string, unknown>>): RewardDetail {
   const reply = trace.final_reply;
@@ -45,6 +73,10 @@ function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<st
         reasons.push(
           `over-refusal: the task expects an answer but the reply ${refusalRecorded ? 'recorded a refusal' : 'is phrased as a refusal'}`,
         );
+      } else if (key.required_facts.length > 0) {
+        const stated = key.required_facts.filter((f) => factStated(reply, f)).length;
+        served = stated / key.required_facts.length;
+        reasons.push(`answers what was asked: ${stated}/${key.required_facts.length} of the facts the message asks for`);
       } else {
         served = 1;
         reasons.push('answered without refusing');
@@ -54,8 +86,7 @@ function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<st
     case 'refuse': {
       const alt = offersAlternative(reply);
       if (refusalRecorded) {
-        const base = p('refuse_base');
-        served = alt ? 1 : base;
+        served = alt ? 1 : p('refuse_base');
         reasons.push('refusal recorded');
       } else if (declinedInWords) {
         served = p('refuse_unrecorded');
@@ -86,6 +117,11 @@ function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<st
   }
 
   let value = served;
+  // A reply in another language than the room's serves no viewer there.
+  if (!inLanguage(reply, task.locale)) {
+    value = 0;
+    reasons.push(`not in the room's language (${task.locale})`);
+  }
   const cta = hasCallToAction(reply);
   if (key.cta) {
     if (cta) reasons.push('call to action present');
@@ -94,7 +130,15 @@ function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<st
       reasons.push('call to action expected but missing');
     }
   }
+
+  // Brevity: the budget is what the answer needs to be said, with some slack.
   const chars = charLength(reply);
+  const ref = charLength(key.reference_reply) + (trace.required_ending === undefined ? 0 : charLength(trace.required_ending));
+  const budget = Math.max(Math.ceil(ref * p('budget_ratio')), ref + p('budget_slack'));
+  if (chars > budget) {
+    value *= budget / chars;
+    reasons.push(`padded: ${chars} spoken chars for a budget of ${budget}`);
+  }
   const max = trace.limits.reply_max_chars;
   if (chars > max) {
     value *= p('too_long_factor');
@@ -104,17 +148,25 @@ function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<st
     reasons.push(`too short: ${chars} < ${p('min_chars')} chars`);
   }
 
+  // Relevance: numbers nobody asked for.
+  const requested = requestedNumbers(task);
+  const unrequested = [...new Set(extractNumbers(reply))].filter((n) => !requested.has(n));
+  if (unrequested.length > 0) {
+    value *= p('unrequested_factor') ** Math.min(unrequested.length, p('max_unrequested'));
+    reasons.push(`unrequested numbers: ${unrequested.join(', ')}`);
+  }
+
   return {
     value: clamp01(value),
     reasons,
-    evidence: { expect: key.expect, refusal_recorded: refusalRecorded, cta, chars },
+    evidence: { expect: key.expect, served, refusal_recorded: refusalRecorded, cta, chars, budget, unrequested },
   };
 }
 
-/** Whether the reply serves the viewer's intent as the task expects. */
+/** Whether the reply serves the viewer's message as the task expects, relevantly and briefly. */
 export const effectivenessModule: RewardModule = {
   name: 'effectiveness',
-  version: '1.0.0',
+  version: '2.0.0',
   segment: 'reply',
   score: scoreEffectiveness,
 };

@@ -1,7 +1,9 @@
 /**
- * hook_compliance (reply segment): did the policy's turns pass the harness's hooks? Every violation is
+ * hook_compliance (reply segment): did the policy keep the harness's rules? Every hook violation is
  * counted even when a retry fixed it, because in production each one costs a round trip and a hook
- * that auto-corrects can still ship a worse reply. A blocked episode scores 0.
+ * that auto-corrects can still ship a worse reply; and so is every rule the prompt states that the final
+ * reply breaks, whether or not a hook enforces it (`trace.rule_violations`: a variant that turns a check
+ * off still tells the policy the rule). A blocked episode scores 0.
  */
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
 import { clamp01, numParam } from '../common.js';
@@ -25,6 +27,14 @@ function scoreHookCompliance(trace: Trace, _task: Task, params: Readonly<Record<
       reasons.push(`turn ${turn.index}: ${v.hook}/${v.code}${v.evidence !== undefined ? ` (evidence: ${v.evidence})` : ''}`);
     }
   }
+  // Stated rules the final reply breaks; one a hook already reported counts once.
+  const last = trace.turns.at(-1)?.index ?? 0;
+  for (const v of trace.rule_violations ?? []) {
+    if (distinct.has(`${v.hook}/${v.code}`)) continue;
+    violations.push({ turn: last, hook: v.hook, code: v.code });
+    distinct.add(`${v.hook}/${v.code}`);
+    reasons.push(`final reply breaks a stated rule: ${v.code}${v.evidence !== undefined ? ` (evidence: ${v.evidence})` : ''}`);
+  }
   let value: number;
   if (trace.outcome === 'hook_blocked') {
     value = 0;
@@ -40,7 +50,7 @@ function scoreHookCompliance(trace: Trace, _task: Task, params: Readonly<Record<
 /** Compliance with the harness's hooks across all turns. */
 export const hookComplianceModule: RewardModule = {
   name: 'hook_compliance',
-  version: '1.0.0',
+  version: '2.0.0',
   segment: 'reply',
   score: scoreHookCompliance,
 };

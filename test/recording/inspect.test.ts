@@ -208,7 +208,7 @@ describe('inspect prints what things mean', () => {
     const both = records.find((r) => r.record.reward.segments.tool === 1 && r.record.reward.segments.reply === 1)!;
     expect(both).toBeDefined();
     expect(line(both)).toBe('--- reward 1.0000 (profile default; tool segment: 1.0000, reply segment: 1.0000)');
-    expect(formatEpisodeView(inspectRecord(noTools.record))).toContain('\naccuracy: 1.0000 (weight 0.35)\n');
+    expect(formatEpisodeView(inspectRecord(noTools.record))).toContain('\naccuracy: 1.0000 (weight 0.3)\n');
   });
 
   it('shows what the model saw, as a replay of the episode regenerates it: the system prompt and every tool list', async () => {

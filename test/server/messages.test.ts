@@ -43,11 +43,11 @@ const EXPECTED_INFO = {
     {
       name: 'default',
       modules: [
-        { name: 'accuracy', version: '1.0.0', weight: 0.35 },
-        { name: 'effectiveness', version: '1.0.0', weight: 0.2 },
-        { name: 'hook_compliance', version: '1.0.0', weight: 0.15 },
+        { name: 'accuracy', version: '2.0.0', weight: 0.3 },
+        { name: 'effectiveness', version: '2.0.0', weight: 0.25 },
+        { name: 'hook_compliance', version: '2.0.0', weight: 0.15 },
         { name: 'tool_rationality', version: '1.0.0', weight: 0.15 },
-        { name: 'skill_selection', version: '1.0.0', weight: 0.15 },
+        { name: 'skill_selection', version: '2.0.0', weight: 0.15 },
       ],
     },
   ],

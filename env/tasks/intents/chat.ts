@@ -29,7 +29,9 @@ const greeting = (ctx: BuildContext): Draft | null => {
     ),
   );
   const reference = sayRef(ctx, GREETING_REPLY[ctx.locale], { nick: v.nickname });
-  return draft('greeting', v.viewer_id, [message], [], { reply_skills: CHAT, reference_reply: reference });
+  // Relevance: a greeting back that greets this viewer, not a pleasantry for the room.
+  const facts: Fact[] = [{ key: 'viewer_greeted', values: [v.nickname] }];
+  return draft('greeting', v.viewer_id, [message], [], { reply_skills: CHAT, required_facts: facts, reference_reply: reference });
 };
 
 const compliment = (ctx: BuildContext): Draft | null => {
@@ -43,7 +45,9 @@ const compliment = (ctx: BuildContext): Draft | null => {
     ),
   );
   const reference = say(ctx.rng, COMPLIMENT_REPLY[ctx.locale]);
-  return draft('compliment', v.viewer_id, [message], [], { reply_skills: CHAT, reference_reply: reference });
+  // Relevance: the compliment is thanked for.
+  const thanks: Fact = { key: 'thanks', values: L(ctx.locale, ['谢谢', '感谢'], ['thank']) };
+  return draft('compliment', v.viewer_id, [message], [], { reply_skills: CHAT, required_facts: [thanks], reference_reply: reference });
 };
 
 const realPerson = (ctx: BuildContext): Draft | null => {
@@ -71,9 +75,10 @@ const endTime = (ctx: BuildContext): Draft | null => {
       ['when do you go offline?', 'how long are you live tonight?', 'what time does the stream end?'],
     ),
   );
-  // No end time exists in the world, so the reply must not invent one.
+  // No end time exists in the world, so the reply must not invent one; it says the end will be announced.
   const reference = say(ctx.rng, END_TIME_REPLY[ctx.locale]);
-  return draft('end_time', v.viewer_id, [message], [], { reply_skills: CHAT, reference_reply: reference });
+  const announced: Fact = { key: 'end_announced', values: L(ctx.locale, ['下播'], ['wrap up', 'stream ends']) };
+  return draft('end_time', v.viewer_id, [message], [], { reply_skills: CHAT, required_facts: [announced], reference_reply: reference });
 };
 
 const personaName = (ctx: BuildContext): Draft | null => {
