@@ -1,18 +1,104 @@
-/** Argument parsers shared by the commands (commander `argParser`s with clear errors). */
-import { InvalidArgumentError } from 'commander';
+/**
+ * Argument parsers shared by the commands. Each throws a usage error (exit 2) that names the flag, the
+ * value given and what is accepted, e.g. `--port must be an integer in [0, 65535], got "abc"`; commander
+ * lets it through unchanged and cli/main.ts prints it as the command's one line.
+ */
+import { Option } from 'commander';
+import { closest, usageError } from './errors.js';
+
+/** `1000000` as `1000000`, `4294967295` as is: bounds are printed as written in the help. */
+function bound(n: number): string {
+  return Number.isFinite(n) ? String(n) : n > 0 ? '∞' : '-∞';
+}
 
 /** An integer in [min, max]. */
-export function intArg(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+export function intArg(flag: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${max}]`);
+    const n = value.trim() === '' ? NaN : Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw usageError(`${flag} must be an integer in [${bound(min)}, ${bound(max)}], got "${value}"`);
+    return n;
+  };
+}
+
+/** A number in [min, max]. */
+export function numberArg(flag: string, min: number, max: number) {
+  return (value: string): number => {
+    const n = value.trim() === '' ? NaN : Number(value);
+    if (!(n >= min && n <= max)) throw usageError(`${flag} must be a number in [${bound(min)}, ${bound(max)}], got "${value}"`);
     return n;
   };
 }
 
 /** A probability in [0, 1]. */
-export function rateArg(value: string): number {
-  const n = Number(value);
-  if (!(n >= 0 && n <= 1)) throw new InvalidArgumentError('must be a number in [0, 1]');
-  return n;
+export function rateArg(flag: string) {
+  return numberArg(flag, 0, 1);
+}
+
+/** One of `choices`, with a "did you mean" for a near miss. */
+export function choiceArg(flag: string, choices: readonly string[]) {
+  return (value: string): string => {
+    if (choices.includes(value)) return value;
+    const near = closest(value, choices);
+    throw usageError(`${flag} must be one of ${choices.join(', ')}, got "${value}"${near ? ` (did you mean ${near}?)` : ''}`);
+  };
+}
+
+/** An option whose value is one of `choices`: listed in the help, checked with `choiceArg`. */
+export function choiceOption(flags: string, description: string, choices: readonly string[]): Option {
+  const opt = new Option(flags, description).choices(choices);
+  return opt.argParser(choiceArg(opt.long ?? flags, choices));
+}
+
+/** A comma-separated list of `choices` (at least one, no repeats). */
+export function listArg(flag: string, choices: readonly string[]) {
+  return (value: string): string[] => {
+    const items = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    if (items.length === 0) throw usageError(`${flag} must be a comma-separated list of ${choices.join(', ')}, got "${value}"`);
+    for (const item of items) {
+      if (!choices.includes(item)) {
+        const near = closest(item, choices);
+        throw usageError(`${flag}: "${item}" is not one of ${choices.join(', ')}${near ? ` (did you mean ${near}?)` : ''}`);
+      }
+    }
+    return [...new Set(items)];
+  };
+}
+
+/** A comma-separated list of numbers in [min, max], e.g. `0,0.2,0.4`. */
+export function numberListArg(flag: string, min: number, max: number) {
+  const one = numberArg(flag, min, max);
+  return (value: string): number[] => {
+    const items = value.split(',').map((s) => s.trim());
+    if (items.some((s) => s === '')) throw usageError(`${flag} must be a comma-separated list of numbers in [${min}, ${max}], got "${value}"`);
+    return items.map(one);
+  };
+}
+
+/** A URL with one of `protocols` (e.g. `ws:`, `wss:`), with what to give instead. */
+export function urlArg(flag: string, protocols: readonly string[], example: string) {
+  return (value: string): string => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw usageError(`${flag} must be a ${protocols.map((p) => p.replace(/:$/, '')).join(' or ')} URL such as ${example}, got "${value}"`);
+    }
+    if (!protocols.includes(url.protocol)) {
+      const web = protocols.includes('ws:') && (url.protocol === 'http:' || url.protocol === 'https:');
+      const ws = `${url.protocol === 'https:' ? 'wss' : 'ws'}://${url.host}${url.pathname === '/' ? '/v1/env' : url.pathname}`;
+      const hint = web ? ` (did you mean ${ws}?)` : '';
+      throw usageError(
+        `${flag} must be a ${protocols.map((p) => p.replace(/:$/, '')).join(' or ')} URL such as ${example}, got "${value}"${hint}`,
+      );
+    }
+    return value;
+  };
+}
+
+/** Commander collector for repeatable flags. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }

@@ -10,7 +10,9 @@
  *
  * Failures are data: endpoint errors (network, timeout, 5xx, 429) are retried with exponential backoff;
  * an episode whose endpoint keeps failing is counted as failed and closed on the server, and the run goes
- * on. Records and the summary are in episode order, whatever order episodes finish in.
+ * on. Each failed record says why (`failed`), and the summary counts the reasons (`failures`, most frequent
+ * first), so that a run in which every episode failed can say what to fix. Records and the summary are in
+ * episode order, whatever order episodes finish in.
  *
  * Test hook: with `oracleHints` the reset asks for `options.oracle_hints` (servers started with
  * `allow_oracle_hints` only) and every request to the endpoint carries the environment's
@@ -20,7 +22,7 @@
 import type { ChatMessage, ToolSchema } from '../protocol/domain.js';
 import { HarnessGymClient } from './client.js';
 import type { ClientOptions } from './client.js';
-import type { ResetItem, ResetOptions, StepInfo } from './types.js';
+import type { ResetItem, ResetOptions, StepInfo, VariantSpec } from './types.js';
 
 /** The header that carries `info.oracle_action` to a test endpoint (see the module comment). */
 export const ORACLE_ACTION_HEADER = 'x-harness-gym-oracle-action';
@@ -42,8 +44,8 @@ export interface RolloutOptions {
   groupSize?: number;
   /** Episode i uses seed `seed + i`. */
   seed: number;
-  /** Variant preset name (or spec). */
-  variant?: string;
+  /** Variant preset name, or a VariantSpec. */
+  variant?: string | VariantSpec;
   locale?: 'zh-CN' | 'en';
   parser?: string;
   /** Extra reset options (faults, rewards, observation, max_turns). */
@@ -83,7 +85,10 @@ export interface RolloutRecord {
   turns: number;
   /** Endpoint requests retried in this episode. */
   retries: number;
-  /** Why the episode failed (endpoint exhausted, environment error); absent when it ended normally. */
+  /**
+   * Why the episode failed, absent when it ended normally: `endpoint: ...` (the endpoint's last error
+   * once the retries were spent), `reset: CODE: message` or `step: CODE: message` (the environment refused).
+   */
   failed?: string;
 }
 
@@ -106,6 +111,8 @@ export interface RolloutSummary {
   intents: Record<string, GroupStat>;
   variant_families: Record<string, GroupStat>;
   outcomes: Record<string, number>;
+  /** Why episodes failed: each reason and how many episodes it ended, most frequent first. */
+  failures: Record<string, number>;
 }
 
 /** Everything a run produced. */
@@ -156,6 +163,10 @@ export function summarizeRollout(model: string, variant: string, records: readon
   for (const c of compNames) components.set(c, round(mean(done.map((r) => r.components[c] ?? 0))));
   const outcomes = new Map<string, number>();
   for (const r of records) outcomes.set(r.outcome, (outcomes.get(r.outcome) ?? 0) + 1);
+  const reasons = new Map<string, number>();
+  for (const r of records) if (r.failed !== undefined) reasons.set(r.failed, (reasons.get(r.failed) ?? 0) + 1);
+  const failures: Record<string, number> = {};
+  for (const [k, n] of [...reasons].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) failures[k] = n;
   return {
     model,
     variant,
@@ -168,6 +179,7 @@ export function summarizeRollout(model: string, variant: string, records: readon
     intents: groupStats(done, (r) => r.intent ?? 'unknown'),
     variant_families: groupStats(done, (r) => r.variant_family),
     outcomes: sortedRecord(outcomes),
+    failures,
   };
 }
 
@@ -191,6 +203,7 @@ export function formatRolloutSummary(s: RolloutSummary): string {
       table(stat(s.variant_families)),
       'outcomes:',
       table(Object.entries(s.outcomes).map(([k, v]) => [k, String(v)])),
+      ...(s.failed > 0 ? ['failures (episodes):', table(Object.entries(s.failures).map(([k, v]) => [String(v), k]))] : []),
     ].join('\n') + '\n'
   );
 }
@@ -271,22 +284,25 @@ class Endpoint {
         signal: AbortSignal.timeout(this.#opts.timeoutMs ?? 60_000),
       });
     } catch (e) {
-      // Network errors and timeouts (AbortSignal.timeout) are worth another try.
-      throw new TransientError(`endpoint request failed: ${(e as Error).message}`);
+      // Network errors and timeouts (AbortSignal.timeout) are worth another try. fetch's own message is
+      // "fetch failed"; its cause says what failed (connect ECONNREFUSED 127.0.0.1:8000).
+      if ((e as Error).name === 'TimeoutError') throw new TransientError(`no answer within ${this.#opts.timeoutMs ?? 60_000} ms`);
+      const cause = (e as { cause?: unknown }).cause;
+      throw new TransientError(`request failed: ${cause instanceof Error ? cause.message : (e as Error).message}`);
     }
     if (res.status >= 500 || res.status === 429 || res.status === 408) {
       await res.body?.cancel();
-      throw new TransientError(`endpoint answered HTTP ${res.status}`);
+      throw new TransientError(`answered HTTP ${res.status}`);
     }
-    if (!res.ok) throw new Error(`endpoint answered HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
+    if (!res.ok) throw new Error(`answered HTTP ${res.status}: ${(await res.text()).slice(0, 200).replace(/\s+/g, ' ')}`);
     let json: unknown;
     try {
       json = await res.json();
     } catch {
-      throw new TransientError('endpoint answered a body that is not JSON');
+      throw new TransientError('answered a body that is not JSON');
     }
     const c = completionToAction(json);
-    if (!c) throw new TransientError('endpoint answered no choices[0].message');
+    if (!c) throw new TransientError('answered no choices[0].message');
     return c;
   }
 }
@@ -378,7 +394,7 @@ async function playEpisode(
     return record;
   }
   if (!reset.ok) {
-    record.failed = `reset: ${reset.error.code}`;
+    record.failed = `reset: ${reset.error.code}: ${reset.error.message}`;
     return record;
   }
   const noteInfo = (info: StepInfo): void => {
@@ -407,7 +423,7 @@ async function playEpisode(
         // The environment refused the action (INVALID_ACTION): the policy tries again on the same view,
         // a few times; a model stuck on unusable output is not worth more requests.
         if (res.error.code === 'INVALID_ACTION' && ++invalidInARow < MAX_INVALID_IN_A_ROW) continue;
-        record.failed = `step: ${res.error.code}`;
+        record.failed = `step: ${res.error.code}: ${res.error.message}`;
         return record;
       }
       invalidInARow = 0;

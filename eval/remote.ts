@@ -9,17 +9,32 @@
  * same observation; the same step guard), and the records are summarised in episode order. The oracle's
  * privileged context {task, map, harness} comes from resolving the very same request locally with
  * `createEpisode` (deterministic: same seed, same task and variant), never from `oracle_hints`.
+ *
+ * Recording (`eval --record DIR --url ...`): the client has every action and reply, and the local twin of
+ * each episode is already built, so with a recorder the twin is reset and stepped with the same actions
+ * inside the same `RecordEpisode` wrapper the in-process eval uses. Every output of the twin is compared
+ * with the server's reply (sha256 of the same MessagePack bytes) before it is taped: a record is written
+ * only of what the server sent, and replays identically in-process; a server whose replies differ (another
+ * version or config) stops the run with an error instead of leaving records that would not replay.
  */
 import { createEpisode, defaultEnvConfig } from '../env/index.js';
-import type { EpisodeRequest, ResetOptions } from '../env/index.js';
+import type { EnvDefaults, EpisodeHandle, EpisodeLimits, EpisodeRequest, ResetOptions, StepResult } from '../env/index.js';
 import type { PolicyInstance, PolicyObservation, PrivilegedContext } from '../policies/index.js';
+import { RecordEpisode, hashResetOutput, hashStepOutput } from '../recording/index.js';
+import type { EpisodeRecorder } from '../recording/index.js';
 import { HarnessGymClient, HarnessGymError, unwrap } from '../client/index.js';
-import type { ClientOptions, ResetItem, StepInfo } from '../client/index.js';
+import type { ClientOptions, ResetItem, StepInfo, StepResultItem } from '../client/index.js';
 import { summarize, variantLabel } from './evaluate.js';
 import type { EpisodeRecord, EvalOptions, EvalSummary } from './evaluate.js';
 
 /** Options of `evaluateRemote`: the in-process options plus where the server is. */
-export type RemoteEvalOptions = EvalOptions & {
+export type RemoteEvalOptions = Omit<EvalOptions, 'recorder'> & {
+  /**
+   * Records the episodes (see the module comment): a recorder, or a function that makes one once
+   * connected, given the env limits and defaults the episodes are mirrored with (the server's limits),
+   * which the records must carry to replay.
+   */
+  recorder?: EpisodeRecorder | ((env: { limits: EpisodeLimits; defaults: EnvDefaults }) => EpisodeRecorder);
   /** The server's WebSocket URL, e.g. `ws://127.0.0.1:8080/v1/env`. */
   url: string;
   token?: string;
@@ -47,10 +62,12 @@ interface Running {
   resetIntent: string;
   errors: number;
   actions: number;
+  /** The local twin in its recording wrapper (only when recording). */
+  mirror?: EpisodeHandle;
 }
 
 /** The reset item of episode i, with only the options the in-process loop would pass. */
-function resetItemFor(opts: EvalOptions, episodeId: string, seed: number): ResetItem {
+function resetItemFor(opts: Omit<EvalOptions, 'recorder'>, episodeId: string, seed: number): ResetItem {
   const options: ResetOptions = {};
   if (opts.locale) options.locale = opts.locale;
   if (opts.parser) options.parser = opts.parser;
@@ -78,10 +95,27 @@ export async function evaluateRemote(opts: RemoteEvalOptions): Promise<EvalSumma
   }
 }
 
+/** The server and this build disagree: records would not replay, and the figures are not this build's. */
+function mismatch(episodeId: string, seed: number, what: string): HarnessGymError {
+  return new HarnessGymError({
+    code: 'INTERNAL',
+    message: `the server's ${what} of episode ${episodeId} (seed ${seed}) differs from this build's: the server runs another version or config, and its episodes cannot be recorded to replay here`,
+  });
+}
+
+/** Compare the server's step reply with the twin's result. */
+function sameStep(remote: StepResultItem, local: StepResult): boolean {
+  if (!remote.ok || !local.ok) return !remote.ok && !local.ok && remote.error.code === local.error.code;
+  return hashStepOutput(remote).hash === hashStepOutput(local).hash;
+}
+
 async function runEpisodes(client: HarnessGymClient, opts: RemoteEvalOptions): Promise<EvalSummary> {
   const limits = client.welcome.limits;
   const inFlight = Math.max(1, Math.min(opts.batch ?? DEFAULT_BATCH, limits.max_batch, limits.max_episodes));
-  const config = defaultEnvConfig(opts.config);
+  // Episodes are resolved locally with the server's turn and error caps (they shape outputs, and records
+  // must carry them to replay); everything else is the local default config.
+  const config = defaultEnvConfig({ ...opts.config, limits: { max_turns: limits.max_turns, max_errors: limits.max_errors } });
+  const recorder = typeof opts.recorder === 'function' ? opts.recorder({ limits: config.limits, defaults: config.defaults }) : opts.recorder;
   const records: EpisodeRecord[] = new Array(opts.episodes);
   let running: Running[] = [];
   let next = 0;
@@ -90,7 +124,7 @@ async function runEpisodes(client: HarnessGymClient, opts: RemoteEvalOptions): P
     // Fill the free slots with new episodes, in episode order, in one reset frame.
     const starting: number[] = [];
     while (next < opts.episodes && running.length + starting.length < inFlight) starting.push(next++);
-    if (starting.length > 0) running = running.concat(await startEpisodes(client, opts, config, starting));
+    if (starting.length > 0) running = running.concat(await startEpisodes(client, opts, config, starting, recorder));
 
     // One step frame for every running episode.
     const actions = running.map((r) => {
@@ -102,6 +136,11 @@ async function runEpisodes(client: HarnessGymClient, opts: RemoteEvalOptions): P
     const finished: string[] = [];
     running.forEach((r, j) => {
       const res = results[j];
+      if (r.mirror) {
+        // Recording: the twin takes the same action, and must answer what the server answered.
+        const local = r.mirror.step(actions[j].action);
+        if (!sameStep(res, local)) throw mismatch(r.episode_id, (opts.seed + r.index) >>> 0, `reply to action ${r.actions}`);
+      }
       if (!res.ok) {
         // As in playEpisode: the environment refused the action; the policy acts again on the same view.
         r.errors++;
@@ -136,9 +175,10 @@ async function runEpisodes(client: HarnessGymClient, opts: RemoteEvalOptions): P
 
 async function startEpisodes(
   client: HarnessGymClient,
-  opts: EvalOptions,
+  opts: RemoteEvalOptions,
   config: ReturnType<typeof defaultEnvConfig>,
   indices: readonly number[],
+  recorder: EpisodeRecorder | undefined,
 ): Promise<Running[]> {
   const items = indices.map((i) => resetItemFor(opts, `eval-${i}`, (opts.seed + i) >>> 0));
   const results = await client.reset(items);
@@ -163,6 +203,13 @@ async function startEpisodes(
         message: `the server and the local env resolved seed ${seed} to different tasks (${String(ok.info.task_id)} vs ${params.task.id}): different configs or versions`,
       });
     }
+    let mirror: EpisodeHandle | undefined;
+    if (recorder) {
+      // Listed as the in-process eval lists its records (eval-<seed>), created as the server created it.
+      const start = { episode_id: `eval-${seed}`, seed, variant, variant_seed: seed, options: (options ?? {}) as ResetOptions, oracle_hints: false };
+      mirror = new RecordEpisode(local.episode, recorder, start);
+      if (hashResetOutput(mirror.reset()).hash !== hashResetOutput(ok).hash) throw mismatch(ok.episode_id, seed, 'reset output');
+    }
     const privileged: PrivilegedContext | undefined = opts.policy.privileged
       ? { task: params.task, map: params.map, harness: params.harness }
       : undefined;
@@ -182,6 +229,7 @@ async function startEpisodes(
       resetIntent: String(ok.info.intent),
       errors: 0,
       actions: 0,
+      ...(mirror ? { mirror } : {}),
     };
   });
 }

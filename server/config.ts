@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { parseVariant } from '../harness-variants/index.js';
 
 /** Per-session and per-episode limits (PROTOCOL.md `welcome.limits`); all integers. */
 export const ServerLimitsSchema = z.strictObject({
@@ -58,6 +59,17 @@ export const RecordConfigSchema = z.strictObject({
     .default(64 * 1024 * 1024),
 });
 
+/**
+ * The variant of reset items that name none (`defaults.variant`): a preset name or a VariantSpec object,
+ * checked with the same `parseVariant` reset items are resolved with, so that a typo fails at start-up,
+ * naming the key, instead of failing every reset. `welcome.defaults.variant` is a string on the wire
+ * (protocol v1): a preset goes there as its name, a spec as its compact JSON.
+ */
+export const DefaultVariantSchema = z.union([z.string(), z.record(z.string(), z.unknown())]).superRefine((v, ctx) => {
+  const parsed = parseVariant(v);
+  if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
+});
+
 /** The whole server configuration. */
 export const ServerConfigSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
@@ -104,6 +116,12 @@ export const ServerConfigSchema = z.strictObject({
       module_dirs: z.array(z.string().min(1)).default([]),
     })
     .prefault({}),
+  /** Defaults of reset items that leave a field out; absent keys keep the environment's (`identity`). */
+  defaults: z
+    .strictObject({
+      variant: DefaultVariantSchema.optional(),
+    })
+    .optional(),
 });
 
 /** A parsed, frozen server configuration. */

@@ -1,108 +1,121 @@
 /**
- * `harness-gym eval` and `harness-gym task`: the in-process commands.
+ * `harness-gym eval` (a reference policy over many episodes, in-process or through a running server) and
+ * `harness-gym task` (one generated task).
  */
 import type { Command } from 'commander';
-import { InvalidArgumentError, Option } from 'commander';
 import { LOCALES, INTENTS } from '../../protocol/domain.js';
 import type { Locale } from '../../protocol/domain.js';
-import { PARSERS, HarnessGymEnv, VARIANT_PRESETS, defaultEnvConfig } from '../../env/index.js';
+import { PARSERS, HarnessGymEnv, defaultEnvConfig } from '../../env/index.js';
+import type { EnvDefaults, EpisodeLimits } from '../../env/index.js';
 import { Recorder } from '../../recording/index.js';
 import { POLICIES } from '../../policies/index.js';
-import { evaluate } from '../../eval/index.js';
-import { evaluateRemote } from '../../eval/index.js';
+import { evaluate, evaluateRemote } from '../../eval/index.js';
+import type { EvalSummary } from '../../eval/index.js';
 import { formatSummary } from '../format.js';
-import { intArg, rateArg } from '../args.js';
+import { choiceOption, intArg, rateArg, urlArg } from '../args.js';
+import { fileError, usageError } from '../errors.js';
+import { writableDir } from '../files.js';
+import { serverFailure } from '../remote.js';
+import { addVariantOptions, resolveVariantFlags } from '../variant-args.js';
+import type { VariantFlags } from '../variant-args.js';
+
+interface EvalFlags extends VariantFlags {
+  policy: string;
+  episodes: number;
+  seed: number;
+  locale: Locale;
+  parser: string;
+  intent?: string;
+  faults: number;
+  json?: boolean;
+  url?: string;
+  token?: string;
+  record?: string;
+  recordSample?: number;
+}
 
 /** Register `eval` and `task` on the program. */
 export function registerLocalCommands(program: Command): void {
-  program
+  const evalCmd = program
     .command('eval')
-    .description('run a reference policy over many episodes in-process and print a summary')
-    .addOption(new Option('--policy <name>', 'reference policy').choices([...POLICIES.keys()]).default('oracle'))
-    .option('--episodes <n>', 'number of episodes', intArg('--episodes', 1, 1_000_000), 100)
-    .option('--seed <n>', 'seed of the first episode (episode i uses seed + i)', intArg('--seed', 0, 0xffffffff), 1)
-    .addOption(new Option('--variant <preset>', 'harness variant preset').choices([...VARIANT_PRESETS]).default('identity'))
-    .addOption(new Option('--locale <locale>', 'language of tasks and harness').choices([...LOCALES]).default('zh-CN'))
-    .addOption(new Option('--parser <name>', 'action parser the policy writes for').choices([...PARSERS.keys()]).default('auto'))
-    .addOption(new Option('--intent <intent>', 'only tasks of this intent').choices([...INTENTS]))
-    .option('--faults <rate>', 'probability of an injected tool fault per call', rateArg, 0)
+    .description(
+      'play a reference policy over many episodes and print the reward summary: in-process, or through a running server with --url (the same line either way)',
+    )
+    .addOption(choiceOption('--policy <name>', 'reference policy', [...POLICIES.keys()]).default('oracle'))
+    .option('--episodes <n>', 'number of episodes, in [1, 1000000]', intArg('--episodes', 1, 1_000_000), 100)
+    .option('--seed <n>', 'seed of the first episode (episode i uses seed + i)', intArg('--seed', 0, 0xffffffff), 1);
+  addVariantOptions(evalCmd, 'identity')
+    .addOption(choiceOption('--locale <locale>', 'language of tasks and harness', [...LOCALES]).default('zh-CN'))
+    .addOption(choiceOption('--parser <name>', 'action parser the policy writes for', [...PARSERS.keys()]).default('auto'))
+    .addOption(choiceOption('--intent <intent>', 'only tasks of this intent', [...INTENTS]))
+    .option('--faults <rate>', 'probability in [0, 1] of an injected tool fault per call', rateArg('--faults'), 0)
     .option('--json', 'print one JSON line instead of a table')
-    .option('--url <ws-url>', 'evaluate against a running server (e.g. ws://127.0.0.1:8080/v1/env) instead of in-process')
-    .option('--token <token>', 'auth token for --url')
-    .option('--record <dir>', 'record finished episodes (in-process only) into this directory')
-    .option('--record-sample <rate>', 'fraction of episodes recorded, decided from each seed', rateArg, 1)
-    .action(
-      async (opts: {
-        policy: string;
-        episodes: number;
-        seed: number;
-        variant: string;
-        locale: Locale;
-        parser: string;
-        intent?: string;
-        faults: number;
-        json?: boolean;
-        url?: string;
-        token?: string;
-        record?: string;
-        recordSample: number;
-      }) => {
-        const policy = POLICIES.get(opts.policy);
-        if (!policy) throw new InvalidArgumentError(`unknown policy ${opts.policy}`);
-        if (opts.url !== undefined) {
-          // Remote: the same episodes through a running server; the summary is the in-process one's twin.
-          const remote = await evaluateRemote({
-            url: opts.url,
-            token: opts.token,
-            policy,
-            episodes: opts.episodes,
-            seed: opts.seed,
-            variant: opts.variant,
-            locale: opts.locale,
-            parser: opts.parser,
-            intent: opts.intent,
-            faults: opts.faults,
+    .option('--url <ws-url>', 'play through a running server, e.g. ws://127.0.0.1:8080/v1/env (default: in-process)', urlArg('--url', ['ws:', 'wss:'], 'ws://127.0.0.1:8080/v1/env'))
+    .option('--token <token>', 'the server\'s token, with --url (default: $HARNESS_GYM_TOKEN)')
+    .option('--record <dir>', 'record finished episodes into this directory (in-process or with --url; replay them with harness-gym replay)')
+    .option('--record-sample <rate>', 'fraction in [0, 1] of episodes recorded, decided from each seed (default 1)', rateArg('--record-sample'))
+    .action(async (opts: EvalFlags) => {
+      const policy = POLICIES.get(opts.policy);
+      if (!policy) throw usageError(`unknown policy ${opts.policy}`);
+      const { variant } = resolveVariantFlags(opts, 'identity');
+      if (opts.recordSample !== undefined && opts.record === undefined) throw usageError('--record-sample needs --record DIR');
+      if (opts.token !== undefined && opts.url === undefined) throw usageError('--token needs --url (the in-process eval has no server)');
+      if (opts.record !== undefined) writableDir(opts.record, '--record');
+      const common = {
+        policy,
+        episodes: opts.episodes,
+        seed: opts.seed,
+        variant,
+        locale: opts.locale,
+        parser: opts.parser,
+        intent: opts.intent,
+        faults: opts.faults,
+      };
+      let recorder: Recorder | undefined;
+      let recordError: unknown;
+      const makeRecorder = (env: { limits: EpisodeLimits; defaults: EnvDefaults }, stem: string): Recorder =>
+        (recorder = new Recorder({
+          dir: opts.record as string,
+          sample: opts.recordSample ?? 1,
+          stem,
+          created_by: 'eval',
+          env,
+          onError: (e) => (recordError ??= e),
+        }));
+      let summary: EvalSummary;
+      if (opts.url !== undefined) {
+        // Remote: the same episodes through a running server; the summary is the in-process one's twin.
+        const url = opts.url;
+        const stem = `eval-url-${opts.policy}-s${opts.seed}-n${opts.episodes}`;
+        try {
+          summary = await evaluateRemote({
+            ...common,
+            url,
+            token: opts.token ?? process.env.HARNESS_GYM_TOKEN,
+            ...(opts.record !== undefined ? { recorder: (env: { limits: EpisodeLimits; defaults: EnvDefaults }) => makeRecorder(env, stem) } : {}),
           });
-          process.stdout.write(opts.json ? JSON.stringify(remote) + '\n' : formatSummary(remote));
-          return;
+        } catch (e) {
+          throw serverFailure(e, url) ?? e;
         }
+      } else {
         const env = defaultEnvConfig();
-        const recorder =
-          opts.record === undefined
-            ? undefined
-            : new Recorder({
-                dir: opts.record,
-                sample: opts.recordSample,
-                stem: `eval-${opts.policy}-s${opts.seed}-n${opts.episodes}`,
-                created_by: 'eval',
-                env: { limits: env.limits, defaults: env.defaults },
-                onError: (e) => process.stderr.write(`harness-gym eval: recording failed: ${(e as Error).message}\n`),
-              });
-        const summary = evaluate({
-          recorder,
-          policy,
-          episodes: opts.episodes,
-          seed: opts.seed,
-          variant: opts.variant,
-          locale: opts.locale,
-          parser: opts.parser,
-          intent: opts.intent,
-          faults: opts.faults,
-        });
-        if (recorder) {
-          await recorder.close();
-          process.stderr.write(`harness-gym eval: recorded ${recorder.recorded} episodes in ${opts.record}\n`);
-        }
-        process.stdout.write(opts.json ? JSON.stringify(summary) + '\n' : formatSummary(summary));
-      },
-    );
+        if (opts.record !== undefined) makeRecorder({ limits: env.limits, defaults: env.defaults }, `eval-${opts.policy}-s${opts.seed}-n${opts.episodes}`);
+        summary = evaluate({ ...common, recorder });
+      }
+      if (recorder) {
+        await recorder.close();
+        if (recordError !== undefined) throw fileError(`--record ${opts.record}: writing the records failed (${(recordError as Error).message})`);
+        process.stderr.write(`harness-gym eval: recorded ${recorder.recorded} episodes in ${opts.record}\n`);
+      }
+      process.stdout.write(opts.json ? JSON.stringify(summary) + '\n' : formatSummary(summary));
+    });
 
   program
     .command('task')
     .description('show one generated task: the system prompt, the viewer message, the tools and the answer key')
     .option('--seed <n>', 'episode seed', intArg('--seed', 0, 0xffffffff), 1)
-    .addOption(new Option('--locale <locale>', 'language').choices([...LOCALES]).default('zh-CN'))
-    .addOption(new Option('--intent <intent>', 'force an intent').choices([...INTENTS]))
+    .addOption(choiceOption('--locale <locale>', 'language', [...LOCALES]).default('zh-CN'))
+    .addOption(choiceOption('--intent <intent>', 'force an intent', [...INTENTS]))
     .option('--json', 'print the observation and the task as JSON')
     .action((opts: { seed: number; locale: Locale; intent?: string; json?: boolean }) => {
       const env = new HarnessGymEnv();

@@ -1,8 +1,9 @@
 /**
  * `harness-gym replay`, `inspect`, `rescore` and `view`: the commands over recorded episodes
- * (docs/RECORDS.md). Warnings about files (a truncated tail) go to stderr; results to stdout.
+ * (docs/RECORDS.md). Warnings about files (a truncated tail) go to stderr; results to stdout. The input
+ * path is checked the same way by all four (cli/files.ts): a missing one exits 4 with the same line.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import {
@@ -11,46 +12,28 @@ import {
   formatRescore,
   inspectRecord,
   packValue,
-  readRecords,
   replayRecords,
   rescore,
   RECORD_FORMAT,
   RECORD_VERSION,
 } from '../../recording/index.js';
-import type { LoadedRecord } from '../../recording/index.js';
 import { packageIdentity } from '../../protocol/package.js';
 import { startViewer } from '../../recording/index.js';
 import { defaultRegistry, loadProfileFile, loadRewardSet } from '../../rewards/index.js';
 import type { RewardRegistry } from '../../rewards/index.js';
-import { intArg } from '../args.js';
-
-/** Collect a repeatable option's values. */
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
+import { collect, intArg } from '../args.js';
+import { CliError, EXIT, fileError, joinErrors, listenFailure } from '../errors.js';
+import { loadRecordInput, makeDirs } from '../files.js';
 
 /**
  * The reward registry to score with: the built-in modules plus custom modules from `--reward-modules`
- * directories (records scored by custom modules replay and rescore only with them). Null after an error.
+ * directories (records scored by custom modules replay and rescore only with them).
  */
-async function registryFor(dirs: string[], command: string): Promise<RewardRegistry | null> {
+async function registryFor(dirs: string[]): Promise<RewardRegistry> {
   if (dirs.length === 0) return defaultRegistry();
   const loaded = await loadRewardSet({ profiles: [], module_dirs: dirs });
   if (loaded.ok) return loaded.set.registry;
-  process.stderr.write(`harness-gym ${command}: invalid reward modules\n${loaded.errors.map((e) => `  ${e}\n`).join('')}`);
-  process.exitCode = 2;
-  return null;
-}
-
-function load(path: string, command: string): LoadedRecord[] | null {
-  const r = readRecords(path);
-  if (!r.ok) {
-    process.stderr.write(`harness-gym ${command}: ${r.message}\n`);
-    process.exitCode = 2;
-    return null;
-  }
-  for (const w of r.result.warnings) process.stderr.write(`warning: ${w}\n`);
-  return r.result.records;
+  throw fileError(`invalid reward modules: ${joinErrors(loaded.errors)}`);
 }
 
 /** JSON that shows byte strings by length (a diff may hold raw bytes). */
@@ -61,21 +44,25 @@ function jsonReplacer(_k: string, v: unknown): unknown {
     : v;
 }
 
+/** No record matched `--episode`: the answer is no (exit 1). */
+function noEpisode(id: string, path: string): CliError {
+  return new CliError(EXIT.verdict, `no episode "${id}" in ${path}; harness-gym inspect ${path} --json lists the episode ids`);
+}
+
 /** Register the record commands on the program. */
 export function registerRecordCommands(program: Command): void {
   program
     .command('replay')
-    .description('re-run recorded episodes in-process and check every observation hash and reward')
+    .description('re-run recorded episodes in-process and check every observation hash and the reward (exit 1 on a divergence)')
     .argument('<path>', 'a record file or a directory of them')
     .option('--episode <id>', 'only this episode id')
     .option('--reward-modules <dir>', 'directory of custom reward modules the records were scored with (repeatable)', collect, [])
     .option('--json', 'print one JSON line')
     .action(async (path: string, opts: { episode?: string; rewardModules: string[]; json?: boolean }) => {
-      const registry = await registryFor(opts.rewardModules, 'replay');
-      if (!registry) return;
-      const records = load(path, 'replay');
-      if (!records) return;
+      const records = loadRecordInput(path);
+      const registry = await registryFor(opts.rewardModules);
       const summary = replayRecords(records, { episode: opts.episode, base: { registry } });
+      if (opts.episode !== undefined && summary.episodes === 0) throw noEpisode(opts.episode, path);
       const diverged = summary.results.filter((r) => !r.identical);
       if (opts.json) {
         const out: Record<string, unknown> = { episodes: summary.episodes, identical: summary.identical, diverged: summary.diverged };
@@ -87,7 +74,12 @@ export function registerRecordCommands(program: Command): void {
         for (const r of diverged) process.stdout.write(formatDivergence(r) + '\n');
         process.stdout.write(`replayed ${summary.episodes} episodes: ${summary.identical} identical, ${summary.diverged} diverged\n`);
       }
-      if (summary.diverged > 0 || (opts.episode !== undefined && summary.episodes === 0)) process.exitCode = 1;
+      if (summary.diverged > 0) {
+        throw new CliError(
+          EXIT.verdict,
+          `${summary.diverged} of ${summary.episodes} episodes diverged (first: ${diverged[0]?.episode_id}); the records were made by another version or config`,
+        );
+      }
     });
 
   program
@@ -97,15 +89,12 @@ export function registerRecordCommands(program: Command): void {
     .option('--episode <id>', 'only this episode id')
     .option('--json', 'print the episode views as JSON lines')
     .action((path: string, opts: { episode?: string; json?: boolean }) => {
-      const records = load(path, 'inspect');
-      if (!records) return;
+      const records = loadRecordInput(path);
       const chosen = records.filter((r) => opts.episode === undefined || r.record.episode_id === opts.episode);
-      if (chosen.length === 0) {
-        process.stderr.write(`harness-gym inspect: no episode${opts.episode !== undefined ? ` "${opts.episode}"` : ''} in ${path}\n`);
-        process.exitCode = 1;
-        return;
-      }
+      if (opts.episode !== undefined && chosen.length === 0) throw noEpisode(opts.episode, path);
       for (const r of chosen) {
+        // The reader went away (`| head`): stop rendering; main.ts ends quietly on the EPIPE.
+        if (process.stdout.destroyed) return;
         const view = inspectRecord(r.record);
         process.stdout.write(opts.json ? JSON.stringify(view) + '\n' : formatEpisodeView(view) + '\n');
       }
@@ -120,16 +109,10 @@ export function registerRecordCommands(program: Command): void {
     .option('--json', 'print one JSON line')
     .option('--out <file>', 'write the re-scored records to this record file')
     .action(async (path: string, opts: { rewards: string; rewardModules: string[]; json?: boolean; out?: string }) => {
-      const registry = await registryFor(opts.rewardModules, 'rescore');
-      if (!registry) return;
+      const records = loadRecordInput(path);
+      const registry = await registryFor(opts.rewardModules);
       const profile = loadProfileFile(opts.rewards, registry);
-      if (!profile.ok) {
-        process.stderr.write(`harness-gym rescore: invalid profile\n${profile.errors.map((e) => `  ${e}\n`).join('')}`);
-        process.exitCode = 2;
-        return;
-      }
-      const records = load(path, 'rescore');
-      if (!records) return;
+      if (!profile.ok) throw fileError(`--rewards ${opts.rewards}: invalid profile: ${joinErrors(profile.errors)}`);
       const { report, records: rescored } = rescore(records, profile.profile, registry);
       if (opts.out !== undefined) {
         const header = {
@@ -139,8 +122,12 @@ export function registerRecordCommands(program: Command): void {
           server_version: packageIdentity().version,
           created_by: 'rescore',
         };
-        mkdirSync(dirname(opts.out), { recursive: true });
-        writeFileSync(opts.out, Buffer.concat([packValue(header), ...rescored.map((r) => packValue(r))]));
+        try {
+          makeDirs(dirname(opts.out));
+          writeFileSync(opts.out, Buffer.concat([packValue(header), ...rescored.map((r) => packValue(r))]));
+        } catch (e) {
+          throw fileError(`--out ${opts.out}: cannot write there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        }
       }
       process.stdout.write(opts.json ? JSON.stringify(report) + '\n' : formatRescore(report));
     });
@@ -149,15 +136,22 @@ export function registerRecordCommands(program: Command): void {
     .command('view')
     .description('serve a local web page to browse recorded episodes (127.0.0.1 only)')
     .argument('<dir>', 'a directory of record files (or one file)')
-    .option('--port <n>', 'TCP port; 0 picks a free one', intArg('--port', 0, 65535), 8090)
+    .option('--port <n>', 'TCP port in [0, 65535]; 0 picks a free one (default 8090)', intArg('--port', 0, 65535), 8090)
     .action(async (dir: string, opts: { port: number }) => {
-      const viewer = await startViewer({ path: dir, port: opts.port });
+      // startViewer refuses a path without records in the words loadRecordInput uses: the same line and
+      // the same code as the other record commands.
+      let viewer;
+      try {
+        viewer = await startViewer({ path: dir, port: opts.port });
+      } catch (e) {
+        throw listenFailure(e, '127.0.0.1', opts.port) ?? fileError((e as Error).message);
+      }
       for (const w of viewer.warnings) process.stderr.write(`warning: ${w}\n`);
       process.stdout.write(`harness-gym view: ${viewer.episodes} episodes at ${viewer.url}\n`);
       const stop = (): void => {
         viewer.close().then(
-          () => process.exit(0),
-          () => process.exit(1),
+          () => process.exit(EXIT.ok),
+          () => process.exit(EXIT.internal),
         );
       };
       process.on('SIGTERM', stop);

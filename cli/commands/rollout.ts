@@ -2,6 +2,10 @@
  * `harness-gym rollout`: drive episodes on a running server with an OpenAI-compatible chat-completions
  * endpoint as the policy (client/rollout.ts), with a progress bar on stderr (TTY only) and a summary of
  * rewards by component, intent and variant family (`--json`: one line).
+ *
+ * Everything that can be checked before the first episode is: the URLs, the variant (with the server's
+ * own `parseVariant`), that `--out` can be written. A run in which every episode failed exits 5 with the
+ * most frequent reasons; a run with some failures lists them in its summary and exits 0.
  */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
@@ -9,10 +13,16 @@ import { Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { LOCALES } from '../../protocol/domain.js';
 import type { Locale } from '../../protocol/domain.js';
+import { PARSERS } from '../../env/index.js';
 import { formatRolloutSummary, runRollout } from '../../client/index.js';
-import { intArg, rateArg } from '../args.js';
+import type { RolloutSummary } from '../../client/index.js';
+import { choiceOption, intArg, numberArg, rateArg, urlArg } from '../args.js';
+import { fileError, runError } from '../errors.js';
+import { serverFailure } from '../remote.js';
+import { addVariantOptions, resolveVariantFlags } from '../variant-args.js';
+import type { VariantFlags } from '../variant-args.js';
 
-interface RolloutFlags {
+interface RolloutFlags extends VariantFlags {
   url: string;
   baseUrl: string;
   model: string;
@@ -21,7 +31,6 @@ interface RolloutFlags {
   concurrency: number;
   groupSize: number;
   seed: number;
-  variant: string;
   locale?: Locale;
   parser?: string;
   faults?: number;
@@ -31,39 +40,58 @@ interface RolloutFlags {
   timeout: number;
   retries: number;
   backoff: number;
-  temperature?: string;
+  temperature?: number;
   maxTokens?: number;
   oracleHints?: boolean;
 }
 
+/** The line of a run in which every episode failed: how many, the most frequent reasons, what to check. */
+export function allFailedMessage(s: RolloutSummary, baseUrl: string, top = 3): string {
+  const reasons = Object.entries(s.failures).slice(0, top);
+  const more = Object.keys(s.failures).length - reasons.length;
+  const listed = reasons.map(([reason, n]) => `${n}x ${reason}`).join('; ');
+  const endpoint = Object.keys(s.failures).every((r) => r.startsWith('endpoint: '));
+  const hint = endpoint ? `; check that --base-url ${baseUrl} serves /chat/completions` : '; the records (--out) have every reason';
+  return `every episode failed (${s.failed} of ${s.episodes}): ${listed}${more > 0 ? `; and ${more} other reasons` : ''}${hint}`;
+}
+
 /** Register `rollout` on the program. */
 export function registerRolloutCommand(program: Command): void {
-  program
+  const cmd = program
     .command('rollout')
-    .description('run episodes on a server with an OpenAI-compatible chat-completions endpoint as the policy')
-    .requiredOption('--url <ws-url>', 'the environment server, e.g. ws://127.0.0.1:8080/v1/env')
-    .requiredOption('--base-url <http-url>', 'the endpoint, e.g. http://127.0.0.1:8000/v1')
+    .description('play episodes on a running server with an OpenAI-compatible chat-completions endpoint (vLLM, SGLang, ...) as the policy')
+    .requiredOption('--url <ws-url>', 'the environment server, e.g. ws://127.0.0.1:8080/v1/env', urlArg('--url', ['ws:', 'wss:'], 'ws://127.0.0.1:8080/v1/env'))
+    .requiredOption('--base-url <http-url>', 'the endpoint, e.g. http://127.0.0.1:8000/v1', urlArg('--base-url', ['http:', 'https:'], 'http://127.0.0.1:8000/v1'))
     .requiredOption('--model <name>', 'model name sent to the endpoint')
     .option('--api-key <key>', 'endpoint API key (default: $OPENAI_API_KEY)')
     .option('--episodes <n>', 'number of episodes', intArg('--episodes', 1, 10_000_000), 100)
     .option('--concurrency <k>', 'episodes in flight at once', intArg('--concurrency', 1, 100_000), 16)
     .option('--group-size <g>', 'GRPO group size: consecutive episodes share task and variant', intArg('--group-size', 1, 1024), 1)
-    .option('--seed <n>', 'seed of the first episode (episode i uses seed + i)', intArg('--seed', 0, 0xffffffff), 1)
-    .option('--variant <preset>', 'harness variant preset', 'identity')
-    .addOption(new Option('--locale <locale>', 'language of tasks and harness').choices([...LOCALES]))
-    .option('--parser <name>', "the episode's action parser (default: the server's)")
-    .option('--faults <rate>', 'probability of an injected tool fault per call', rateArg)
-    .option('--token <token>', 'auth token for --url')
+    .option('--seed <n>', 'seed of the first episode (episode i uses seed + i)', intArg('--seed', 0, 0xffffffff), 1);
+  addVariantOptions(cmd, 'identity')
+    .addOption(choiceOption('--locale <locale>', "language of tasks and harness (default: the server's)", [...LOCALES]))
+    .addOption(choiceOption('--parser <name>', "the episode's action parser for raw-text replies (default: the server's, auto)", [...PARSERS.keys()]))
+    .option('--faults <rate>', 'probability in [0, 1] of an injected tool fault per call', rateArg('--faults'))
+    .option('--token <token>', "the server's token (default: $HARNESS_GYM_TOKEN)")
     .option('--out <file>', 'write one JSON line per episode (episode order) to this file')
     .option('--json', 'print the summary as one JSON line')
     .option('--timeout <ms>', 'per-request timeout of the endpoint', intArg('--timeout', 1, 3_600_000), 60_000)
     .option('--retries <n>', 'retries of a failed endpoint request', intArg('--retries', 0, 100), 3)
     .option('--backoff <ms>', 'first retry delay (doubles per retry)', intArg('--backoff', 0, 600_000), 500)
-    .option('--temperature <t>', 'sampling temperature sent to the endpoint')
+    .option('--temperature <t>', 'sampling temperature in [0, 2] sent to the endpoint', numberArg('--temperature', 0, 2))
     .option('--max-tokens <n>', 'max_tokens sent to the endpoint', intArg('--max-tokens', 1, 1_000_000))
     // Test hook only: forwards info.oracle_action to a fake endpoint (see client/rollout.ts).
     .addOption(new Option('--oracle-hints').hideHelp())
     .action(async (f: RolloutFlags) => {
+      const { variant } = resolveVariantFlags(f, 'identity');
+      if (f.out) {
+        // Fail before the run, not after it: the records are written at the end.
+        try {
+          writeFileSync(f.out, '');
+        } catch (e) {
+          throw fileError(`--out ${f.out}: cannot write there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        }
+      }
       const bar = process.stderr.isTTY
         ? new cliProgress.SingleBar(
             { stream: process.stderr, format: 'rollout [{bar}] {value}/{total} episodes | {failed} failed | eta {eta}s' },
@@ -71,37 +99,46 @@ export function registerRolloutCommand(program: Command): void {
           )
         : null;
       let failed = 0;
-      bar?.start(f.episodes, 0, { failed });
       const sampling: Record<string, unknown> = {};
-      if (f.temperature !== undefined) sampling.temperature = Number(f.temperature);
+      if (f.temperature !== undefined) sampling.temperature = f.temperature;
       if (f.maxTokens !== undefined) sampling.max_tokens = f.maxTokens;
       const apiKey = f.apiKey ?? process.env.OPENAI_API_KEY;
-      const { summary, records } = await runRollout({
-        url: f.url,
-        token: f.token,
-        baseUrl: f.baseUrl,
-        model: f.model,
-        ...(apiKey ? { apiKey } : {}),
-        episodes: f.episodes,
-        concurrency: f.concurrency,
-        groupSize: f.groupSize,
-        seed: f.seed,
-        variant: f.variant,
-        ...(f.locale ? { locale: f.locale } : {}),
-        ...(f.parser ? { parser: f.parser } : {}),
-        ...(f.faults !== undefined ? { options: { faults: f.faults } } : {}),
-        oracleHints: f.oracleHints === true,
-        timeoutMs: f.timeout,
-        retries: f.retries,
-        backoffMs: f.backoff,
-        sampling,
-        onEpisode: (done, _total, r) => {
-          if (r.failed !== undefined) failed++;
-          bar?.update(done, { failed });
-        },
-      });
+      const token = f.token ?? process.env.HARNESS_GYM_TOKEN;
+      let result;
+      try {
+        result = await runRollout({
+          url: f.url,
+          ...(token !== undefined ? { token } : {}),
+          baseUrl: f.baseUrl,
+          model: f.model,
+          ...(apiKey ? { apiKey } : {}),
+          episodes: f.episodes,
+          concurrency: f.concurrency,
+          groupSize: f.groupSize,
+          seed: f.seed,
+          variant,
+          ...(f.locale ? { locale: f.locale } : {}),
+          ...(f.parser ? { parser: f.parser } : {}),
+          ...(f.faults !== undefined ? { options: { faults: f.faults } } : {}),
+          oracleHints: f.oracleHints === true,
+          timeoutMs: f.timeout,
+          retries: f.retries,
+          backoffMs: f.backoff,
+          sampling,
+          onEpisode: (done, _total, r) => {
+            if (done === 1) bar?.start(f.episodes, 0, { failed });
+            if (r.failed !== undefined) failed++;
+            bar?.update(done, { failed });
+          },
+        });
+      } catch (e) {
+        bar?.stop();
+        throw serverFailure(e, f.url) ?? e;
+      }
       bar?.stop();
+      const { summary, records } = result;
       if (f.out) writeFileSync(f.out, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
       process.stdout.write(f.json ? JSON.stringify(summary) + '\n' : formatRolloutSummary(summary));
+      if (summary.completed === 0 && summary.failed > 0) throw runError(allFailedMessage(summary, f.baseUrl));
     });
 }

@@ -2,45 +2,47 @@
  * `harness-gym serve`: run the WebSocket environment server. The entry point owns the process: it reads
  * flags and `HARNESS_GYM_TOKEN`, prints one startup line, and turns SIGTERM/SIGINT into a graceful
  * shutdown (stop accepting, answer in-flight requests, exit 0).
+ *
+ * Each numeric or enumerated flag is checked as it is parsed against the bounds of its config key, read
+ * from the config schema itself (server/config.ts), so a bad flag is a usage error naming the flag (exit
+ * 2) and whatever the config loader still rejects afterwards came from the file (exit 4).
  */
 import type { Command } from 'commander';
-import { loadServerConfig, serverState, startServer } from '../../server/index.js';
+import { loadServerConfig, serverState, startServer, ServerConfigSchema } from '../../server/index.js';
 import { RewardCatalog } from '../../rewards/index.js';
+import { choiceArg, collect, intArg, numberArg } from '../args.js';
+import { EXIT, fileError, joinErrors, listenFailure, usageError } from '../errors.js';
+import { writableDir } from '../files.js';
 
-/** Flags as commander hands them over (strings; the config schema validates and names the key). */
+/** Flags as commander hands them over (parsed values; strings where tests call `flagsToOverrides` directly). */
 interface ServeFlags {
   config?: string;
   host?: string;
-  port?: string;
+  port?: string | number;
   token?: string;
-  seed?: string;
+  seed?: string | number;
   logLevel?: string;
-  maxSessions?: string;
+  maxSessions?: string | number;
   allowOracleHints?: boolean;
-  maxBatch?: string;
-  maxEpisodes?: string;
-  maxFrameBytes?: string;
-  maxTurns?: string;
-  maxErrors?: string;
-  idleTimeout?: string;
-  resumeGrace?: string;
-  pingInterval?: string;
-  replayWindow?: string;
+  maxBatch?: string | number;
+  maxEpisodes?: string | number;
+  maxFrameBytes?: string | number;
+  maxTurns?: string | number;
+  maxErrors?: string | number;
+  idleTimeout?: string | number;
+  resumeGrace?: string | number;
+  pingInterval?: string | number;
+  replayWindow?: string | number;
   record?: string;
-  recordSample?: string;
+  recordSample?: string | number;
   rewardsProfile?: string[];
   rewardModules?: string[];
-  workers?: string;
-  sendBufferBytes?: string;
-}
-
-/** Commander collector for repeatable flags. */
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
+  workers?: string | number;
+  sendBufferBytes?: string | number;
 }
 
 /** A numeric flag as a number (NaN when not numeric, which the schema reports under the key's name). */
-function num(v: string | undefined): number | undefined {
+function num(v: string | number | undefined): number | undefined {
   return v === undefined ? undefined : Number(v);
 }
 
@@ -73,63 +75,140 @@ export function flagsToOverrides(f: ServeFlags, env: Readonly<Record<string, str
   };
 }
 
+/** The parts of a zod schema this file reads (zod 4's classic API, typed structurally). */
+interface SchemaNode {
+  def: { type: string; values?: unknown[] };
+  unwrap?: () => SchemaNode;
+  shape?: Record<string, SchemaNode>;
+  options?: SchemaNode[] | string[];
+  minValue?: number | null;
+  maxValue?: number | null;
+  isInt?: boolean;
+}
+
+function unwrapped(s: SchemaNode): SchemaNode {
+  let cur = s;
+  while (['default', 'prefault', 'optional', 'nullable'].includes(cur.def.type) && cur.unwrap) cur = cur.unwrap();
+  return cur;
+}
+
+/** The schema of one config key, e.g. `['limits', 'max_batch']`. */
+function keySchema(path: readonly string[]): SchemaNode {
+  let s = ServerConfigSchema as unknown as SchemaNode;
+  for (const key of path) {
+    const next = unwrapped(s).shape?.[key];
+    if (!next) throw new TypeError(`no config key ${path.join('.')}`);
+    s = next;
+  }
+  return unwrapped(s);
+}
+
+/** The argument parser of a flag that sets config key `path`: its bounds or choices are the schema's. */
+function configArg(flag: string, path: readonly string[]): (value: string) => number | string {
+  const s = keySchema(path);
+  if (s.def.type === 'number') {
+    const min = s.minValue ?? -Infinity;
+    const max = s.maxValue ?? Infinity;
+    return s.isInt ? intArg(flag, min, max) : numberArg(flag, min, max);
+  }
+  if (s.def.type === 'enum') return choiceArg(flag, s.options as string[]);
+  if (s.def.type === 'union') {
+    // `workers`: a literal ("auto") or an integer.
+    const parts = (s.options as SchemaNode[]).map(unwrapped);
+    const literals = parts.flatMap((p) => (p.def.type === 'literal' ? ((p.def.values ?? []) as string[]) : []));
+    const numeric = parts.find((p) => p.def.type === 'number');
+    return (value: string) => {
+      if (literals.includes(value)) return value;
+      const n = Number(value);
+      const min = numeric?.minValue ?? -Infinity;
+      const max = numeric?.maxValue ?? Infinity;
+      if (numeric && value.trim() !== '' && Number.isInteger(n) && n >= min && n <= max) return n;
+      throw usageError(`${flag} must be an integer in [${min}, ${max}] or ${literals.map((l) => `"${l}"`).join(', ')}, got "${value}"`);
+    };
+  }
+  throw new TypeError(`config key ${path.join('.')} has no flag parser`);
+}
+
 /** Register `serve` on the program. */
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
-    .description('run the WebSocket environment server (protocol v1 at /v1/env)')
+    .description('run the WebSocket environment server (protocol v1 at /v1/env; /healthz, /readyz, /v1/info, /metrics beside it)')
     .option('--config <file>', 'JSON or YAML config file (flags override it)')
-    .option('--host <host>', 'interface to listen on (default 127.0.0.1)')
-    .option('--port <n>', 'TCP port; 0 picks a free one (default 8080)')
+    .option('--host <host>', 'interface to listen on (default 127.0.0.1; 0.0.0.0 for every interface)')
+    .option('--port <n>', 'TCP port in [0, 65535]; 0 picks a free one (default 8080)', configArg('--port', ['port']))
     .option('--token <token>', 'shared secret every hello must carry (default: $HARNESS_GYM_TOKEN, else none)')
-    .option('--seed <n>', 'server seed for sessions whose hello has no seed (default 0)')
-    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (default info)')
-    .option('--max-sessions <n>', 'concurrent sessions (default 256)')
+    .option('--seed <n>', 'server seed for sessions whose hello has no seed (default 0)', configArg('--seed', ['seed']))
+    .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (default info)', configArg('--log-level', ['log_level']))
+    .option('--max-sessions <n>', 'concurrent sessions (default 256)', configArg('--max-sessions', ['max_sessions']))
     .option('--allow-oracle-hints', 'honour options.oracle_hints (testing only, never training)')
-    .option('--max-batch <n>', 'items per reset/step/close frame (default 256)')
-    .option('--max-episodes <n>', 'unclosed episodes per session (default 4096)')
-    .option('--max-frame-bytes <n>', 'bytes per frame (default 4194304)')
-    .option('--max-turns <n>', 'assistant turns per episode (default 12)')
-    .option('--max-errors <n>', 'tool errors before an episode is truncated (default 6)')
-    .option('--idle-timeout <s>', 'seconds without requests before a session is freed; 0 disables (default 600)')
-    .option('--resume-grace <s>', 'seconds a dropped session waits for a resume (default 60)')
-    .option('--ping-interval <s>', 'seconds between WebSocket pings (default 20)')
-    .option('--replay-window <n>', 'replies kept per session for re-sent requests (default 64)')
+    .option('--max-batch <n>', 'items per reset/step/close frame (default 256)', configArg('--max-batch', ['limits', 'max_batch']))
+    .option('--max-episodes <n>', 'unclosed episodes per session (default 4096)', configArg('--max-episodes', ['limits', 'max_episodes']))
+    .option('--max-frame-bytes <n>', 'bytes per frame (default 4194304)', configArg('--max-frame-bytes', ['limits', 'max_frame_bytes']))
+    .option('--max-turns <n>', 'assistant turns per episode (default 12)', configArg('--max-turns', ['limits', 'max_turns']))
+    .option('--max-errors <n>', 'tool errors before an episode is truncated (default 6)', configArg('--max-errors', ['limits', 'max_errors']))
+    .option(
+      '--idle-timeout <s>',
+      'seconds without requests before a session is freed; 0 disables (default 600)',
+      configArg('--idle-timeout', ['limits', 'idle_timeout_s']),
+    )
+    .option('--resume-grace <s>', 'seconds a dropped session waits for a resume (default 60)', configArg('--resume-grace', ['limits', 'resume_grace_s']))
+    .option('--ping-interval <s>', 'seconds between WebSocket pings (default 20)', configArg('--ping-interval', ['limits', 'ping_interval_s']))
+    .option('--replay-window <n>', 'replies kept per session for re-sent requests (default 64)', configArg('--replay-window', ['limits', 'replay_window']))
     .option('--record <dir>', 'record finished episodes into this directory (default: off)')
-    .option('--record-sample <rate>', 'fraction of episodes recorded, decided from each seed (default 1)')
-    .option('--workers <n>', 'worker threads owning the episodes: 0 = the main thread, or "auto" (default auto: one per core, at most 8)')
+    .option(
+      '--record-sample <rate>',
+      'fraction in [0, 1] of episodes recorded, decided from each seed (default 1)',
+      configArg('--record-sample', ['record', 'sample']),
+    )
+    .option(
+      '--workers <n>',
+      'worker threads owning the episodes: 0 = the main thread, 1..64, or "auto" (default auto: one per core, at most 8)',
+      configArg('--workers', ['workers']),
+    )
     .option(
       '--send-buffer-bytes <n>',
       'unsent reply bytes per connection before its reading pauses; cut after backpressure.stall_timeout_s (default 16777216)',
+      configArg('--send-buffer-bytes', ['backpressure', 'send_high_water_bytes']),
     )
     .option('--rewards-profile <file>', 'reward profile file, JSON or YAML (repeatable; reloaded on SIGHUP)', collect)
     .option('--reward-modules <dir>', 'directory of custom reward modules, *.js/*.mjs (repeatable; reloaded on SIGHUP)', collect)
     .action(async (flags: ServeFlags) => {
+      if (flags.token === undefined && process.env.HARNESS_GYM_TOKEN === '') {
+        throw usageError('HARNESS_GYM_TOKEN is set but empty; unset it, or set it to the token clients must send');
+      }
+      if (flags.token === '') throw usageError('--token must not be empty; leave it out to accept any client');
+      if (flags.host !== undefined && flags.host.trim() === '') throw usageError('--host must not be empty; give e.g. 127.0.0.1 or 0.0.0.0');
       const loaded = loadServerConfig({
         // The server owns the process here: shard the episodes over the spare cores unless told otherwise.
         base: { workers: 'auto' },
         file: flags.config,
         overrides: flagsToOverrides(flags, process.env),
       });
+      // The flags were checked as they were parsed: what the loader rejects comes from the file.
       if (!loaded.ok) {
-        process.stderr.write(`harness-gym serve: invalid configuration\n${loaded.errors.map((e) => `  ${e}\n`).join('')}`);
-        process.exitCode = 2;
-        return;
+        const errors = loaded.errors.map((e) => (flags.config !== undefined && e.startsWith(`${flags.config}: `) ? e.slice(flags.config.length + 2) : e));
+        if (flags.config === undefined) throw usageError(`invalid configuration: ${joinErrors(errors)}`);
+        throw fileError(`--config ${flags.config}: ${joinErrors(errors)}`);
       }
+      const config = loaded.config;
+      if (config.record.dir !== null) writableDir(config.record.dir, flags.record !== undefined ? '--record' : 'record.dir');
       // Reward files are read (and module files imported) before the server starts: a bad one is a
       // start-up error naming the file. HARNESS_GYM_JUDGE_API_KEY is the llm_judge's bearer token.
-      const rewards = await RewardCatalog.load(loaded.config.rewards, { judge: { api_key: process.env.HARNESS_GYM_JUDGE_API_KEY } });
-      if (!rewards.ok) {
-        process.stderr.write(`harness-gym serve: invalid reward files\n${rewards.errors.map((e) => `  ${e}\n`).join('')}`);
-        process.exitCode = 2;
-        return;
-      }
+      const rewards = await RewardCatalog.load(config.rewards, { judge: { api_key: process.env.HARNESS_GYM_JUDGE_API_KEY } });
+      if (!rewards.ok) throw fileError(`invalid reward files: ${joinErrors(rewards.errors)}`);
       const catalog = rewards.catalog;
-      const running = await startServer(loaded.config, { rewards: catalog });
+      let running;
+      try {
+        running = await startServer(config, { rewards: catalog });
+      } catch (e) {
+        throw listenFailure(e, config.host, config.port) ?? e;
+      }
       const ws = running.url.replace(/^http/, 'ws');
       const { workers } = serverState(running.app);
       const where = workers === 0 ? 'episodes on the main thread' : `episodes on ${workers} worker thread${workers === 1 ? '' : 's'}`;
       process.stdout.write(`harness-gym serve: listening on ${running.url} (WebSocket ${ws}/v1/env; ${where})\n`);
+      await warnUnappliedDefaults(running.app, config.defaults?.variant);
       let stopping = false;
       const stop = (signal: string): void => {
         if (stopping) {
@@ -138,10 +217,10 @@ export function registerServeCommand(program: Command): void {
         stopping = true;
         running.app.log.info({ signal }, 'shutting down');
         running.close().then(
-          () => process.exit(0),
+          () => process.exit(EXIT.ok),
           (e: unknown) => {
             running.app.log.error({ err: e }, 'shutdown failed');
-            process.exit(1);
+            process.exit(EXIT.internal);
           },
         );
       };
@@ -155,4 +234,19 @@ export function registerServeCommand(program: Command): void {
         });
       });
     });
+}
+
+/**
+ * `defaults.variant` is validated by the config schema; the server applies it once its environment
+ * defaults are built from the config. Until then (or if that ever breaks), say so rather than serve
+ * `identity` silently: `/v1/info` tells what `welcome` announces.
+ */
+async function warnUnappliedDefaults(app: Parameters<typeof serverState>[0], wanted: unknown): Promise<void> {
+  if (wanted === undefined || wanted === 'identity') return;
+  const info = (await app.inject({ method: 'GET', url: '/v1/info' })).json() as { defaults?: { variant?: unknown } };
+  if (info.defaults?.variant === 'identity') {
+    process.stderr.write(
+      `harness-gym serve: warning: defaults.variant ${typeof wanted === 'string' ? wanted : JSON.stringify(wanted)} is not applied by this server build (welcome.defaults.variant is identity); send variant with each reset item\n`,
+    );
+  }
 }

@@ -1,21 +1,24 @@
 /**
- * `harness-gym check` and `harness-gym variants list|show|report`: the proofs and views of Harness-State
- * Augmentation.
+ * `harness-gym check` and `harness-gym variants list|show|report|sweep|sizes`: the proofs, views and
+ * measurements of Harness-State Augmentation. `sweep` and `sizes` are the figures of docs/CURRICULUM.md:
+ * how the reference policies score as the intensity of each family rises, and how long the prompt is.
  */
 import type { Command } from 'commander';
-import { Option } from 'commander';
 import stringWidth from 'string-width';
 import { LOCALES, INTENTS } from '../../protocol/domain.js';
-import type { Intent, Locale } from '../../protocol/domain.js';
+import type { ChatMessage, Intent, Locale, ToolSchema } from '../../protocol/domain.js';
 import { loadBaseHarness } from '../../harness/index.js';
 import { FAMILIES, OPERATORS, PRESETS, PRESET_NAMES, buildVariant } from '../../harness-variants/index.js';
 import type { VariantSpec } from '../../harness-variants/index.js';
 import { worldFor } from '../../mock-services/index.js';
 import { generateTask } from '../../env/tasks/index.js';
-import { renderSystemPrompt } from '../../env/index.js';
-import { memorizerPolicy, oraclePolicy } from '../../policies/index.js';
+import { createEpisode, defaultEnvConfig, privilegedView, renderSystemPrompt } from '../../env/index.js';
+import { POLICIES, memorizerPolicy, oraclePolicy } from '../../policies/index.js';
 import { evaluate, runCheck } from '../../eval/index.js';
-import { intArg } from '../args.js';
+import { choiceOption, intArg, listArg, numberListArg, rateArg } from '../args.js';
+import { CliError, EXIT, usageError } from '../errors.js';
+import { addVariantOptions, resolveVariantFlags } from '../variant-args.js';
+import type { VariantFlags } from '../variant-args.js';
 
 /** Cut a line into pieces of at most `width` display columns (CJK characters count two). */
 function wrapColumns(line: string, width: number): string[] {
@@ -56,20 +59,139 @@ interface ReportRow {
   oracle: number;
 }
 
+/** Whether any variant flag was given (commands whose default is a set of variants, not one). */
+function variantFlagsGiven(f: VariantFlags): boolean {
+  return f.variant !== undefined || f.families !== undefined || f.intensity !== undefined || f.identityShare !== undefined || f.split !== undefined;
+}
+
+const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
+
+// ---------------------------------------------------------------------------------------------------
+// Prompt sizes (`variants sizes`).
+
+/**
+ * Token estimate of a text: CJK characters (and full-width punctuation) x 0.82, plus every other
+ * character / 4.1. Calibrated against the Qwen3 tokenizer on 1,200 reset prompts (both locales, the three
+ * presets, tools written as Qwen3's chat template writes them); on a whole prompt the estimate is within
+ * -10%..+8% of the true count, p50 within ±5% (docs/CURRICULUM.md "Prompt sizes").
+ */
+export const TOKEN_ESTIMATE = { cjk: 0.82, other_chars_per_token: 4.1 } as const;
+
+const CJK = /[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]/u;
+
+/** Characters (code points) and estimated tokens of a text. */
+export function textSize(text: string): { chars: number; tokens: number } {
+  let cjk = 0;
+  let other = 0;
+  for (const ch of text) {
+    if (CJK.test(ch)) cjk++;
+    else other++;
+  }
+  return { chars: cjk + other, tokens: cjk * TOKEN_ESTIMATE.cjk + other / TOKEN_ESTIMATE.other_chars_per_token };
+}
+
+/**
+ * JSON as Qwen3's (and most HF) chat templates write tools and tool calls: Python's `json.dumps` with its
+ * default separators (`, ` and `: `) and non-ASCII kept, one tool per line. Compact JSON would undercount
+ * the tool list by about a fifth of its tokens.
+ */
+export function templateJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(templateJson).join(', ')}]`;
+  if (v !== null && typeof v === 'object') {
+    return `{${Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${templateJson(x)}`)
+      .join(', ')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** The text a chat template renders for one message (content, and tool calls as JSON). */
+function messageText(m: ChatMessage): string {
+  const calls = (m.tool_calls ?? []).map((c) => {
+    let args: unknown = c.function.arguments;
+    try {
+      args = JSON.parse(c.function.arguments);
+    } catch {
+      // Keep the raw string.
+    }
+    return `<tool_call>\n${templateJson({ name: c.function.name, arguments: args })}\n</tool_call>`;
+  });
+  return [m.content ?? '', ...calls].filter((s) => s !== '').join('\n');
+}
+
+function toolsText(tools: readonly ToolSchema[]): string {
+  return tools.map((t) => templateJson(t)).join('\n');
+}
+
+/** The parts measured per prompt. */
+const SIZE_PARTS = ['system', 'messages', 'tools', 'prompt', 'oracle_episode'] as const;
+type SizePart = (typeof SIZE_PARTS)[number];
+
+/** Sizes of one episode: its reset prompt by part, and the whole conversation the oracle ends with. */
+function episodeSizes(seed: number, variant: string | VariantSpec, locale: Locale): Record<SizePart, { chars: number; tokens: number }> {
+  const config = defaultEnvConfig();
+  const created = createEpisode(config, { episode_id: 'sizes', seed, variant, options: { locale } });
+  if (!created.ok) throw usageError(`--variant: ${created.error.code}: ${created.error.message}`);
+  const episode = created.episode;
+  const { observation, info } = episode.reset();
+  const system = observation.messages.filter((m) => m.role === 'system');
+  const rest = observation.messages.filter((m) => m.role !== 'system');
+  const tools = observation.tools ?? [];
+  const sum = (...xs: { chars: number; tokens: number }[]) => ({
+    chars: xs.reduce((a, x) => a + x.chars, 0),
+    tokens: xs.reduce((a, x) => a + x.tokens, 0),
+  });
+  const parts = {
+    system: textSize(system.map(messageText).join('\n')),
+    messages: textSize(rest.map(messageText).join('\n')),
+    tools: textSize(toolsText(tools)),
+  };
+  // The oracle's whole conversation: what the last request of a multi-turn rollout carries.
+  const conversation: ChatMessage[] = [...observation.messages];
+  let lastTools = tools;
+  const instance = oraclePolicy.start({ seed, parser: 'openai', observation, info, privileged: privilegedView(episode) });
+  let obs = observation;
+  let lastInfo = info;
+  for (let i = 0; i < 64 && !episode.ended; i++) {
+    const action = instance.act(obs, lastInfo) as { message?: ChatMessage; text?: string };
+    const result = episode.step(action);
+    if (!result.ok) break;
+    conversation.push(action.message ?? { role: 'assistant', content: action.text ?? '' });
+    conversation.push(...result.observation.messages);
+    if (result.observation.tools) lastTools = result.observation.tools;
+    obs = result.observation;
+    lastInfo = result.info;
+    if (result.terminated || result.truncated) break;
+  }
+  return {
+    ...parts,
+    prompt: sum(parts.system, parts.messages, parts.tools),
+    oracle_episode: sum(textSize(conversation.map(messageText).join('\n')), textSize(toolsText(lastTools))),
+  };
+}
+
+/** Nearest-rank quantile of unsorted values. */
+function quantile(xs: readonly number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? 0;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
 /** Register `check` and `variants` on the program. */
 export function registerVariantCommands(program: Command): void {
   program
     .command('check')
-    .description('prove the augmentation: determinism, task preservation, round trips and information preservation over many seeds')
+    .description('prove the augmentation: determinism, task preservation, round trips and information preservation over many seeds (exit 1 on a failure)')
     .option('--seeds <n>', 'number of seeds (each checked under every family alone and the presets)', intArg('--seeds', 1, 100_000), 100)
     .option('--from <n>', 'first seed', intArg('--from', 0, 0xffffffff), 0)
     .option('--json', 'print one JSON line')
     .action((opts: { seeds: number; from: number; json?: boolean }) => {
       const report = runCheck({ seeds: opts.seeds, from: opts.from });
       const { examples, ...summary } = report;
-      const failed =
-        summary.determinism.failures + summary.round_trip.failures + summary.information.failures > 0 ||
-        summary.task_preservation.max_delta > 0;
+      const failures = summary.determinism.failures + summary.round_trip.failures + summary.information.failures;
+      const failed = failures > 0 || summary.task_preservation.max_delta > 0;
       if (opts.json) {
         process.stdout.write(JSON.stringify(failed ? { ...summary, examples } : summary) + '\n');
       } else {
@@ -82,14 +204,19 @@ export function registerVariantCommands(program: Command): void {
         ];
         process.stdout.write(lines.join('\n') + '\n');
       }
-      if (failed) process.exitCode = 1;
+      if (failed) {
+        throw new CliError(
+          EXIT.verdict,
+          `the augmentation check failed: ${failures} failures, task preservation max delta ${summary.task_preservation.max_delta} (details on stdout)`,
+        );
+      }
     });
 
   const variants = program.command('variants').description('list, show and measure the harness variants');
 
   variants
     .command('list')
-    .description('every HSA operator with its family')
+    .description('every HSA operator with its family, and the presets')
     .option('--json', 'print JSON')
     .action((opts: { json?: boolean }) => {
       const ops = OPERATORS.map((o) => ({ name: o.name, family: o.family, description: o.description }));
@@ -106,18 +233,22 @@ export function registerVariantCommands(program: Command): void {
       process.stdout.write(lines.join('\n') + '\n');
     });
 
-  variants
+  const show = variants
     .command('show')
-    .description('the base and the augmented system prompt and tool list, side by side')
-    .option('--seed <n>', 'episode seed', intArg('--seed', 0, 0xffffffff), 7)
-    .addOption(new Option('--preset <name>', 'variant preset').choices(PRESET_NAMES.filter((p) => p !== 'identity')).default('train'))
-    .addOption(new Option('--locale <locale>', 'language').choices([...LOCALES]).default('zh-CN'))
-    .addOption(new Option('--intent <intent>', 'force an intent').choices([...INTENTS]))
-    .option('--width <n>', 'column width', intArg('--width', 30, 200), 70)
+    .description('the base and the augmented system prompt, tool list and viewer message of one seed, side by side')
+    .option('--seed <n>', 'episode seed', intArg('--seed', 0, 0xffffffff), 7);
+  addVariantOptions(show, 'train')
+    // The old name of --variant (a preset only), kept for scripts.
+    .addOption(choiceOption('--preset <name>', 'same as --variant with a preset', PRESET_NAMES.filter((p) => p !== 'identity')).hideHelp())
+    .addOption(choiceOption('--locale <locale>', 'language', [...LOCALES]).default('zh-CN'))
+    .addOption(choiceOption('--intent <intent>', 'force an intent', [...INTENTS]))
+    .option('--width <n>', 'column width, in [30, 200]', intArg('--width', 30, 200), 70)
     .option('--json', 'print both harnesses as JSON instead')
-    .action((opts: { seed: number; preset: string; locale: Locale; intent?: string; width: number; json?: boolean }) => {
-      const spec = PRESETS[opts.preset];
-      if (!spec) return;
+    .action((opts: VariantFlags & { seed: number; preset?: string; locale: Locale; intent?: string; width: number; json?: boolean }) => {
+      if (opts.preset !== undefined && opts.variant !== undefined) throw usageError('--preset is the old name of --variant: give one of them');
+      const resolved = resolveVariantFlags({ ...opts, variant: opts.variant ?? opts.preset }, 'train');
+      const spec = resolved.spec;
+      if (spec === null) throw usageError('--variant identity is the base harness: nothing to compare; give train, eval or a spec');
       const base = loadBaseHarness(opts.locale);
       const task = generateTask(opts.seed, opts.locale, opts.intent ? { intent: opts.intent as Intent } : {});
       const v = buildVariant(base, spec, opts.seed, task);
@@ -143,8 +274,10 @@ export function registerVariantCommands(program: Command): void {
               `${t.function.name}(${Object.keys((t.function.parameters.properties ?? {}) as object).join(', ')})${t.function.description ? '' : '  [no description]'}`,
           )
           .join('\n');
+      const what = typeof resolved.variant === 'string' ? `preset ${resolved.variant}` : `spec ${resolved.label}`;
+      const drew = v.identity ? 'identity_share gave this seed the base harness' : `operators applied: ${v.applied.join(', ') || 'none'}`;
       const out = [
-        `variant ${v.variant_id} (preset ${opts.preset}, seed ${opts.seed}); operators applied: ${v.applied.join(', ') || 'none'}`,
+        `variant ${v.variant_id} (${what}, seed ${opts.seed}); ${drew}`,
         '',
         sideBySide(before, after, opts.width, ['base system prompt', 'augmented system prompt']),
         '',
@@ -155,27 +288,36 @@ export function registerVariantCommands(program: Command): void {
       process.stdout.write(out.join('\n') + '\n');
     });
 
-  variants
+  const report = variants
     .command('report')
-    .description("for each family alone: the memorizer's drop from its identity score (which shortcut each family breaks)")
+    .description(
+      "for each family alone: the memorizer's drop from its identity score (which shortcut each family breaks); with variant flags, each family of that variant alone and the variant itself",
+    )
     .option('--episodes <n>', 'episodes per row', intArg('--episodes', 1, 100_000), 200)
-    .option('--seed <n>', 'first seed', intArg('--seed', 0, 0xffffffff), 1)
-    .addOption(new Option('--locale <locale>', 'language').choices([...LOCALES]).default('zh-CN'))
+    .option('--seed <n>', 'first seed', intArg('--seed', 0, 0xffffffff), 1);
+  addVariantOptions(report, 'train')
+    .addOption(choiceOption('--locale <locale>', 'language', [...LOCALES]).default('zh-CN'))
     .option('--json', 'print one JSON line')
-    .action((opts: { episodes: number; seed: number; locale: Locale; json?: boolean }) => {
+    .action((opts: VariantFlags & { episodes: number; seed: number; locale: Locale; json?: boolean }) => {
       const run = (policy: typeof oraclePolicy, variant: string | VariantSpec) =>
         evaluate({ policy, episodes: opts.episodes, seed: opts.seed, variant, locale: opts.locale }).reward.mean;
+      const custom = variantFlagsGiven(opts) ? resolveVariantFlags(opts, 'train') : null;
+      if (custom && custom.spec === null) throw usageError('--variant identity has no families to report on; give train, eval or a spec');
       const identity = run(memorizerPolicy, 'identity');
       const rows: Record<string, ReportRow> = {};
-      const round = (x: number) => Math.round(x * 1e4) / 1e4;
-      const add = (name: string, spec: VariantSpec) => {
-        const m = run(memorizerPolicy, spec);
-        rows[name] = { spec, memorizer: m, drop: round(identity - m), oracle: run(oraclePolicy, spec) };
+      const add = (name: string, spec: VariantSpec, variant: string | VariantSpec = spec) => {
+        const m = run(memorizerPolicy, variant);
+        rows[name] = { spec, memorizer: m, drop: round4(identity - m), oracle: run(oraclePolicy, variant) };
       };
-      for (const f of FAMILIES) add(f, { families: [f], intensity: PRESETS.train?.intensity ?? 0.6, split: 'train' });
-      for (const p of ['train', 'eval']) {
-        const spec = PRESETS[p];
-        if (spec) add(p, spec);
+      if (custom?.spec) {
+        for (const f of custom.spec.families) add(f, { ...custom.spec, families: [f] });
+        add(typeof custom.variant === 'string' ? custom.variant : 'spec', custom.spec, custom.variant);
+      } else {
+        for (const f of FAMILIES) add(f, { families: [f], intensity: PRESETS.train?.intensity ?? 0.6, split: 'train' });
+        for (const p of ['train', 'eval']) {
+          const spec = PRESETS[p];
+          if (spec) add(p, spec);
+        }
       }
       if (opts.json) {
         process.stdout.write(
@@ -186,10 +328,133 @@ export function registerVariantCommands(program: Command): void {
       }
       const lines = [
         `memorizer on identity: ${identity.toFixed(4)} (${opts.episodes} episodes from seed ${opts.seed}, ${opts.locale})`,
+        ...(custom ? [`variant ${custom.label}`] : []),
         'variant   memorizer   drop     oracle',
       ];
       for (const [name, r] of Object.entries(rows))
         lines.push(`${name.padEnd(9)} ${r.memorizer.toFixed(4).padStart(9)}   ${r.drop.toFixed(4).padStart(6)}   ${r.oracle.toFixed(4)}`);
+      process.stdout.write(lines.join('\n') + '\n');
+    });
+
+  variants
+    .command('sweep')
+    .description(
+      'mean reward of reference policies as the intensity rises, for each family alone and all of them together (the table of docs/CURRICULUM.md)',
+    )
+    .addOption(choiceOption('--locale <locale>', 'language', [...LOCALES]).default('zh-CN'))
+    .option('--episodes <n>', 'episodes per cell (episode i uses seed + i)', intArg('--episodes', 1, 100_000), 200)
+    .option('--seed <n>', 'first seed', intArg('--seed', 0, 0xffffffff), 1)
+    .option('--policies <list>', `reference policies, comma-separated: ${[...POLICIES.keys()].join(', ')}`, listArg('--policies', [...POLICIES.keys()]), [
+      ...POLICIES.keys(),
+    ])
+    .option('--families <list>', `families swept alone (and together when more than one): ${FAMILIES.join(', ')}`, listArg('--families', FAMILIES), [
+      ...FAMILIES,
+    ])
+    .option('--intensities <list>', 'intensities, comma-separated numbers in [0, 1]', numberListArg('--intensities', 0, 1), [0, 0.2, 0.4, 0.6, 0.8, 1])
+    .option('--identity-share <x>', 'fraction in [0, 1] of episodes given the base harness (default 0)', rateArg('--identity-share'))
+    .addOption(choiceOption('--split <split>', 'name pools and templates: train or eval', ['train', 'eval']).default('train'))
+    .option('--json', 'print one JSON line')
+    .action(
+      (opts: {
+        locale: Locale;
+        episodes: number;
+        seed: number;
+        policies: string[];
+        families: string[];
+        intensities: number[];
+        identityShare?: number;
+        split: 'train' | 'eval';
+        json?: boolean;
+      }) => {
+        const share = opts.identityShare;
+        const fams = opts.families as VariantSpec['families'];
+        const sets: VariantSpec['families'][] = fams.map((f) => [f]);
+        if (fams.length > 1) sets.push([...fams]);
+        const rows: { families: string[]; intensity: number; mean: Record<string, number> }[] = [];
+        for (const families of sets) {
+          for (const intensity of opts.intensities) {
+            const spec: VariantSpec = { families, intensity, split: opts.split, ...(share !== undefined ? { identity_share: share } : {}) };
+            const mean: Record<string, number> = {};
+            for (const name of opts.policies) {
+              const policy = POLICIES.get(name);
+              if (policy) mean[name] = evaluate({ policy, episodes: opts.episodes, seed: opts.seed, variant: spec, locale: opts.locale }).reward.mean;
+            }
+            rows.push({ families: [...families], intensity, mean });
+          }
+        }
+        if (opts.json) {
+          const head = { episodes: opts.episodes, seed: opts.seed, locale: opts.locale, split: opts.split, identity_share: share ?? 0 };
+          process.stdout.write(JSON.stringify({ ...head, rows }) + '\n');
+          return;
+        }
+        const setName = (f: readonly string[]) => (f.length === FAMILIES.length ? 'all four' : f.join(','));
+        const w = Math.max(10, ...sets.map((s) => setName(s).length));
+        const pw = Math.max(...opts.policies.map((p) => p.length));
+        const lines = [
+          `mean reward over ${opts.episodes} episodes from seed ${opts.seed} (${opts.locale}, split ${opts.split}${share !== undefined ? `, identity_share ${share}` : ''})`,
+          `${'families'.padEnd(w)}  ${'policy'.padEnd(pw)}  ${opts.intensities.map((i) => `i=${i}`.padStart(7)).join(' ')}`,
+        ];
+        for (const families of sets) {
+          opts.policies.forEach((p, k) => {
+            const cells = opts.intensities.map((i) => {
+              const row = rows.find((r) => r.families.join() === families.join() && r.intensity === i);
+              return (row?.mean[p] ?? 0).toFixed(4).padStart(7);
+            });
+            lines.push(`${(k === 0 ? setName(families) : '').padEnd(w)}  ${p.padEnd(pw)}  ${cells.join(' ')}`);
+          });
+        }
+        process.stdout.write(lines.join('\n') + '\n');
+      },
+    );
+
+  const sizes = variants
+    .command('sizes')
+    .description(
+      "prompt sizes per locale and variant: characters and estimated tokens (p50, p90, max) of the system prompt, the viewer's messages, the tool list, the whole reset prompt, and the oracle's whole conversation at its episode's end",
+    )
+    .option('--episodes <n>', 'episodes (seeds) per locale and variant', intArg('--episodes', 1, 100_000), 200)
+    .option('--seed <n>', 'first seed', intArg('--seed', 0, 0xffffffff), 1);
+  addVariantOptions(sizes, 'identity, train and eval')
+    .addOption(choiceOption('--locale <locale>', 'only this language (default: both)', [...LOCALES]))
+    .option('--json', 'print one JSON line')
+    .action((opts: VariantFlags & { episodes: number; seed: number; locale?: Locale; json?: boolean }) => {
+      const targets: { label: string; variant: string | VariantSpec }[] = variantFlagsGiven(opts)
+        ? [resolveVariantFlags(opts, 'train')].map((r) => ({ label: r.label, variant: r.variant }))
+        : PRESET_NAMES.map((p) => ({ label: p, variant: p }));
+      const locales = opts.locale ? [opts.locale] : [...LOCALES];
+      type Stat = { p50: number; p90: number; max: number };
+      const rows: { locale: Locale; variant: string; part: SizePart; chars: Stat; tokens: Stat }[] = [];
+      for (const locale of locales) {
+        for (const t of targets) {
+          const per: Record<SizePart, { chars: number[]; tokens: number[] }> = Object.fromEntries(
+            SIZE_PARTS.map((p) => [p, { chars: [] as number[], tokens: [] as number[] }]),
+          ) as Record<SizePart, { chars: number[]; tokens: number[] }>;
+          for (let i = 0; i < opts.episodes; i++) {
+            const s = episodeSizes((opts.seed + i) >>> 0, t.variant, locale);
+            for (const p of SIZE_PARTS) {
+              per[p].chars.push(s[p].chars);
+              per[p].tokens.push(s[p].tokens);
+            }
+          }
+          const stat = (xs: number[]): Stat => ({ p50: Math.round(quantile(xs, 0.5)), p90: Math.round(quantile(xs, 0.9)), max: Math.round(Math.max(...xs)) });
+          for (const p of SIZE_PARTS) rows.push({ locale, variant: t.label, part: p, chars: stat(per[p].chars), tokens: stat(per[p].tokens) });
+        }
+      }
+      if (opts.json) {
+        process.stdout.write(JSON.stringify({ episodes: opts.episodes, seed: opts.seed, token_estimate: TOKEN_ESTIMATE, rows }) + '\n');
+        return;
+      }
+      const vw = Math.max(8, ...targets.map((t) => t.label.length));
+      const num = (n: number) => String(n).padStart(7);
+      const lines = [
+        `prompt sizes over ${opts.episodes} episodes from seed ${opts.seed}; tokens estimated as CJK chars x ${TOKEN_ESTIMATE.cjk} + other chars / ${TOKEN_ESTIMATE.other_chars_per_token} (Qwen3 tokenizer: within -10%..+8% on a whole prompt); tools and tool calls as a chat template writes them`,
+        `${'locale'.padEnd(6)}  ${'variant'.padEnd(vw)}  ${'part'.padEnd(14)}  ${['chars p50', 'p90', 'max', 'tokens p50', 'p90', 'max'].map((h) => h.padStart(h.length > 7 ? h.length : 7)).join(' ')}`,
+      ];
+      for (const r of rows) {
+        lines.push(
+          `${r.locale.padEnd(6)}  ${r.variant.padEnd(vw)}  ${r.part.padEnd(14)}  ${String(r.chars.p50).padStart(9)} ${num(r.chars.p90)} ${num(r.chars.max)} ${String(r.tokens.p50).padStart(10)} ${num(r.tokens.p90)} ${num(r.tokens.max)}`,
+        );
+      }
       process.stdout.write(lines.join('\n') + '\n');
     });
 }

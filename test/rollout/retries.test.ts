@@ -59,7 +59,9 @@ describe('rollout retries', () => {
         retries: 2,
       });
       expect(summary).toMatchObject({ episodes: 6, completed: 0, failed: 6, retries: 12, outcomes: { failed: 6 } });
-      expect(records.every((r) => r.failed === 'endpoint: endpoint answered HTTP 500')).toBe(true);
+      expect(records.every((r) => r.failed === 'endpoint: answered HTTP 500')).toBe(true);
+      // The summary counts the reasons (what `rollout` prints when every episode failed).
+      expect(summary.failures).toEqual({ 'endpoint: answered HTTP 500': 6 });
       // 1 try + 2 retries per episode.
       expect(fake.requests).toBe(18);
     } finally {
@@ -80,7 +82,9 @@ describe('rollout retries', () => {
     try {
       const { summary, records } = await runRollout({ ...base, url: srv.url, baseUrl: fake.baseUrl, episodes: 4, concurrency: 2 });
       expect(summary).toMatchObject({ episodes: 4, completed: 0, failed: 4 });
-      expect(records.map((r) => r.failed)).toEqual(Array(4).fill('step: INVALID_ACTION'));
+      const reason = 'step: INVALID_ACTION: invalid assistant message at message.tool_calls.0.function.arguments: Invalid input: expected string, received object';
+      expect(records.map((r) => r.failed)).toEqual(Array(4).fill(reason));
+      expect(summary.failures).toEqual({ [reason]: 4 });
       expect(fake.requests).toBe(12);
     } finally {
       await fake.close();
