@@ -53,7 +53,8 @@ function parseJsonSpec(text: string): Record<string, unknown> {
     throw usageError(`--variant is not valid JSON (${(e as Error).message}); give a preset (${PRESET_NAMES.join(', ')}) or a VariantSpec such as ${SPEC_EXAMPLE}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw usageError(`--variant JSON must be an object such as ${SPEC_EXAMPLE}, got ${text}`);
+    const kind = Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
+    throw usageError(`--variant: a VariantSpec must be a JSON object such as ${SPEC_EXAMPLE}, got ${kind} (${text}); or give a preset (${PRESET_NAMES.join(', ')})`);
   }
   return { ...(value as Record<string, unknown>) };
 }
@@ -66,7 +67,9 @@ export function resolveVariantFlags(f: VariantFlags, defaultPreset: string): Res
   const modified = f.families !== undefined || f.intensity !== undefined || f.identityShare !== undefined || f.split !== undefined;
   const given = f.variant?.trim();
   let base: Record<string, unknown>;
-  if (given !== undefined && given.startsWith('{')) {
+  // JSON is told from a preset name by its first character: an object is a spec; an array, a string
+  // or a number is JSON too, and is told that a spec is an object.
+  if (given !== undefined && /^[{["\d-]/.test(given)) {
     base = parseJsonSpec(given);
     if (base.split === undefined) base.split = 'train';
   } else {

@@ -15,6 +15,7 @@ import { formatSummary } from '../format.js';
 import { choiceOption, intArg, rateArg, urlArg } from '../args.js';
 import { fileError, usageError } from '../errors.js';
 import { writableDir } from '../files.js';
+import { InOrderRecorder } from '../record-order.js';
 import { serverFailure } from '../remote.js';
 import { addVariantOptions, resolveVariantFlags } from '../variant-args.js';
 import type { VariantFlags } from '../variant-args.js';
@@ -71,17 +72,20 @@ export function registerLocalCommands(program: Command): void {
         intent: opts.intent,
         faults: opts.faults,
       };
-      let recorder: Recorder | undefined;
+      // Records are written in episode order, in-process or remote (cli/record-order.ts).
+      let recorder: InOrderRecorder | undefined;
       let recordError: unknown;
-      const makeRecorder = (env: { limits: EpisodeLimits; defaults: EnvDefaults }, stem: string): Recorder =>
-        (recorder = new Recorder({
-          dir: opts.record as string,
-          sample: opts.recordSample ?? 1,
-          stem,
-          created_by: 'eval',
-          env,
-          onError: (e) => (recordError ??= e),
-        }));
+      const makeRecorder = (env: { limits: EpisodeLimits; defaults: EnvDefaults }, stem: string): InOrderRecorder =>
+        (recorder = new InOrderRecorder(
+          new Recorder({
+            dir: opts.record as string,
+            sample: opts.recordSample ?? 1,
+            stem,
+            created_by: 'eval',
+            env,
+            onError: (e) => (recordError ??= e),
+          }),
+        ));
       let summary: EvalSummary;
       if (opts.url !== undefined) {
         // Remote: the same episodes through a running server; the summary is the in-process one's twin.

@@ -1,7 +1,8 @@
 /**
  * `eval --record DIR --url ...` records (it used to record nothing, silently): the records hold what the
  * server sent, `replay` accepts them and replays them identically in-process, and they list the same
- * episodes as an in-process `eval --record`. A server whose replies differ from this build's stops the
+ * episodes as an in-process `eval --record`, in the same order (episode order: cli/record-order.ts), though
+ * the remote episodes finish in any order. A server whose replies differ from this build's stops the
  * run (exit 5) instead of leaving records that would not replay.
  */
 import { readdirSync } from 'node:fs';
@@ -34,7 +35,7 @@ function recordedIds(dir: string): string[] {
 }
 
 describe('eval --record --url', () => {
-  it('records what the server sent; replay finds every episode identical; the same episodes as in-process', async () => {
+  it('records what the server sent; replay finds every episode identical; the same episodes in the same order as in-process', async () => {
     const remoteDir = tempDir('hg-rec-url-');
     const localDir = tempDir('hg-rec-local-');
     const args = ['eval', '--policy', 'oracle', '--episodes', '24', '--seed', '11', '--variant', 'train', '--faults', '0.2', '--record-sample', '0.5', '--json'];
