@@ -8,6 +8,7 @@
  * of its kind. A reader of stdout that went away (`inspect DIR | head`) ends the command quietly with 0.
  */
 import { Command, CommanderError } from 'commander';
+import { registerAuditCommand } from './commands/audit.js';
 import { registerLocalCommands } from './commands/local.js';
 import { registerRecordCommands } from './commands/records.js';
 import { registerRolloutCommand } from './commands/rollout.js';
@@ -31,6 +32,7 @@ registerRolloutCommand(program);
 registerServeCommand(program);
 registerVariantCommands(program);
 registerRecordCommands(program);
+registerAuditCommand(program);
 
 /** The subcommand path named on the command line (`variants show`), for the prefix of error lines. */
 function commandPath(root: Command, args: readonly string[]): string {

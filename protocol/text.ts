@@ -71,6 +71,45 @@ export function normalizeForMatch(text: string): string {
   return toHalfWidth(text.replace(THOUSANDS_RE, '$1')).toLowerCase().replace(/\s+/g, '');
 }
 
+const isAlnumCode = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39);
+
+/**
+ * Whether `text` states `term` as fact matching reads it: both normalised as `normalizeForMatch` does
+ * (so "¥ 1,299" states "¥1299"), and the term is not the tail or the inside of a longer word or number:
+ * a term that begins with a Latin letter or a digit must not follow one ("AI" is not stated by "details",
+ * "99" not by "199"); one that ends with a digit must not be followed by one ("99" not by "990"), nor
+ * must a short word (three letters or fewer: "AI" not by "aim"). Longer words may run on, as English
+ * inflects ("thank" in "thanks", "medicine" before an ending appended without a space). A space that the
+ * normalisation removed still counts as a break ("AI host" states "AI").
+ */
+export function statesTerm(text: string, term: string): boolean {
+  const needle = normalizeForMatch(term);
+  if (needle.length === 0) return false;
+  const pre = toHalfWidth(text.replace(THOUSANDS_RE, '$1')).toLowerCase();
+  let hay = '';
+  const breaks: number[] = [];
+  let pending = false;
+  for (const ch of pre) {
+    if (/\s/u.test(ch)) {
+      pending = true;
+      continue;
+    }
+    if (pending) breaks.push(hay.length);
+    pending = false;
+    hay += ch;
+  }
+  const edgeStart = isAlnumCode(needle.charCodeAt(0));
+  const last = needle.charCodeAt(needle.length - 1);
+  const edgeEnd = (last >= 0x30 && last <= 0x39) || (needle.length <= 3 && /^[a-z]+$/.test(needle));
+  for (let at = hay.indexOf(needle); at !== -1; at = hay.indexOf(needle, at + 1)) {
+    const end = at + needle.length;
+    const startOk = !edgeStart || at === 0 || !isAlnumCode(hay.charCodeAt(at - 1)) || breaks.includes(at);
+    const endOk = !edgeEnd || end === hay.length || !isAlnumCode(hay.charCodeAt(end)) || breaks.includes(end);
+    if (startOk && endOk) return true;
+  }
+  return false;
+}
+
 /**
  * Length as a person (and TTS) counts it: code points, not UTF-16 units. Counted as the string iterator
  * would (a surrogate pair is one code point, a lone surrogate one too) without making a string per step.

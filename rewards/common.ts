@@ -5,7 +5,7 @@
  * and the rewards can never disagree.
  */
 import type { Fact, Trace, TraceCall, WorldState } from '../protocol/domain.js';
-import { normalizeForMatch, toHalfWidth } from '../protocol/text.js';
+import { statesTerm, toHalfWidth } from '../protocol/text.js';
 
 /** Tool errors that are the environment's fault (injected faults): never held against the policy. */
 export const INJECTED_FAULTS: ReadonlySet<string> = new Set(['TIMEOUT', 'PERMISSION_DENIED', 'MALFORMED_OUTPUT']);
@@ -30,13 +30,22 @@ export function toolCalls(trace: Trace): TraceCall[] {
   return out;
 }
 
-/** Whether the reply states a fact: any of its values, normalised, is a substring of the normalised reply. */
+/** Whether the reply states a fact: any of its values, as `statesTerm` reads it (normalised, not inside a longer word or number). */
 export function factStated(reply: string, fact: Fact): boolean {
-  const text = normalizeForMatch(reply);
-  return fact.values.some((v) => {
-    const needle = normalizeForMatch(v);
-    return needle.length > 0 && text.includes(needle);
-  });
+  return fact.values.some((v) => statesTerm(reply, v));
+}
+
+/**
+ * The reply less every verbatim copy of the viewer's messages: what the reply says in its own words. A
+ * required fact counts only there, so that repeating the question ("主播是AI吗") does not state its answer.
+ */
+export function ownWords(reply: string, messages: readonly string[]): string {
+  let out = reply;
+  for (const m of messages) {
+    const quote = m.trim();
+    if (quote.length >= 2) out = out.split(quote).join(' ');
+  }
+  return out;
 }
 
 /** The difference between two multisets of string keys (sorted, so reasons are stable). */
@@ -133,11 +142,13 @@ const HAN = /\p{Script=Han}/gu;
 const LATIN = /[A-Za-z]/g;
 
 /**
- * Whether a reply is spoken in the task's language: a Chinese room needs Chinese (some Han characters,
- * brand names aside), an English room English (no more Han characters than Latin letters).
+ * Whether a reply is spoken in the task's language: a Chinese room needs Chinese (at most three Latin
+ * letters per Han character, which leaves room for brand and model names but not for an English reply
+ * with a Chinese call to action appended), an English room English (no more Han characters than Latin
+ * letters).
  */
 export function inLanguage(reply: string, locale: 'zh-CN' | 'en'): boolean {
   const han = reply.match(HAN)?.length ?? 0;
   const latin = reply.match(LATIN)?.length ?? 0;
-  return locale === 'zh-CN' ? han > 0 || latin === 0 : han <= latin;
+  return locale === 'zh-CN' ? han * 3 >= latin : han <= latin;
 }

@@ -4,11 +4,12 @@
  * an invented number or a forbidden fact (a wrong price read out by TTS is an incident) and harder for a
  * wrong final state (coupon not issued, card not pushed, refusal not recorded). Stating nothing false is
  * not an answer: a reply that states none of the required facts scores 0, however clean (version 2; in
- * 1.x it kept 0.4 for that, a floor every non-answer farmed).
+ * 1.x it kept 0.4 for that, a floor every non-answer farmed). A fact counts in the reply's own words:
+ * a term is matched whole ("AI" is not in "details") and a copy of the viewer's message states nothing.
  */
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
 import { extractNumbers } from '../../protocol/text.js';
-import { clamp01, diffWorldState, factStated, numParam } from '../common.js';
+import { clamp01, diffWorldState, factStated, numParam, ownWords } from '../common.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `accuracy` (each can be overridden in the profile entry's `params`). */
@@ -31,7 +32,9 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
 
   const present: string[] = [];
   const missing: string[] = [];
-  for (const fact of key.required_facts) (factStated(reply, fact) ? present : missing).push(fact.key);
+  // Required facts count in the reply's own words, not in a copy of the viewer's message.
+  const own = ownWords(reply, task.messages);
+  for (const fact of key.required_facts) (factStated(own, fact) ? present : missing).push(fact.key);
   const factsFrac = key.required_facts.length === 0 ? 1 : present.length / key.required_facts.length;
   reasons.push(`required facts: ${present.length}/${key.required_facts.length} stated`);
   for (const k of missing) reasons.push(`missing fact: ${k}`);

@@ -4,7 +4,7 @@
  * cost, not a bonus.
  *
  * - Served: an answer states what was asked (the share of the task's required facts; a greeting greets
- *   this viewer, a compliment is thanked for), a refusal is recorded and offers an alternative, a
+ *   this viewer, a compliment is thanked for; the viewer's own words repeated back serve nothing), a refusal is recorded and offers an alternative, a
  *   clarification asks, a hand-off is recorded. Over-refusal of an answerable (or whitelisted look-alike)
  *   request serves nothing.
  * - Brevity: a reply longer than its length budget (the reference reply's spoken length with some slack,
@@ -16,7 +16,7 @@
  */
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
 import { charLength, extractNumbers } from '../../protocol/text.js';
-import { asksQuestion, clamp01, factStated, hasCallToAction, inLanguage, numParam, offersAlternative, refusalPhrased } from '../common.js';
+import { asksQuestion, clamp01, factStated, hasCallToAction, inLanguage, numParam, offersAlternative, ownWords, refusalPhrased } from '../common.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `effectiveness`. */
@@ -56,6 +56,14 @@ function requestedNumbers(task: Task): Set<number> {
   return out;
 }
 
+const bare = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+
+/** Whether the reply's words are all the viewer's own (an echo of the question is no answer to it). */
+function echoesViewer(reply: string, messages: readonly string[]): boolean {
+  const said = bare(reply);
+  return said.length > 0 && messages.some((m) => bare(m).includes(said));
+}
+
 function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<string, unknown>>): RewardDetail {
   const reply = trace.final_reply;
   if (reply === null) return { value: 0, reasons: [`no final reply (outcome ${trace.outcome})`] };
@@ -73,8 +81,12 @@ function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<st
         reasons.push(
           `over-refusal: the task expects an answer but the reply ${refusalRecorded ? 'recorded a refusal' : 'is phrased as a refusal'}`,
         );
+      } else if (echoesViewer(reply, task.messages)) {
+        served = 0;
+        reasons.push("repeats the viewer's message instead of answering it");
       } else if (key.required_facts.length > 0) {
-        const stated = key.required_facts.filter((f) => factStated(reply, f)).length;
+        const own = ownWords(reply, task.messages);
+        const stated = key.required_facts.filter((f) => factStated(own, f)).length;
         served = stated / key.required_facts.length;
         reasons.push(`answers what was asked: ${stated}/${key.required_facts.length} of the facts the message asks for`);
       } else {

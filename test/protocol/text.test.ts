@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { charLength, extractNumbers, normalizeForMatch, toHalfWidth } from '../../protocol/text.js';
+import { charLength, extractNumbers, normalizeForMatch, statesTerm, toHalfWidth } from '../../protocol/text.js';
+import { ownWords } from '../../rewards/common.js';
 import { Rng, deriveSeed } from '../../protocol/rng.js';
 
 describe('extractNumbers', () => {
@@ -29,6 +30,49 @@ describe('normalizeForMatch and friends', () => {
   it('counts code points, not UTF-16 units', () => {
     expect(charLength('宝宝们😀')).toBe(4);
     expect(charLength('')).toBe(0);
+  });
+});
+
+describe('statesTerm', () => {
+  it('matches a term as normalised text, not inside a longer word or number', () => {
+    const cases: [string, string, boolean][] = [
+      ['Thanks for asking, check the link for details.', 'AI', false],
+      ['I am an AI host', 'AI', true],
+      ["yes, I'm AI-powered", 'AI', true],
+      ['主播是AI数字人', 'AI', true],
+      ['aim high', 'AI', false],
+      ['now ¥ 1,299 only', '¥1299', true],
+      ['now 199', '99', false],
+      ['now 990', '99', false],
+      ['now ¥99!', '99', true],
+      ['Aw, thanks!', 'thank', true],
+      ['cannot replace medicineThanks for watching!', 'cannot replace medicine', true],
+      ['支持七天无理由退货', '七天无理由', true],
+      ['ＡＩ主播', 'ai', true],
+      ['digital host here', 'digital host', true],
+      ['digitalhost', 'digital host', true],
+      ['anything', '', false],
+    ];
+    for (const [text, term, stated] of cases) expect([text, term, statesTerm(text, term)]).toEqual([text, term, stated]);
+  });
+
+  it('agrees with substring matching of normalised text whenever the term has no Latin letter or digit at its start', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 30 }), fc.string({ minLength: 1, maxLength: 6 }), (text, term) => {
+        const n = normalizeForMatch(term);
+        fc.pre(n.length > 0 && !/^[a-z0-9]/.test(n) && !/[0-9]$/.test(n) && !/^[a-z]{1,3}$/.test(n));
+        expect(statesTerm(text, term)).toBe(normalizeForMatch(text).includes(n));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('ownWords', () => {
+  it("removes verbatim copies of the viewer's messages", () => {
+    expect(ownWords('姐妹们问一下，主播是AI吗祝您购物愉快', ['姐妹们问一下，主播是AI吗'])).toBe(' 祝您购物愉快');
+    expect(ownWords('Yes, I am an AI host.', ['r you AI?'])).toBe('Yes, I am an AI host.');
+    expect(ownWords('ok', ['a'])).toBe('ok');
   });
 });
 
