@@ -20,6 +20,10 @@ export function serverFailure(e: unknown, url: string): CliError | null {
       if (/ENOTFOUND|EAI_AGAIN|EAI_NONAME/.test(msg)) {
         return networkError(`cannot connect to ${url}: host ${new URL(url).hostname} not found; check --url`);
       }
+      if (/EPROTO|wrong version number|ssl3_get_record/i.test(msg) && url.startsWith('wss:')) {
+        // A TLS hello answered in plain text: the server speaks ws://, not wss://.
+        return networkError(`cannot connect to ${url}: the server does not speak TLS; harness-gym serve listens on ${url.replace(/^wss:/, 'ws:')}`);
+      }
       const http = /Unexpected server response: (\d+)/.exec(msg);
       if (http) {
         const u = new URL(url);

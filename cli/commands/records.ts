@@ -112,7 +112,11 @@ export function registerRecordCommands(program: Command): void {
       const records = loadRecordInput(path);
       const registry = await registryFor(opts.rewardModules);
       const profile = loadProfileFile(opts.rewards, registry);
-      if (!profile.ok) throw fileError(`--rewards ${opts.rewards}: invalid profile: ${joinErrors(profile.errors)}`);
+      if (!profile.ok) {
+        // The loader names the file in each error; the line names it once.
+        const errors = profile.errors.map((e) => (e.startsWith(`${opts.rewards}: `) ? e.slice(opts.rewards.length + 2) : e));
+        throw fileError(`--rewards ${opts.rewards}: ${joinErrors(errors)}`);
+      }
       const { report, records: rescored } = rescore(records, profile.profile, registry);
       if (opts.out !== undefined) {
         const header = {

@@ -31,6 +31,17 @@ async function takenPort(): Promise<{ port: number; server: Server }> {
   return { port: (server.address() as AddressInfo).port, server };
 }
 
+/** Run a command, read its first chunk of stdout, then close the pipe as `head` does. */
+async function closedReader(args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  await new Promise<void>((r) => child.stdout.once('data', () => r()));
+  child.stdout.destroy();
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) => child.on('close', (c, s) => r([c, s])));
+  return { code, signal, stderr };
+}
+
 const MISSING_HINT =
   'give a directory of record files (*.hgrec, as `harness-gym serve --record DIR` or `harness-gym eval --record DIR` write them) or one such file';
 
@@ -51,18 +62,14 @@ describe('0: done', () => {
     const [help, version] = await Promise.all([cli(['eval', '--help']), cli(['--version'])]);
     expect([help.status, version.status]).toEqual([0, 0]);
     expect(help.stdout).toContain('--url <ws-url>');
+    // It used to say only "in-process", though it takes --url.
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('in-process, or through a running server with --url');
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  it('a reader that closes stdout (inspect DIR | head) ends the command quietly with 0', async () => {
-    const child = spawn(process.execPath, [CLI, 'inspect', records], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    // Read the first chunk, then close the pipe as `head` does.
-    await new Promise<void>((r) => child.stdout.once('data', () => r()));
-    child.stdout.destroy();
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) => child.on('close', (c, s) => r([c, s])));
-    expect({ code, signal, stderr }).toEqual({ code: 0, signal: null, stderr: '' });
+  it('a reader that closes stdout (inspect DIR | head) ends the command quietly with 0; so does any command', async () => {
+    const runs = await Promise.all([closedReader(['inspect', records]), closedReader(['variants', 'list']), closedReader(['task', '--json'])]);
+    for (const r of runs) expect(r).toEqual({ code: 0, signal: null, stderr: '' });
   }, 60_000);
 });
 
@@ -129,12 +136,17 @@ describe('2: usage', () => {
       cli(['eval', '--variant', '{"families":["tool"],"intensity":0.3}']),
       cli(['eval', '--record-sample', '0.5']),
       cli(['eval', '--token', 't']),
+      // Checked before connecting: nothing listens at this --url, and the answer is still the usage error.
+      cli(['rollout', '--url', 'ws://127.0.0.1:1/v1/env', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--variant', 'trian']),
+      cli(['eval', '--variant', '[1]']),
     ]);
     expect(expectFailure(runs[0], EXIT.usage, 'eval')).toContain('(did you mean ws://127.0.0.1:8080/v1/env?)');
     expect(expectFailure(runs[1], EXIT.usage, 'eval')).toContain('got "trian" (did you mean train?)');
     expect(expectFailure(runs[2], EXIT.usage, 'eval')).toContain('invalid variant spec: families.0');
     expect(expectFailure(runs[3], EXIT.usage, 'eval')).toBe('harness-gym eval: --record-sample needs --record DIR');
     expect(expectFailure(runs[4], EXIT.usage, 'eval')).toContain('--token needs --url');
+    expect(expectFailure(runs[5], EXIT.usage, 'rollout')).toContain('got "trian" (did you mean train?)');
+    expect(expectFailure(runs[6], EXIT.usage, 'eval')).toContain('a VariantSpec must be a JSON object');
   }, 60_000);
 });
 
@@ -151,6 +163,12 @@ describe('3: network', () => {
     expect(expectFailure(r, EXIT.network, 'eval')).toContain(`HTTP 404 instead of a WebSocket; harness-gym serves it at ws://127.0.0.1:${tokenServer.port}/v1/env`);
   });
 
+  it('eval --url wss:// of a server that speaks ws://', async () => {
+    const wss = tokenServer.url.replace(/^ws:/, 'wss:');
+    const r = await cli(['eval', '--url', wss, '--episodes', '2']);
+    expect(expectFailure(r, EXIT.network, 'eval')).toBe(`harness-gym eval: cannot connect to ${wss}: the server does not speak TLS; harness-gym serve listens on ${tokenServer.url}`);
+  });
+
   it('serve and view on a port in use; serve on a host that does not resolve', async () => {
     const { port, server } = await takenPort();
     try {
@@ -163,6 +181,9 @@ describe('3: network', () => {
       expect(expectFailure(view, EXIT.network, 'view')).toContain(`cannot listen on 127.0.0.1:${port}: the port is in use`);
       expect(expectFailure(host, EXIT.network, 'serve')).toContain('host no-such-host.invalid not found');
       expect(serve.stderr + view.stderr).not.toContain('EADDRINUSE:');
+      // 192.0.2.1 (TEST-NET-1, RFC 5737) is an address of no machine.
+      const other = await cli(['serve', '--host', '192.0.2.1', '--port', '0', '--workers', '0']);
+      expect(expectFailure(other, EXIT.network, 'serve')).toContain('192.0.2.1 is not an address of this machine');
     } finally {
       server.close();
     }
@@ -236,7 +257,10 @@ describe('4: files', () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ name: 'x', modules: [{ name: 'nope', weight: 1 }] }));
     const r = await cli(['rescore', records, '--rewards', bad]);
-    expect(expectFailure(r, EXIT.files, 'rescore')).toContain('modules[0].name: unknown reward module "nope"');
+    expect(expectFailure(r, EXIT.files, 'rescore')).toBe(`harness-gym rescore: --rewards ${bad}: modules[0].name: unknown reward module "nope" (known: accuracy, effectiveness, hook_compliance, tool_rationality, skill_selection)`);
+    const missing = join(dir, 'none.yaml');
+    const none = await cli(['rescore', records, '--rewards', missing]);
+    expect(expectFailure(none, EXIT.files, 'rescore')).toMatch(new RegExp(`^harness-gym rescore: --rewards ${missing}: cannot read \\(ENOENT`));
   }, 60_000);
 });
 
@@ -251,6 +275,15 @@ describe('5: the run failed', () => {
     expect(expectFailure(wrong, EXIT.run, 'eval')).toContain("give the server's token with --token");
     expect(env.status).toBe(0);
     expect(JSON.parse(env.stdout)).toMatchObject({ policy: 'oracle', episodes: 2 });
+  }, 60_000);
+});
+
+describe('5: every rollout episode failed', () => {
+  it('rollout with an endpoint nothing listens at: exit 5, the reasons with counts on one line (test/rollout/cli-rollout-failures.test.ts has more)', async () => {
+    const port = await closedPort();
+    const r = await cli(['rollout', '--url', tokenServer.url, '--token', 'the-token', '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm', '--episodes', '2', '--retries', '0']);
+    expect(expectFailure(r, EXIT.run, 'rollout')).toMatch(/^harness-gym rollout: every episode failed \(2 of 2\): 2x endpoint: request failed: connect ECONNREFUSED/);
+    expect(r.stdout).toContain('2 episodes, 0 completed, 2 failed');
   }, 60_000);
 });
 
