@@ -148,3 +148,30 @@ describe('the import graph', () => {
     expect(deep).toEqual([]);
   });
 });
+
+/** The string literals of a file at least `min` characters long (template heads and plain templates too). */
+function longLiterals(file: string, min: number): Set<string> {
+  const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
+  const out = new Set<string>();
+  const visit = (node: ts.Node): void => {
+    if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node)) && [...node.text].length >= min) {
+      out.add(node.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+describe('the memorizer imports what it was trained on', () => {
+  // The reference-reply text shared by the task generator and the memorizer lives once, in
+  // protocol/phrasebook/; a wording copied back into the memorizer would drift from the generator's.
+  it('shares no wording with the task generator (names of skills, tools and fields aside)', () => {
+    const isName = (s: string) => /^[A-Za-z0-9_.-]+$/.test(s);
+    const memo = [...longLiterals(join(ROOT, 'policies', 'memorizer-script.ts'), 10)].filter((s) => !isName(s));
+    const intents = new Set<string>();
+    for (const file of sources(join(ROOT, 'env', 'tasks', 'intents'))) for (const s of longLiterals(file, 10)) intents.add(s);
+    expect(memo.length).toBeGreaterThan(20);
+    expect(memo.filter((s) => intents.has(s)).sort()).toEqual([]);
+  });
+});
