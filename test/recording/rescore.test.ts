@@ -53,7 +53,7 @@ describe('rescore', () => {
       // Raw module values never change with weights.
       expect(f.new_value_mean).toBe(f.old_value_mean);
       if (name === 'effectiveness') {
-        expect(f.old_weight).toBe(0.2);
+        expect(f.old_weight).toBe(0.25); // the default profile's effectiveness weight
         expect(f.new_weight).toBe(0);
         expect(f.old_mean).toBeGreaterThan(0);
         expect(f.new_mean).toBe(0);
@@ -107,7 +107,7 @@ describe('rescore', () => {
       encoding: 'utf8',
       timeout: 120_000,
     });
-    expect(rb.status).toBe(2);
+    expect(rb.status).toBe(4); // an invalid profile file is a file error (cli/errors.ts EXIT.files), not usage
     expect(rb.stderr).toContain('modules[0].name: unknown reward module "nope"');
   }, 120_000);
 });

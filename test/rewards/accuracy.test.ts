@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { accuracyModule } from '../../rewards/index.js';
 import { emptyWorldState } from '../../protocol/domain.js';
-import { enProductQa, enRisky, state, withTrace, zhMarketing, zhProductQa, zhRisky } from './fixtures.js';
+import { enProductQa, enRisky, state, withTrace, zhChitchat, zhMarketing, zhProductQa, zhRisky } from './fixtures.js';
 
 const score = accuracyModule.score;
 const cleanEvidence = { facts_missing: [], forbidden_stated: [], invented_numbers: [], state_diff: {}, state_ok: true };
@@ -20,7 +20,7 @@ describe('accuracy', () => {
     const { task, oracle } = zhProductQa();
     const trace = withTrace(oracle, { final_reply: '1号链接到手价89.9元，只剩3件了，快拍' });
     expect(score(trace, task, {})).toEqual({
-      value: 0.3,
+      value: 0.5, // 1/1 facts × 0.5 (invented 3)
       reasons: ['required facts: 1/1 stated', 'invented numbers (not in evidence): 3', 'final state matches the expected state'],
       evidence: { ...cleanEvidence, facts_present: ['live_price'], invented_numbers: [3] },
     });
@@ -45,16 +45,58 @@ describe('accuracy', () => {
     const { task, oracle } = enProductQa();
     const trace = withTrace(oracle, { final_reply: 'Link 1 is only 129, or 89.9 with the live deal, grab it!' });
     expect(score(trace, task, {})).toEqual({
-      value: 0.3,
+      value: 0.5, // 1/1 facts × 0.5 (forbidden fact; 129 is in the evidence, so nothing is invented)
       reasons: ['required facts: 1/1 stated', 'forbidden fact stated: list_price_as_live', 'final state matches the expected state'],
       evidence: { ...cleanEvidence, facts_present: ['live_price'], forbidden_stated: ['list_price_as_live'] },
     });
   });
 
+  it('scores a clean non-answer 0: stating nothing false is not stating what was asked (zh; 1.x kept 0.4)', () => {
+    const { task, oracle } = zhProductQa();
+    const trace = withTrace(oracle, { final_reply: '欢迎宝宝来到直播间，喜欢的直接拍哦～' });
+    expect(score(trace, task, {})).toEqual({
+      value: 0,
+      reasons: ['required facts: 0/1 stated', 'missing fact: live_price', 'final state matches the expected state'],
+      evidence: { ...cleanEvidence, facts_present: [], facts_missing: ['live_price'] },
+    });
+  });
+
+  it('is the share of the required facts stated when nothing is false (zh: the coupon but not the link)', () => {
+    const { task, oracle } = zhMarketing();
+    const trace = withTrace(oracle, { final_reply: '满199减20的券已经发给你啦～' });
+    expect(score(trace, task, {})).toEqual({
+      value: 0.5,
+      reasons: ['required facts: 1/2 stated', 'missing fact: link', 'final state matches the expected state'],
+      evidence: { ...cleanEvidence, facts_present: ['coupon'], facts_missing: ['link'] },
+    });
+  });
+
   it('matches numbers numerically and facts after normalisation (en)', () => {
     const { task, oracle } = enProductQa();
-    // "01" equals 1, "89.90" equals 89.9; full-width digits fold to half-width.
-    const trace = withTrace(oracle, { final_reply: 'LINK 01 is ８９.９0 today, grab it!' });
+    // "01" equals 1 (in the evidence, so not invented); full-width digits fold to half-width.
+    const trace = withTrace(oracle, { final_reply: 'LINK 01 is ８９.９ today, grab it!' });
+    expect(score(trace, task, {}).value).toBe(1);
+    // A whole term: the fact "89.9" is not stated by "189.9" (a different price, and invented).
+    expect(score(withTrace(oracle, { final_reply: 'Link 1 is 189.9 today, grab it!' }), task, {}).value).toBe(0);
+  });
+
+  it("counts a fact only in the reply's own words, not in a copy of the viewer's message (zh)", () => {
+    const { task: base, oracle } = zhChitchat();
+    const task = structuredClone(base);
+    task.messages = ['主播是AI吗'];
+    task.answer_key.required_facts = [{ key: 'ai_disclosure', values: ['AI', '数字人', '虚拟主播'] }];
+    task.answer_key.reference_reply = '我是AI数字人主播哦～';
+    expect(score(withTrace(oracle, { final_reply: '主播是AI吗？哈哈你猜～' }), task, {}).value).toBe(0);
+    expect(score(withTrace(oracle, { final_reply: '是的，我是AI数字人主播～' }), task, {}).value).toBe(1);
+  });
+
+  // Suspected bug, reported with the v2 reward tests: statesTerm (17c2077) lets no digit follow a term that
+  // ends in one ("99" is not "990"), so "89.90", the same price, does not state the fact "89.9", though the
+  // invented-number check reads it as 89.9. Generated price facts list one form (String(Number(x))).
+  // Expected to fail until the matcher reads a trailing decimal zero; then make it a plain `it`.
+  it.fails('credits a price said with a trailing decimal zero ("89.90" states the fact "89.9") (en)', () => {
+    const { task, oracle } = enProductQa();
+    const trace = withTrace(oracle, { final_reply: 'Link 1 is 89.90 today, grab it!' });
     expect(score(trace, task, {}).value).toBe(1);
   });
 
@@ -129,9 +171,11 @@ describe('accuracy', () => {
     expect(score(trace, task, {})).toEqual({ value: 0, reasons: ['no final reply (outcome max_turns)'] });
   });
 
-  it('honours params (a milder invented-number factor)', () => {
+  it('honours params (a milder invented-number factor, a harsher state factor)', () => {
     const { task, oracle } = zhProductQa();
     const trace = withTrace(oracle, { final_reply: '1号链接到手价89.9元，只剩3件了，快拍' });
-    expect(score(trace, task, { invented_number_factor: 1 }).value).toBeCloseTo(0.6, 12);
+    expect(score(trace, task, { invented_number_factor: 0.8 }).value).toBe(0.8);
+    const m = zhMarketing();
+    expect(score(withTrace(m.oracle, { final_state: emptyWorldState() }), m.task, { state_factor: 0.1 }).value).toBe(0.1);
   });
 });

@@ -176,11 +176,12 @@ describe('examples/rewards', () => {
   it('the example module directory loads on its own', async () => {
     const r = await loadRewardSet(abs({ profiles: [], module_dirs: [EXAMPLE_MODULES] }));
     expect(r.ok && r.set.registry.list().map((m) => [m.name, m.version, m.segment])).toEqual([
-      ['accuracy', '1.0.0', 'reply'],
-      ['effectiveness', '1.0.0', 'reply'],
-      ['hook_compliance', '1.0.0', 'reply'],
+      // Rewards v2 (issue 15) changed four built-ins; tool_rationality, the judge and the example are unchanged.
+      ['accuracy', '2.0.0', 'reply'],
+      ['effectiveness', '2.0.0', 'reply'],
+      ['hook_compliance', '2.0.0', 'reply'],
       ['tool_rationality', '1.0.0', 'tool'],
-      ['skill_selection', '1.0.0', 'tool'],
+      ['skill_selection', '2.0.0', 'tool'],
       ['llm_judge', '1.0.0', 'reply'],
       ['brevity', '1.0.0', 'reply'],
     ]);
@@ -228,6 +229,7 @@ describe('docs and the example files', () => {
     const toolUse = `${EXAMPLES}/tool-use.yaml`;
     // Pinned, so a change of the docs (or of the parsing above) that drops a command is seen.
     expect(loads).toEqual([
+      { profiles: [concise], module_dirs: [EXAMPLE_MODULES] }, // harness-gym audit of an example profile
       { profiles: [toolUse], module_dirs: [] },
       { profiles: [toolUse], module_dirs: [] },
       { profiles: [toolUse], module_dirs: [] },

@@ -321,7 +321,7 @@ export function enHandoff(): Scenario {
   return { task: t, oracle };
 }
 
-/** zh chit-chat: no tools needed. */
+/** zh chit-chat (a compliment): no tools needed; the compliment is thanked for (the relevance fact, as env/tasks/intents/chat.ts). */
 export function zhChitchat(): Scenario {
   const t = task({
     id: 'zh-chat-1',
@@ -330,7 +330,28 @@ export function zhChitchat(): Scenario {
     messages: ['主播今天好漂亮'],
     answer_key: answerKey({
       reply_skills: ['chitchat'],
+      required_facts: [{ key: 'thanks', values: ['谢谢', '感谢'] }],
       reference_reply: '谢谢宝宝夸奖，喜欢就多来直播间玩呀～',
+    }),
+  });
+  const oracle = baseTrace(t, {
+    turns: [toolTurn(0, [okCall('load_skill', { name: 'chitchat' })]), replyTurn(1, t.answer_key.reference_reply)],
+    loaded_skills: ['chitchat'],
+  });
+  return { task: t, oracle };
+}
+
+/** zh chit-chat (a greeting): no tools needed; the reply greets this viewer by name (the relevance fact). */
+export function zhGreeting(): Scenario {
+  const t = task({
+    id: 'zh-greet-1',
+    intent: 'chitchat',
+    locale: 'zh-CN',
+    messages: ['主播晚上好'],
+    answer_key: answerKey({
+      reply_skills: ['chitchat'],
+      required_facts: [{ key: 'viewer_greeted', values: ['小鱼'] }],
+      reference_reply: '欢迎小鱼来到直播间，喜欢什么随时问我哦',
     }),
   });
   const oracle = baseTrace(t, {
@@ -351,6 +372,7 @@ export const SCENARIOS: readonly (() => Scenario)[] = [
   enClarify,
   enHandoff,
   zhChitchat,
+  zhGreeting,
 ];
 
 /** A trace derived from `base` with fields replaced (deep-copied first so scenarios never share state). */

@@ -87,6 +87,60 @@ describe('hook_compliance', () => {
     });
   });
 
+  it('counts a rule the prompt states that the final reply breaks, though no hook enforced it (zh)', () => {
+    const { task, oracle } = zhProductQa();
+    // As env/episode.ts records it: reply_format was off, so the Markdown passed every hook.
+    const trace = withTrace(oracle, {
+      rule_violations: [{ hook: 'reply_format', code: 'MARKDOWN', message: 'markdown', evidence: '**89.9**' }],
+    });
+    expect(score(trace, task, {})).toEqual({
+      value: 1 - 0.34,
+      reasons: ['final reply breaks a stated rule: MARKDOWN (evidence: **89.9**)', '1 distinct violation(s)'],
+      evidence: { violations: [{ turn: 2, hook: 'reply_format', code: 'MARKDOWN' }], distinct: ['reply_format/MARKDOWN'] },
+    });
+    // Records written before 0.2 have no rule_violations, and an empty list is no breach.
+    expect(score(withTrace(oracle, { rule_violations: [] }), task, {}).value).toBe(1);
+  });
+
+  it('counts a stated rule a hook already reported once, and one it did not on top (en)', () => {
+    const { task, oracle } = enProductQa();
+    const trace = withTrace(oracle, {
+      turns: [
+        oracle.turns[0]!,
+        replyTurn(1, 'Link 1 is 89.9, grab it!!!', [{ hook: 'output_constraints', code: 'MISSING_ENDING', message: 'x' }]),
+        replyTurn(2, oracle.final_reply!),
+      ],
+      rule_violations: [
+        { hook: 'output_constraints', code: 'MISSING_ENDING', message: 'x' },
+        { hook: 'reply_format', code: 'EMOJI', message: 'e', evidence: '😀' },
+        { hook: 'reply_format', code: 'EMOJI', message: 'e', evidence: '😀' },
+      ],
+    });
+    expect(score(trace, task, {})).toEqual({
+      value: 1 - 0.34 * 2,
+      reasons: [
+        'turn 1: output_constraints/MISSING_ENDING',
+        'final reply breaks a stated rule: EMOJI (evidence: 😀)',
+        '2 distinct violation(s)',
+      ],
+      evidence: {
+        violations: [
+          { turn: 1, hook: 'output_constraints', code: 'MISSING_ENDING' },
+          { turn: 2, hook: 'reply_format', code: 'EMOJI' },
+        ],
+        distinct: ['output_constraints/MISSING_ENDING', 'reply_format/EMOJI'],
+      },
+    });
+  });
+
+  it('reaches 0 at three distinct stated-rule breaches', () => {
+    const { task, oracle } = zhProductQa();
+    const trace = withTrace(oracle, {
+      rule_violations: ['TOO_LONG', 'MARKDOWN', 'EMOJI'].map((code) => ({ hook: 'reply_format', code, message: 'm' })),
+    });
+    expect(score(trace, task, {}).value).toBe(0);
+  });
+
   it('honours the per_violation param', () => {
     const { task, oracle } = zhProductQa();
     const trace = withTrace(oracle, {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { DEFAULT_PROFILE, defaultRegistry, scoreEpisode } from '../../rewards/index.js';
+import { DEFAULT_PROFILE, defaultRegistry, factStated, scoreEpisode } from '../../rewards/index.js';
 import type { Outcome, Trace, TraceCall, TraceTurn } from '../../protocol/domain.js';
 import { REPLY_SKILLS, SCENARIOS, errCall, okCall } from './fixtures.js';
 
@@ -63,6 +63,8 @@ const caseArb = fc
     cards: fc.array(fc.integer({ min: 1, max: 3 }), { maxLength: 2 }),
     evidence: fc.array(fc.oneof(fc.integer({ min: 0, max: 300 }), fc.constantFrom(89.9, 199, 20)), { maxLength: 6 }),
     maxChars: fc.integer({ min: 60, max: 200 }),
+    ruleViolations: fc.array(violationArb, { maxLength: 3 }),
+    ending: fc.option(fc.constantFrom('感谢观看', 'Happy shopping!'), { nil: null }),
   })
   .map((c) => {
     const { task, oracle } = SCENARIOS[c.scenario]!();
@@ -83,7 +85,9 @@ const caseArb = fc
       final_state: { issued_coupons: [], pushed_cards: c.cards, handoffs: [], refusals: c.refusals.map((category) => ({ category })) },
       evidence_numbers: c.evidence,
       limits: { reply_max_chars: c.maxChars, max_turns: 8 },
+      rule_violations: c.ruleViolations,
     };
+    if (c.ending !== null) trace.required_ending = c.ending;
     return { task, trace };
   });
 
@@ -109,13 +113,28 @@ describe('reward properties', () => {
     );
   });
 
-  it('caps any episode without a final reply at 0.2', () => {
+  it('caps any episode without a final reply at 0.05', () => {
     fc.assert(
       fc.property(caseArb, ({ task, trace }) => {
         const r = scoreEpisode({ ...trace, final_reply: null }, task, DEFAULT_PROFILE, defaultRegistry());
-        expect(r.reward).toBeLessThanOrEqual(0.2);
+        expect(r.reward).toBeLessThanOrEqual(0.05);
       }),
       { numRuns: 200, seed: 7 },
+    );
+  });
+
+  it('gives a reply that states none of the facts an answer task asks for accuracy 0 and at most 0.05', () => {
+    fc.assert(
+      fc.property(caseArb, ({ task, trace }) => {
+        const key = task.answer_key;
+        const reply = trace.final_reply;
+        fc.pre(key.expect === 'answer' && key.required_facts.length > 0 && reply !== null);
+        fc.pre(key.required_facts.every((f) => !factStated(reply!, f)));
+        const r = scoreEpisode(trace, task, DEFAULT_PROFILE, defaultRegistry());
+        expect(r.components.accuracy).toBe(0);
+        expect(r.reward).toBeLessThanOrEqual(0.05);
+      }),
+      { numRuns: 200, seed: 15 },
     );
   });
 });

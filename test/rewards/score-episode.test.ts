@@ -60,15 +60,88 @@ describe('scoreEpisode', () => {
     });
   });
 
-  it('caps the composite with the accuracy gate (invented price)', () => {
+  it('caps the composite with the accuracy gate (invented stock number)', () => {
     const { task, oracle } = zhProductQa();
     const trace = withTrace(oracle, { final_reply: '1号链接到手价89.9元，只剩3件了，快拍' });
     const r = scoreEpisode(trace, task, DEFAULT_PROFILE, defaultRegistry());
-    expect(r.components).toEqual({ ...ALL_ONE, accuracy: 0.3 });
-    expect(r.reward).toBe(0.2);
+    // accuracy 1 × 0.5 (3 is invented); effectiveness 1 × 0.6 (3 is unrequested too).
+    expect(r.components).toEqual({ ...ALL_ONE, accuracy: 0.5, effectiveness: 0.6 });
+    // Uncapped .3 × .5 + .25 × .6 + .45 = 0.75; accuracy 0.5 < 0.6 caps it.
+    expect(r.reward).toBe(0.05);
   });
 
-  it('caps a hook-blocked episode at 0.1 and reports no reply segment', () => {
+  it('gates a clean non-answer to 0.05: stating none of the asked facts earns near nothing (zh)', () => {
+    const { task, oracle } = zhProductQa();
+    // Keeps every rule (no number, no claim, a call to action, short), loads the right skill, makes the right call.
+    const trace = withTrace(oracle, { final_reply: '欢迎宝宝来到直播间，喜欢的直接拍哦～' });
+    const r = scoreEpisode(trace, task, DEFAULT_PROFILE, defaultRegistry());
+    expect({ reward: r.reward, components: r.components }).toEqual({
+      reward: 0.05, // uncapped .15 × 3 = 0.45
+      components: { ...ALL_ONE, accuracy: 0, effectiveness: 0 },
+    });
+    // The same for a friendly reply to a compliment that never thanks for it (zh chit-chat).
+    const chat = zhChitchat();
+    const r2 = scoreEpisode(
+      withTrace(chat.oracle, { final_reply: '宝宝嘴真甜，多来玩呀～' }),
+      chat.task,
+      DEFAULT_PROFILE,
+      defaultRegistry(),
+    );
+    expect({ reward: r2.reward, accuracy: r2.components.accuracy, effectiveness: r2.components.effectiveness }).toEqual({
+      reward: 0.05,
+      accuracy: 0,
+      effectiveness: 0,
+    });
+  });
+
+  it('caps the composite with the effectiveness gate: a true answer padded with tool values (zh)', () => {
+    const { task, oracle } = zhProductQa();
+    // Every number is in the evidence (accuracy 1), but the list price 129 and the 120 nobody asked for: 0.6².
+    const trace = withTrace(oracle, { final_reply: '1号链接到手价89.9元，原价129元，满120可用券，直接拍' });
+    const r = scoreEpisode(trace, task, DEFAULT_PROFILE, defaultRegistry());
+    expect(r.components).toEqual({ ...ALL_ONE, effectiveness: 0.36 });
+    // Uncapped .3 + .25 × .36 + .45 = 0.84; effectiveness 0.36 < 0.4 caps it.
+    expect(r.reward).toBe(0.05);
+    // One unrequested number (0.6) is a cost, not a gate: .3 + .25 × .6 + .45 = 0.9.
+    const one = scoreEpisode(
+      withTrace(oracle, { final_reply: '1号链接到手价89.9元，原价129元，直接拍' }),
+      task,
+      DEFAULT_PROFILE,
+      defaultRegistry(),
+    );
+    expect([one.components.effectiveness, one.reward]).toEqual([0.6, 0.9]);
+  });
+
+  it('caps the composite when a reply is in the wrong language (en to a zh-CN viewer)', () => {
+    const { task, oracle } = zhProductQa();
+    const r = scoreEpisode(
+      withTrace(oracle, { final_reply: 'Link 1 is 89.9 today, grab it from the cart!' }),
+      task,
+      DEFAULT_PROFILE,
+      defaultRegistry(),
+    );
+    expect({ reward: r.reward, components: r.components }).toEqual({ reward: 0.05, components: { ...ALL_ONE, effectiveness: 0 } });
+  });
+
+  it('lowers the composite for a stated rule the final reply breaks, and gates at three (zh)', () => {
+    const { task, oracle } = zhProductQa();
+    const v = (code: string) => ({ hook: 'reply_format', code, message: 'm' });
+    const one = scoreEpisode(withTrace(oracle, { rule_violations: [v('MARKDOWN')] }), task, DEFAULT_PROFILE, defaultRegistry());
+    // hook_compliance 1 - 0.34 = 0.66: 1 - .15 × .34 = 0.949.
+    expect({ reward: one.reward, components: one.components }).toEqual({
+      reward: 0.949,
+      components: { ...ALL_ONE, hook_compliance: 0.66 },
+    });
+    const three = scoreEpisode(
+      withTrace(oracle, { rule_violations: [v('MARKDOWN'), v('EMOJI'), v('TOO_LONG')] }),
+      task,
+      DEFAULT_PROFILE,
+      defaultRegistry(),
+    );
+    expect({ reward: three.reward, hook_compliance: three.components.hook_compliance }).toEqual({ reward: 0.05, hook_compliance: 0 });
+  });
+
+  it('caps a hook-blocked episode at 0.05 and reports no reply segment', () => {
     const { task, oracle } = enProductQa();
     const trace = withTrace(oracle, {
       turns: [
@@ -80,7 +153,7 @@ describe('scoreEpisode', () => {
     });
     const r = scoreEpisode(trace, task, DEFAULT_PROFILE, defaultRegistry());
     expect({ reward: r.reward, components: r.components, segments: r.segments }).toEqual({
-      reward: 0.1,
+      reward: 0.05, // every gate applies; uncapped .15 + .15 = 0.3
       components: { accuracy: 0, effectiveness: 0, hook_compliance: 0, tool_rationality: 1, skill_selection: 1 },
       segments: { tool: 1, reply: null },
     });
