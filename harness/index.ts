@@ -2,10 +2,12 @@
  * Public surface of `harness/`: the base harness as data, its loader, the skill Markdown codec and the
  * canonical names. The data files live beside this module (skills/, tools/, prompt.yaml, hooks.yaml).
  */
-export { loadBaseHarness, baseRetryTemplates, harnessDataDir, deepFreeze } from './loader.js';
+export { loadBaseHarness, harnessDataDir, deepFreeze, loadHarnessDir, embeddedHarness, harnessSetOf, harnessHash, HarnessSet, zodIssueLines } from './loader.js';
+export type { HarnessIdentity, HarnessLoadResult } from './loader.js';
 export { parseSkillMarkdown, renderSkillMarkdown, HarnessDataError } from './skill-markdown.js';
 export {
   CANONICAL_TOOLS,
+  TOOL_SERVICES,
   REPLY_SKILLS,
   STRATEGY_SKILLS,
   CANONICAL_SKILLS,

@@ -1,18 +1,22 @@
 /**
- * Loads the base harness from the data files next to this module's package root:
- * `skills/<locale>/*.md`, `tools/*.json` (+ `tools/i18n/en.json`), `prompt.yaml` and `hooks.yaml`.
- * Files are read and validated once per locale; the result is deep-frozen and shared.
+ * Loads a harness directory (docs/HARNESS.md): `harness.yaml` (the manifest), `skills/<locale>/*.md`,
+ * `tools/*.json` (+ `tools/i18n/en.json`), `prompt.yaml` and `hooks.yaml`. The embedded harness (the
+ * `harness/` folder of the package) is one such directory, loaded by the same code. Every file is read
+ * and validated once; every error of the directory is reported at once, each with its file and key; the
+ * result is deep-frozen and shared.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { packageRoot } from '../protocol/package.js';
 import YAML from 'yaml';
 import type { JsonSchema, Locale, ToolSchema } from '../protocol/domain.js';
 import type { Harness, HookSpec, PromptBlock, PromptSpec, RetryPolicy, Skill } from '../protocol/harness.js';
-import { CANONICAL_SKILLS, CANONICAL_TOOLS, HOOK_IDS, HOOK_STAGES, PROMPT_BLOCK_ORDER, PROMPT_PLACEHOLDERS } from './names.js';
+import { CANONICAL_SKILLS, CANONICAL_TOOLS, HOOK_IDS, HOOK_STAGES, INTENT_REPLY_SKILLS, PROMPT_BLOCK_ORDER, PROMPT_PLACEHOLDERS, TOOL_SERVICES } from './names.js';
 import type { HookId } from './names.js';
-import { HOOK_PARAM_SCHEMAS, HooksFileSchema, PromptFileSchema, ToolFileSchema, ToolI18nSchema } from './schema.js';
-import { HarnessDataError, parseSkillMarkdown, throwZodIssue } from './skill-markdown.js';
+import { HOOK_PARAM_SCHEMAS, HooksFileSchema, ManifestSchema, PromptFileSchema, ToolFileSchema, ToolI18nSchema } from './schema.js';
+import { HarnessDataError, parseSkillMarkdown } from './skill-markdown.js';
+import type { z } from 'zod';
 
 /** The directory holding the base harness's data files. */
 export function harnessDataDir(): string {
@@ -45,52 +49,128 @@ function readJson(dir: string, rel: string): unknown {
   }
 }
 
+/** Run one check of a harness file, turning a HarnessDataError into an error line (anything else is a bug). */
+function attempt<T>(errors: string[], fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof HarnessDataError) {
+      errors.push(err.message);
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+/** Every issue of a failed zod parse as `file: key: message` lines. */
+export function zodIssueLines(file: string, error: z.ZodError, base: readonly (string | number)[] = []): string[] {
+  return error.issues.map((issue) => `${file}: ${[...base, ...issue.path].map(String).join('.') || '(root)'}: ${issue.message}`);
+}
+
 /** Skills of one locale, in canonical order; exactly the canonical set, each file named after its skill. */
-function loadSkills(dir: string, locale: Locale): Skill[] {
+function loadSkills(dir: string, locale: Locale, errors: string[]): Skill[] {
   const folder = `skills/${locale}`;
-  const files = readdirSync(join(dir, folder)).filter((f) => f.endsWith('.md')).sort();
+  let files: string[];
+  try {
+    files = readdirSync(join(dir, folder)).filter((f) => f.endsWith('.md')).sort();
+  } catch {
+    errors.push(`${folder}: (folder): missing: a harness has one skill file per skill and locale`);
+    return [];
+  }
   const expected = [...CANONICAL_SKILLS].map((n) => `${n}.md`).sort();
   for (const f of files) {
-    if (!expected.includes(f)) throw new HarnessDataError(`${folder}/${f}`, 'name', 'not a canonical skill');
+    if (!expected.includes(f)) errors.push(`${folder}/${f}: name: not a skill of this harness version (skills: ${CANONICAL_SKILLS.join(', ')})`);
   }
-  return CANONICAL_SKILLS.map((name) => {
+  const out: Skill[] = [];
+  for (const name of CANONICAL_SKILLS) {
     const rel = `${folder}/${name}.md`;
-    const skill = parseSkillMarkdown(readText(dir, rel), rel);
-    if (skill.name !== name) throw new HarnessDataError(rel, 'name', `"${skill.name}" does not match the file name`);
-    return skill;
-  });
+    if (!files.includes(`${name}.md`)) {
+      errors.push(`${rel}: (file): missing: the skill "${name}" is needed by ${skillUsers(name)}`);
+      continue;
+    }
+    const skill = attempt(errors, () => parseSkillMarkdown(readText(dir, rel), rel));
+    if (!skill) continue;
+    if (skill.name !== name) errors.push(`${rel}: name: "${skill.name}" does not match the file name`);
+    else out.push(skill);
+  }
+  return out;
+}
+
+/** Who needs a canonical skill, for the message of a missing one. */
+function skillUsers(name: string): string {
+  const intents = Object.entries(INTENT_REPLY_SKILLS)
+    .filter(([, skills]) => skills.includes(name))
+    .map(([intent]) => intent);
+  return intents.length > 0 ? `the intent${intents.length > 1 ? 's' : ''} ${intents.join(', ')}` : 'the strategy-skill operators and the skill index';
 }
 
 /** The canonical tool schemas with descriptions in `locale` (zh-CN in the files, others from i18n). */
-function loadTools(dir: string, locale: Locale): ToolSchema[] {
-  const tools = CANONICAL_TOOLS.map((name): ToolSchema => {
-    const rel = `tools/${name}.json`;
-    const parsed = ToolFileSchema.safeParse(readJson(dir, rel));
-    if (!parsed.success) throwZodIssue(rel, parsed.error);
-    const fn = parsed.data.function;
-    if (fn.name !== name) throw new HarnessDataError(rel, 'function.name', `"${fn.name}" does not match the file name`);
-    for (const r of fn.parameters.required ?? []) {
-      if (!Object.hasOwn(fn.parameters.properties, r)) {
-        throw new HarnessDataError(rel, 'function.parameters.required', `"${r}" is not a property`);
+function loadTools(dir: string, locale: Locale, errors: string[]): ToolSchema[] {
+  let listed: string[] = [];
+  try {
+    listed = readdirSync(join(dir, 'tools')).filter((f) => f.endsWith('.json'));
+  } catch {
+    errors.push('tools: (folder): missing: a harness has one JSON Schema file per tool');
+    return [];
+  }
+  if (locale === 'zh-CN') {
+    for (const f of listed.sort()) {
+      if (!(CANONICAL_TOOLS as readonly string[]).includes(f.replace(/\.json$/, ''))) {
+        errors.push(`tools/${f}: (file): not a tool of this harness version (tools: ${CANONICAL_TOOLS.join(', ')})`);
       }
     }
-    return parsed.data as ToolSchema;
-  });
-  if (locale === 'zh-CN') return tools;
+  }
+  const own: string[] = [];
+  const tools: ToolSchema[] = [];
+  for (const name of CANONICAL_TOOLS) {
+    const rel = `tools/${name}.json`;
+    if (!listed.includes(`${name}.json`)) {
+      own.push(`${rel}: (file): missing: the tool "${name}" is bound to the ${TOOL_SERVICES[name]}`);
+      continue;
+    }
+    const raw = attempt(own, () => readJson(dir, rel));
+    if (raw === undefined) continue;
+    const parsed = ToolFileSchema.safeParse(raw);
+    if (!parsed.success) {
+      own.push(...zodIssueLines(rel, parsed.error));
+      continue;
+    }
+    const fn = parsed.data.function;
+    let ok = true;
+    if (fn.name !== name) {
+      own.push(`${rel}: function.name: "${fn.name}" does not match the file name`);
+      ok = false;
+    }
+    for (const r of fn.parameters.required ?? []) {
+      if (!Object.hasOwn(fn.parameters.properties, r)) {
+        own.push(`${rel}: function.parameters.required: "${r}" is not a property`);
+        ok = false;
+      }
+    }
+    if (ok) tools.push(parsed.data as ToolSchema);
+  }
+  // Tool files are shared by the locales: report their errors once, with the zh-CN pass.
+  if (locale === 'zh-CN') errors.push(...own);
+  if (own.length > 0 || locale === 'zh-CN') return tools;
 
   const rel = `tools/i18n/${locale}.json`;
-  const parsed = ToolI18nSchema.safeParse(readJson(dir, rel));
-  if (!parsed.success) throwZodIssue(rel, parsed.error);
+  const raw = attempt(errors, () => readJson(dir, rel));
+  if (raw === undefined) return [];
+  const parsed = ToolI18nSchema.safeParse(raw);
+  if (!parsed.success) {
+    errors.push(...zodIssueLines(rel, parsed.error));
+    return [];
+  }
   const texts = parsed.data;
   const wanted = new Set<string>();
+  const text = (key: string): string => {
+    wanted.add(key);
+    const v = texts[key];
+    if (v === undefined) errors.push(`${rel}: ${key}: missing description`);
+    return v ?? '';
+  };
   const out = tools.map((t): ToolSchema => {
     const name = t.function.name;
-    const text = (key: string): string => {
-      wanted.add(key);
-      const v = texts[key];
-      if (v === undefined) throw new HarnessDataError(rel, key, 'missing description');
-      return v;
-    };
     const props = t.function.parameters.properties as { [k: string]: JsonSchema };
     const properties: { [k: string]: JsonSchema } = {};
     for (const [p, schema] of Object.entries(props)) properties[p] = { ...schema, description: text(`${name}.${p}`) };
@@ -100,32 +180,39 @@ function loadTools(dir: string, locale: Locale): ToolSchema[] {
     };
   });
   for (const key of Object.keys(texts)) {
-    if (!wanted.has(key)) throw new HarnessDataError(rel, key, 'names no tool or parameter');
+    if (!wanted.has(key)) errors.push(`${rel}: ${key}: names no tool or parameter`);
   }
   return out;
 }
 
 const PLACEHOLDER_RE = /\{\{(\w+)\}\}/g;
 
-function checkPlaceholders(rel: string, key: string, text: string): void {
+function checkPlaceholders(rel: string, key: string, text: string, errors: string[]): void {
   for (const m of text.matchAll(PLACEHOLDER_RE)) {
-    if (!PROMPT_PLACEHOLDERS.includes(m[1])) throw new HarnessDataError(rel, key, `unknown placeholder {{${m[1]}}}`);
+    if (!PROMPT_PLACEHOLDERS.includes(m[1])) {
+      errors.push(`${rel}: ${key}: unknown placeholder {{${m[1]}}} (placeholders: ${PROMPT_PLACEHOLDERS.join(', ')})`);
+    }
   }
 }
 
-function loadPrompt(dir: string, locale: Locale): PromptSpec {
+function loadPrompt(dir: string, locale: Locale, errors: string[]): PromptSpec | undefined {
   const rel = 'prompt.yaml';
-  const parsed = PromptFileSchema.safeParse(readYaml(dir, rel));
-  if (!parsed.success) throwZodIssue(rel, parsed.error);
+  const raw = attempt(errors, () => readYaml(dir, rel));
+  if (raw === undefined) return undefined;
+  const parsed = PromptFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    errors.push(...zodIssueLines(rel, parsed.error));
+    return undefined;
+  }
   const file = parsed.data;
   const ids = file.blocks.map((b) => b.id);
   if (ids.join() !== PROMPT_BLOCK_ORDER.join()) {
-    throw new HarnessDataError(rel, 'blocks', `expected blocks ${PROMPT_BLOCK_ORDER.join(', ')}; got ${ids.join(', ')}`);
+    errors.push(`${rel}: blocks: expected blocks ${PROMPT_BLOCK_ORDER.join(', ')} in this order; got ${ids.join(', ')}`);
   }
   const blocks = file.blocks.map((b, i): PromptBlock => {
     const text = b[locale];
-    checkPlaceholders(rel, `blocks.${i}.${locale}.template`, text.template);
-    text.items.forEach((item, j) => checkPlaceholders(rel, `blocks.${i}.${locale}.items.${j}`, item));
+    checkPlaceholders(rel, `blocks.${i}.${locale}.template`, text.template, errors);
+    text.items.forEach((item, j) => checkPlaceholders(rel, `blocks.${i}.${locale}.items.${j}`, item, errors));
     return { id: b.id as PromptBlock['id'], title: text.title, template: text.template, items: text.items.slice() };
   });
   return {
@@ -138,21 +225,26 @@ function loadPrompt(dir: string, locale: Locale): PromptSpec {
   };
 }
 
-function loadHooks(dir: string, locale: Locale): Pick<Harness, 'hooks' | 'retry' | 'limits'> {
+function loadHooks(dir: string, locale: Locale, errors: string[]): Pick<Harness, 'hooks' | 'retry' | 'limits'> | undefined {
   const rel = 'hooks.yaml';
-  const parsed = HooksFileSchema.safeParse(readYaml(dir, rel));
-  if (!parsed.success) throwZodIssue(rel, parsed.error);
+  const raw = attempt(errors, () => readYaml(dir, rel));
+  if (raw === undefined) return undefined;
+  const parsed = HooksFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    errors.push(...zodIssueLines(rel, parsed.error));
+    return undefined;
+  }
   const file = parsed.data;
   const ids = file.hooks.map((h) => h.id);
   if (ids.join() !== HOOK_IDS.join()) {
-    throw new HarnessDataError(rel, 'hooks', `expected hooks ${HOOK_IDS.join(', ')}; got ${ids.join(', ')}`);
+    errors.push(`${rel}: hooks: expected hooks ${HOOK_IDS.join(', ')} in this order; got ${ids.join(', ')}`);
   }
   const hooks = file.hooks.map((h, i): HookSpec => {
     const id = h.id as HookId;
-    if (h.stage !== HOOK_STAGES[id]) throw new HarnessDataError(rel, `hooks.${i}.stage`, `${id} runs at stage ${HOOK_STAGES[id]}`);
+    if (h.stage !== HOOK_STAGES[id]) errors.push(`${rel}: hooks.${i}.stage: ${id} runs at stage ${HOOK_STAGES[id]}`);
     const params = HOOK_PARAM_SCHEMAS[id].safeParse(h.params);
-    if (!params.success) throwZodIssue(rel, params.error, ['hooks', i, 'params']);
-    return { id, stage: h.stage, enabled: h.enabled, params: params.data as HookSpec['params'] };
+    if (!params.success) errors.push(...zodIssueLines(rel, params.error, ['hooks', i, 'params']));
+    return { id, stage: h.stage, enabled: h.enabled, params: (params.success ? params.data : {}) as HookSpec['params'] };
   });
   const retry: RetryPolicy = {
     max_retries: file.retry.max_retries,
@@ -173,34 +265,135 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const cache = new Map<Locale, Harness>();
-
-/**
- * The base harness (`id: 'base'`) in `locale`: 12 skills, 14 tools, the prompt pipeline, hooks, retry
- * policy and limits. Read and validated on first use per locale, then cached; deep-frozen.
- * Throws HarnessDataError (naming the file and key) when the shipped data is invalid.
- */
-export function loadBaseHarness(locale: Locale): Harness {
-  const hit = cache.get(locale);
-  if (hit) return hit;
-  const dir = harnessDataDir();
-  const harness: Harness = {
-    id: 'base',
-    locale,
-    skills: loadSkills(dir, locale),
-    tools: loadTools(dir, locale),
-    prompt: loadPrompt(dir, locale),
-    ...loadHooks(dir, locale),
-  };
-  deepFreeze(harness);
-  cache.set(locale, harness);
-  return harness;
+/** What names a harness: its manifest's name and version, and the sha256 of its files. */
+export interface HarnessIdentity {
+  name: string;
+  version: string;
+  /** `sha256:` and the hex digest of every file of the directory (sorted paths, each path and its bytes). */
+  hash: string;
 }
 
 /**
- * The base retry templates in `locale`, for variants that switch `feedback_locale` away from the
- * harness's own locale.
+ * A loaded harness directory: its identity and the harness in each locale. Immutable; one per directory
+ * and process (`loadHarnessDir` caches by resolved path and content hash).
  */
-export function baseRetryTemplates(locale: Locale): { readonly [code: string]: string } {
-  return loadBaseHarness(locale).retry.templates;
+export class HarnessSet {
+  readonly identity: HarnessIdentity;
+  readonly description: string;
+  readonly dir: string;
+  readonly locales: readonly Locale[];
+  readonly #byLocale: ReadonlyMap<Locale, Harness>;
+
+  constructor(dir: string, identity: HarnessIdentity, description: string, byLocale: Map<Locale, Harness>) {
+    this.dir = dir;
+    this.identity = Object.freeze({ ...identity });
+    this.description = description;
+    this.#byLocale = byLocale;
+    this.locales = Object.freeze([...byLocale.keys()]);
+    for (const h of byLocale.values()) SETS.set(h, this);
+  }
+
+  /** The harness in `locale`. */
+  get(locale: Locale): Harness {
+    const h = this.#byLocale.get(locale);
+    if (!h) throw new RangeError(`harness "${this.identity.name}" has no locale ${locale}`);
+    return h;
+  }
+}
+
+/** The set each loaded base harness belongs to (variants keep the base as `ctx.base`). */
+const SETS = new WeakMap<Harness, HarnessSet>();
+
+/** The set a base harness was loaded with (the embedded one for a harness built elsewhere, e.g. in tests). */
+export function harnessSetOf(base: Harness): HarnessSet {
+  return SETS.get(base) ?? embeddedHarness();
+}
+
+/** The files of a directory, sorted, relative, dotfiles and dot-folders left out. */
+function listFiles(dir: string, sub = ''): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(dir, sub)).sort()) {
+    if (name.startsWith('.')) continue;
+    const rel = sub === '' ? name : `${sub}/${name}`;
+    if (statSync(join(dir, rel)).isDirectory()) out.push(...listFiles(dir, rel));
+    else out.push(rel);
+  }
+  return out;
+}
+
+/** The content hash of a harness directory: sha256 over each file's path and bytes, in sorted order. */
+export function harnessHash(dir: string): string {
+  const h = createHash('sha256');
+  for (const rel of listFiles(dir)) {
+    if (rel.endsWith('.ts') || rel.endsWith('.js') || rel.endsWith('.map') || rel.endsWith('.d.ts')) continue;
+    h.update(rel).update('\0').update(readFileSync(join(dir, rel))).update('\0');
+  }
+  return `sha256:${h.digest('hex')}`;
+}
+
+/** The outcome of loading a harness directory: the set, or every error (each `file: key: message`). */
+export type HarnessLoadResult = { ok: true; harness: HarnessSet } | { ok: false; errors: string[] };
+
+const loaded = new Map<string, HarnessSet>();
+
+/**
+ * Load and validate a harness directory (docs/HARNESS.md). Every error is collected, each naming its file
+ * and key; on any error nothing is returned. A directory already loaded with the same content is shared.
+ */
+export function loadHarnessDir(path: string): HarnessLoadResult {
+  const dir = resolve(path);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    return { ok: false, errors: [`${path}: not a directory (a harness is a directory with harness.yaml, skills/, tools/, prompt.yaml and hooks.yaml)`] };
+  }
+  const hash = harnessHash(dir);
+  const key = `${dir}\0${hash}`;
+  const hit = loaded.get(key);
+  if (hit) return { ok: true, harness: hit };
+
+  const errors: string[] = [];
+  const manifestRaw = attempt(errors, () => readYaml(dir, 'harness.yaml'));
+  let manifest: z.infer<typeof ManifestSchema> | undefined;
+  if (manifestRaw !== undefined) {
+    const parsed = ManifestSchema.safeParse(manifestRaw);
+    if (parsed.success) manifest = parsed.data;
+    else errors.push(...zodIssueLines('harness.yaml', parsed.error));
+  }
+  const byLocale = new Map<Locale, Harness>();
+  // The manifest names the locales; both are required in this version, and a broken manifest still lets
+  // the other files be checked.
+  for (const locale of manifest?.locales ?? (['zh-CN', 'en'] as Locale[])) {
+    const skills = loadSkills(dir, locale, errors);
+    const tools = loadTools(dir, locale, errors);
+    const prompt = loadPrompt(dir, locale, errors);
+    const hooks = loadHooks(dir, locale, errors);
+    if (prompt && hooks) byLocale.set(locale, { id: 'base', locale, skills, tools, prompt, ...hooks });
+  }
+  const unique = [...new Set(errors)];
+  if (unique.length > 0 || !manifest) return { ok: false, errors: unique };
+  for (const h of byLocale.values()) deepFreeze(h);
+  const set = new HarnessSet(dir, { name: manifest.name, version: manifest.version, hash }, manifest.description ?? '', byLocale);
+  loaded.set(key, set);
+  return { ok: true, harness: set };
+}
+
+let embedded: HarnessSet | undefined;
+
+/**
+ * The embedded harness (the package's `harness/` directory): the default of every command and of the
+ * server. Throws HarnessDataError listing every problem when the shipped data is invalid (a bug).
+ */
+export function embeddedHarness(): HarnessSet {
+  if (embedded) return embedded;
+  const r = loadHarnessDir(harnessDataDir());
+  if (!r.ok) throw new HarnessDataError('harness', '(directory)', r.errors.join('; '));
+  embedded = r.harness;
+  return embedded;
+}
+
+/**
+ * The embedded base harness (`id: 'base'`) in `locale`: 12 skills, 15 tools, the prompt pipeline, hooks,
+ * retry policy and limits. Deep-frozen and shared.
+ */
+export function loadBaseHarness(locale: Locale): Harness {
+  return embeddedHarness().get(locale);
 }

@@ -24,6 +24,28 @@ export const CANONICAL_TOOLS = [
   'discover_tools',
 ] as const;
 
+/**
+ * The simulated service that answers each tool (mock-services/services.ts), and the two tools the
+ * environment itself answers. Fixed in this version: a harness's tool files must keep these names.
+ */
+export const TOOL_SERVICES: Readonly<Record<(typeof CANONICAL_TOOLS)[number], string>> = {
+  get_product: 'product service',
+  search_products: 'product service',
+  check_stock: 'inventory service',
+  get_promotions: 'marketing service',
+  get_coupon: 'marketing service',
+  issue_coupon: 'marketing service',
+  push_link_card: 'marketing service',
+  list_orders: 'after-sales service',
+  get_order_status: 'after-sales service',
+  check_return_eligibility: 'after-sales service',
+  search_faq: 'product service',
+  refuse_request: 'after-sales service (the refusal log)',
+  handoff_to_human: 'after-sales service (the hand-off queue)',
+  load_skill: 'environment (skill loading)',
+  discover_tools: 'environment (MCP discovery)',
+};
+
 /** A canonical tool name. */
 export type CanonicalTool = (typeof CANONICAL_TOOLS)[number];
 

@@ -29,6 +29,22 @@ function regexSource(flags: string) {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// harness.yaml
+// ---------------------------------------------------------------------------------------------------
+
+/** harness.yaml: what names the harness. Both locales are required in this version. */
+export const ManifestSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'must be 1-64 of a-z, 0-9, ".", "_", "-", starting with a letter or digit'),
+  version: z.string().min(1).max(64),
+  description: z.string().max(1024).optional(),
+  locales: z
+    .array(z.enum(locales as [Locale, ...Locale[]]))
+    .refine((l) => l.length === locales.length && locales.every((x) => l.includes(x as Locale)), {
+      message: `must list both locales, ${locales.join(' and ')} (every file holds both in this version)`,
+    }),
+});
+
+// ---------------------------------------------------------------------------------------------------
 // Skills
 // ---------------------------------------------------------------------------------------------------
 

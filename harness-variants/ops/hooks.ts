@@ -7,7 +7,7 @@
  * the prompt's output_rules block that states it, forbidden words are never words of the reference
  * reply, and a required ending comes with a reply limit that fits it (reference + 10 + ending).
  */
-import { baseRetryTemplates } from '../../harness/index.js';
+import { harnessSetOf } from '../../harness/index.js';
 import type { Locale } from '../../protocol/domain.js';
 import type { HookSpec, PromptBlock } from '../../protocol/harness.js';
 import { LIMIT_RANGES } from '../../protocol/harness.js';
@@ -113,10 +113,10 @@ const feedbackLocale: HarnessTransform = {
   name: 'hooks.feedback.locale',
   family: 'hooks',
   description: 'hook feedback in the other language (zh <-> en)',
-  apply(draft) {
+  apply(draft, ctx) {
     const to = otherLocale(draft.harness.retry.feedback_locale);
     draft.harness.retry.feedback_locale = to;
-    draft.harness.retry.templates = { ...baseRetryTemplates(to) };
+    draft.harness.retry.templates = { ...harnessSetOf(ctx.base).get(to).retry.templates };
   },
 };
 

@@ -4,7 +4,7 @@ import type { HookViolation, Locale, Split } from '../../protocol/domain.js';
 import type { Harness, HookSpec } from '../../protocol/harness.js';
 import { LIMIT_RANGES } from '../../protocol/harness.js';
 import { charLength, extractNumbers, normalizeForMatch } from '../../protocol/text.js';
-import { baseRetryTemplates, loadBaseHarness } from '../../harness/index.js';
+import { loadBaseHarness } from '../../harness/index.js';
 import { buildVariant } from '../../harness-variants/index.js';
 import type { BuiltVariant, HarnessTransform, VariantSpec } from '../../harness-variants/index.js';
 import { HOOK_OPS, REPLY_LIMIT_SLACK } from '../../harness-variants/ops/hooks.js';
@@ -122,7 +122,7 @@ describe('hook operators: invariants', () => {
       const v = build(op('hooks.feedback.locale'), 4, locale, 'train');
       const other: Locale = locale === 'en' ? 'zh-CN' : 'en';
       expect(v.harness.retry.feedback_locale).toBe(other);
-      expect(v.harness.retry.templates).toEqual(baseRetryTemplates(other));
+      expect(v.harness.retry.templates).toEqual(loadBaseHarness(other).retry.templates);
       const text = feedbackMessage(v.harness.retry, [violation]);
       expect(/\p{Script=Han}/u.test(text)).toBe(other === 'zh-CN');
       expect(text).toBe(feedbackMessage(loadBaseHarness(other).retry, [violation]));
