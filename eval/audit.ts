@@ -30,7 +30,7 @@ export interface AuditOptions {
   locales?: readonly Locale[];
   /** A blind strategy fails when its mean exceeds this (default 0.15)... */
   maxMean?: number;
-  /** ...or its p90 does (default 0.5). */
+  /** ...or its p90 over the tasks that need facts does (default 0.5; see `AuditRow.p90_factual`). */
   maxP90?: number;
   /** The memorizer's least acceptable drop from identity on an augmented preset (default 0.4). */
   minGap?: number;
@@ -46,6 +46,12 @@ export interface AuditRow {
   episodes: number;
   mean: number;
   p90: number;
+  /**
+   * The p90 over the episodes whose task needs facts of the room (every intent but chit-chat). A greeting,
+   * a compliment or "what's your name?" is answered well by a generic pleasantry, so a blind strategy
+   * may score there by doing the job; elsewhere a high p90 is a slice of the reward it farms.
+   */
+  p90_factual: number;
   max: number;
   /** The intent where the policy's mean is highest, and that mean. */
   best_intent: { intent: string; mean: number };
@@ -84,6 +90,10 @@ function rowOf(policy: string, kind: AuditRow['kind'], preset: string, records: 
     if (m > best.mean) best = { intent, mean: round(m) };
   }
   const mean = rewards.length === 0 ? 0 : rewards.reduce((s, x) => s + x, 0) / rewards.length;
+  const factual = records
+    .filter((r) => r.intent !== 'chitchat')
+    .map((r) => r.reward)
+    .sort((a, b) => a - b);
   return {
     policy,
     kind,
@@ -91,6 +101,7 @@ function rowOf(policy: string, kind: AuditRow['kind'], preset: string, records: 
     episodes: records.length,
     mean: round(mean),
     p90: round(quantile(rewards, 0.9)),
+    p90_factual: round(quantile(factual, 0.9)),
     max: round(rewards.at(-1) ?? 0),
     best_intent: best,
   };
@@ -130,7 +141,9 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
     if (r.kind === 'blind' && r.mean > thresholds.max_mean) {
       failures.push(`${r.policy} on ${r.preset}: mean ${r.mean} > ${thresholds.max_mean} (best on ${r.best_intent.intent}: ${r.best_intent.mean})`);
     }
-    if (r.kind === 'blind' && r.p90 > thresholds.max_p90) failures.push(`${r.policy} on ${r.preset}: p90 ${r.p90} > ${thresholds.max_p90}`);
+    if (r.kind === 'blind' && r.p90_factual > thresholds.max_p90) {
+      failures.push(`${r.policy} on ${r.preset}: p90 over tasks that need facts ${r.p90_factual} > ${thresholds.max_p90}`);
+    }
     if (r.policy === 'oracle' && r.mean < 1) failures.push(`oracle on ${r.preset}: mean ${r.mean} < 1 (the reward punishes the reference solution)`);
   }
   const memo = (preset: string) => rows.find((r) => r.policy === 'memorizer' && r.preset === preset)?.mean;
@@ -148,15 +161,18 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
 export function formatAudit(report: AuditReport): string {
   const out: string[] = [`reward audit: profile "${report.profile}", ${report.episodes} episodes per policy and preset`];
   const t = report.thresholds;
-  out.push(`thresholds: blind mean <= ${t.max_mean}, p90 <= ${t.max_p90}; oracle 1.0; memorizer gap >= ${t.min_gap}`);
+  out.push(`thresholds: blind mean <= ${t.max_mean}, p90 over tasks that need facts (p90f) <= ${t.max_p90}; oracle 1.0; memorizer gap >= ${t.min_gap}`);
   for (const preset of report.presets) {
-    out.push('', `preset ${preset}`, `  ${'policy'.padEnd(22)} ${'mean'.padStart(7)} ${'p90'.padStart(7)} ${'max'.padStart(7)}  best intent`);
+    out.push(
+      '',
+      `preset ${preset}`,
+      `  ${'policy'.padEnd(22)} ${'mean'.padStart(7)} ${'p90'.padStart(7)} ${'p90f'.padStart(7)} ${'max'.padStart(7)}  best intent`,
+    );
     for (const r of report.rows.filter((x) => x.preset === preset)) {
-      const flag = r.kind === 'blind' && (r.mean > t.max_mean || r.p90 > t.max_p90) ? '  <- FAILS' : '';
+      const flag = r.kind === 'blind' && (r.mean > t.max_mean || r.p90_factual > t.max_p90) ? '  <- FAILS' : '';
       const label = r.kind === 'reference' ? `${r.policy} (reference)` : r.policy;
-      out.push(
-        `  ${label.padEnd(22)} ${r.mean.toFixed(4).padStart(7)} ${r.p90.toFixed(4).padStart(7)} ${r.max.toFixed(4).padStart(7)}  ${r.best_intent.intent} (${r.best_intent.mean})${flag}`,
-      );
+      const cols = [r.mean, r.p90, r.p90_factual, r.max].map((x) => x.toFixed(4).padStart(7)).join(' ');
+      out.push(`  ${label.padEnd(22)} ${cols}  ${r.best_intent.intent} (${r.best_intent.mean})${flag}`);
     }
   }
   out.push('', report.failures.length === 0 ? 'PASS' : `FAIL (${report.failures.length}):`);

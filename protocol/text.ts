@@ -77,8 +77,10 @@ const isAlnumCode = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x
  * Whether `text` states `term` as fact matching reads it: both normalised as `normalizeForMatch` does
  * (so "¥ 1,299" states "¥1299"), and the term is not the tail or the inside of a longer word or number:
  * a term that begins with a Latin letter or a digit must not follow one ("AI" is not stated by "details",
- * "99" not by "199"); one that ends with a digit must not be followed by one ("99" not by "990"), nor
- * must a short word (three letters or fewer: "AI" not by "aim"). Longer words may run on, as English
+ * "99" not by "199"); a number must end where the reply's number ends, trailing decimal zeros aside
+ * ("89.9" is stated by "89.90", "99" neither by "990" nor by "99.5"), and is never joined across a
+ * space ("8 9.9" does not state "89.9"); a short word (three letters or fewer) must end too ("AI" is not
+ * stated by "aim"). Longer words may run on, as English
  * inflects ("thank" in "thanks", "medicine" before an ending appended without a space). A space that the
  * normalisation removed still counts as a break ("AI host" states "AI").
  */
@@ -100,15 +102,29 @@ export function statesTerm(text: string, term: string): boolean {
   }
   const edgeStart = isAlnumCode(needle.charCodeAt(0));
   const last = needle.charCodeAt(needle.length - 1);
-  const edgeEnd = (last >= 0x30 && last <= 0x39) || (needle.length <= 3 && /^[a-z]+$/.test(needle));
+  const endsInDigit = last >= 0x30 && last <= 0x39;
+  const shortWord = needle.length <= 3 && /^[a-z]+$/.test(needle);
+  const decimal = /[0-9]\.[0-9]*$/.test(needle);
   for (let at = hay.indexOf(needle); at !== -1; at = hay.indexOf(needle, at + 1)) {
     const end = at + needle.length;
     const startOk = !edgeStart || at === 0 || !isAlnumCode(hay.charCodeAt(at - 1)) || breaks.includes(at);
-    const endOk = !edgeEnd || end === hay.length || !isAlnumCode(hay.charCodeAt(end)) || breaks.includes(end);
-    if (startOk && endOk) return true;
+    let endOk = true;
+    if (end < hay.length && !breaks.includes(end)) {
+      const rest = hay.slice(end, end + 16);
+      if (endsInDigit) {
+        // The same number only: "89.9" is stated by "89.90" (trailing zeros of its decimals), "99" by "99.0"
+        // and "99.00", but neither by a longer number ("990", "99.5", "89.95").
+        endOk = decimal ? !/^0*[0-9]/.test(rest.replace(/^0+(?![0-9])/, '')) : !/^[0-9]/.test(rest) && !/^\.0*[1-9]/.test(rest);
+      } else if (shortWord) endOk = !isAlnumCode(hay.charCodeAt(end));
+    }
+    // Digits that whitespace separated are two numbers, not one ("8 9.9" does not state "89.9").
+    const spansNumberBreak = breaks.some((b) => b > at && b < end && isDigitCode(hay.charCodeAt(b - 1)) && isDigitCode(hay.charCodeAt(b)));
+    if (startOk && endOk && !spansNumberBreak) return true;
   }
   return false;
 }
+
+const isDigitCode = (c: number): boolean => c >= 0x30 && c <= 0x39;
 
 /**
  * Length as a person (and TTS) counts it: code points, not UTF-16 units. Counted as the string iterator

@@ -32,14 +32,15 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
 
   const present: string[] = [];
   const missing: string[] = [];
-  // Required facts count in the reply's own words, not in a copy of the viewer's message.
+  // Facts count in the reply's own words, not in a copy of the viewer's message (for required facts and
+  // forbidden ones alike: quoting "9号卖完了没" back is neither an answer nor a claim).
   const own = ownWords(reply, task.messages);
   for (const fact of key.required_facts) (factStated(own, fact) ? present : missing).push(fact.key);
   const factsFrac = key.required_facts.length === 0 ? 1 : present.length / key.required_facts.length;
   reasons.push(`required facts: ${present.length}/${key.required_facts.length} stated`);
   for (const k of missing) reasons.push(`missing fact: ${k}`);
 
-  const forbidden = key.forbidden_facts.filter((f) => factStated(reply, f)).map((f) => f.key);
+  const forbidden = key.forbidden_facts.filter((f) => factStated(own, f)).map((f) => f.key);
   for (const k of forbidden) reasons.push(`forbidden fact stated: ${k}`);
 
   // Numbers compare numerically ("03" = 3, "89.90" = 89.9): extractNumbers already yields numbers.

@@ -114,7 +114,7 @@ function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<st
       const asked = asksQuestion(reply);
       served = asked ? 1 : p('clarify_no_question');
       reasons.push(asked ? 'asks a clarifying question' : 'asks no clarifying question');
-      const answered = key.forbidden_facts.filter((f) => factStated(reply, f)).map((f) => f.key);
+      const answered = key.forbidden_facts.filter((f) => factStated(ownWords(reply, task.messages), f)).map((f) => f.key);
       if (answered.length > 0) {
         served *= p('clarify_answered_factor');
         reasons.push(`answers before clarifying: ${answered.join(', ')}`);

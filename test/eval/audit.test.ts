@@ -13,7 +13,7 @@ import { loadRewardSet } from '../../rewards/index.js';
 import { cli, expectFailure, tempDir } from '../cli/helpers.js';
 
 describe('reward audit of the default profile', () => {
-  it('passes: every blind strategy under mean 0.15 and p90 0.5, the oracle at 1.0, the memorizer gap over 0.4', () => {
+  it('passes: every blind strategy under mean 0.15 and p90 0.5 over tasks that need facts, the oracle at 1.0, the memorizer gap over 0.4', () => {
     const report = runAudit({ episodes: 80, seed: 1 });
     expect(report.failures).toEqual([]);
     expect(report.presets).toEqual(['identity', 'train', 'eval']);
@@ -21,7 +21,7 @@ describe('reward audit of the default profile', () => {
     expect(report.rows).toHaveLength(3 * (BLIND_POLICIES.size + 2));
     for (const r of report.rows) {
       if (r.kind === 'blind') {
-        expect({ policy: r.policy, preset: r.preset, under: r.mean <= 0.15 && r.p90 <= 0.5 }).toEqual({ policy: r.policy, preset: r.preset, under: true });
+        expect({ policy: r.policy, preset: r.preset, under: r.mean <= 0.15 && r.p90_factual <= 0.5 }).toEqual({ policy: r.policy, preset: r.preset, under: true });
       }
     }
     const ref = (policy: string, preset: string) => report.rows.find((r) => r.policy === policy && r.preset === preset)?.mean;
@@ -52,9 +52,9 @@ describe('reward audit of the default profile', () => {
     // A compliant non-answer is all this profile asks for: both strategies score like the oracle.
     expect(report.failures).toEqual([
       'pleasantry on identity: mean 0.9 > 0.15 (best on product_qa: 1)',
-      'pleasantry on identity: p90 1 > 0.5',
+      'pleasantry on identity: p90 over tasks that need facts 1 > 0.5',
       'refuse on identity: mean 0.9 > 0.15 (best on product_qa: 1)',
-      'refuse on identity: p90 1 > 0.5',
+      'refuse on identity: p90 over tasks that need facts 1 > 0.5',
     ]);
     expect(auditStrategies().map((s) => s.name)).toEqual([...BLIND_POLICIES.keys()]);
   });
@@ -71,7 +71,7 @@ describe('harness-gym audit', () => {
       'harness-gym audit: the reward audit of profile "shape" failed: pleasantry on identity: mean 0.9 > 0.15 (best on product_qa: 1) (and 3 more; details on stdout)',
     );
     expect(r.stdout).toContain('reward audit: profile "shape", 10 episodes per policy and preset');
-    expect(r.stdout).toContain('  pleasantry              0.9000  1.0000  1.0000  product_qa (1)  <- FAILS\n');
+    expect(r.stdout).toContain('  pleasantry              0.9000  1.0000  1.0000  1.0000  product_qa (1)  <- FAILS\n');
     expect(r.stdout).toMatch(/\nFAIL \(4\):\n/);
   }, 60_000);
 

@@ -90,11 +90,8 @@ describe('accuracy', () => {
     expect(score(withTrace(oracle, { final_reply: '是的，我是AI数字人主播～' }), task, {}).value).toBe(1);
   });
 
-  // Suspected bug, reported with the v2 reward tests: statesTerm (17c2077) lets no digit follow a term that
-  // ends in one ("99" is not "990"), so "89.90", the same price, does not state the fact "89.9", though the
-  // invented-number check reads it as 89.9. Generated price facts list one form (String(Number(x))).
-  // Expected to fail until the matcher reads a trailing decimal zero; then make it a plain `it`.
-  it.fails('credits a price said with a trailing decimal zero ("89.90" states the fact "89.9") (en)', () => {
+  // The same price said with a trailing decimal zero is the same fact (statesTerm reads numbers whole).
+  it('credits a price said with a trailing decimal zero ("89.90" states the fact "89.9") (en)', () => {
     const { task, oracle } = enProductQa();
     const trace = withTrace(oracle, { final_reply: 'Link 1 is 89.90 today, grab it!' });
     expect(score(trace, task, {}).value).toBe(1);

@@ -157,6 +157,13 @@ describe('effectiveness', () => {
       reasons: ['asks a clarifying question', 'answers before clarifying: guessed_stock'],
       evidence: { ...plain, expect: 'clarify', served: 0.5, cta: true, chars: 43, budget: 60 },
     });
+      // Quoting the viewer's question back ("is it in stock") is not a guess at its answer.
+    const quoted = withTrace(oracle, { final_reply: 'is it in stock? Which one do you mean, link 1 or link 2?' });
+    expect(score(quoted, task, {})).toEqual({
+      value: 1,
+      reasons: ['asks a clarifying question'],
+      evidence: { ...plain, expect: 'clarify', served: 1, cta: true, chars: 56, budget: 60 },
+    });
   });
 
   it('requires a recorded hand-off (en)', () => {

@@ -29,8 +29,9 @@ const greeting = (ctx: BuildContext): Draft | null => {
     ),
   );
   const reference = sayRef(ctx, GREETING_REPLY[ctx.locale], { nick: v.nickname });
-  // Relevance: a greeting back that greets this viewer, not a pleasantry for the room.
-  const facts: Fact[] = [{ key: 'viewer_greeted', values: [v.nickname] }];
+  // Relevance: a greeting back (to this viewer, or a welcome), not a pleasantry that ignores the greeting.
+  const greetings = L(ctx.locale, ['欢迎', '你好', '晚上好', '早上好', '下午好', '哈喽'], ['welcome', 'hello', 'hi', 'hey', 'good evening', 'good morning', 'good afternoon']);
+  const facts: Fact[] = [{ key: 'viewer_greeted', values: [v.nickname, ...greetings] }];
   return draft('greeting', v.viewer_id, [message], [], { reply_skills: CHAT, required_facts: facts, reference_reply: reference });
 };
 
