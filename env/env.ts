@@ -11,7 +11,8 @@ import { IdentityMap } from '../protocol/surface.js';
 import type { ErrorInfo } from '../protocol/errors.js';
 import type { ResetOptionsWire } from '../protocol/wire.js';
 import { EnvError } from '../protocol/errors.js';
-import { loadBaseHarness } from '../harness/index.js';
+import { embeddedHarness } from '../harness/index.js';
+import type { HarnessSet } from '../harness/index.js';
 import { FAMILIES, OPERATORS, PRESET_NAMES, buildVariant, parseVariant } from '../harness-variants/index.js';
 import type { HarnessTransform } from '../harness-variants/index.js';
 import { DEFAULT_PROFILE, defaultRegistry } from '../rewards/index.js';
@@ -42,6 +43,8 @@ export interface EnvDefaults {
 
 /** Everything episode resolution needs. Built once, then shared (frozen) by every episode. */
 export interface EnvConfig {
+  /** The harness episodes are played in (its variants are drawn from it): the embedded one by default. */
+  harness: HarnessSet;
   taskSource: TaskSource;
   registry: RewardRegistry;
   profiles: ReadonlyMap<string, RewardProfile>;
@@ -64,6 +67,7 @@ export const DEFAULT_DEFAULTS: EnvDefaults = {
 export function defaultEnvConfig(overrides: Partial<EnvConfig> = {}): EnvConfig {
   const registry = overrides.registry ?? defaultRegistry();
   return {
+    harness: overrides.harness ?? embeddedHarness(),
     taskSource: overrides.taskSource ?? new GeneratorTaskSource(),
     registry,
     profiles: overrides.profiles ?? new Map([[DEFAULT_PROFILE.name, DEFAULT_PROFILE]]),
@@ -119,18 +123,18 @@ export function sharedVariantOf(episode: Episode): SharedVariant {
   return { variant: { variant_id: p.variant_id, harness: p.harness, map: p.map }, task: p.task, world: episode.world };
 }
 
-const identityMaps = new Map<Locale, IdentityMap>();
+const identityMaps = new WeakMap<object, IdentityMap>();
 
 /** The identity variant: the base harness itself (the fixed-harness baseline). */
-export function identityVariant(locale: Locale): ResolvedVariant {
-  const harness = loadBaseHarness(locale);
-  let map = identityMaps.get(locale);
+export function identityVariant(locale: Locale, set: HarnessSet = embeddedHarness()): ResolvedVariant {
+  const harness = set.get(locale);
+  let map = identityMaps.get(harness);
   if (!map) {
     map = new IdentityMap(
       harness.tools.map((t) => t.function.name),
       harness.skills.map((s) => s.name),
     );
-    identityMaps.set(locale, map);
+    identityMaps.set(harness, map);
   }
   return { variant_id: 'identity', harness, map };
 }
@@ -150,12 +154,13 @@ export function resolveVariant(
   task: Task,
   seed: number,
   operators: readonly HarnessTransform[] = OPERATORS,
+  set: HarnessSet = embeddedHarness(),
 ): { ok: true; variant: ResolvedVariant; task: Task } | { ok: false; error: ErrorInfo } {
   const parsed = parseVariant(variant);
   if (!parsed.ok) return { ok: false, error: { code: 'INVALID_VARIANT', message: parsed.message } };
-  if (parsed.spec === null) return { ok: true, variant: identityVariant(task.locale), task };
-  const built = buildVariant(loadBaseHarness(task.locale), parsed.spec, seed, task, operators);
-  if (built.identity) return { ok: true, variant: identityVariant(task.locale), task };
+  if (parsed.spec === null) return { ok: true, variant: identityVariant(task.locale, set), task };
+  const built = buildVariant(set.get(task.locale), parsed.spec, seed, task, operators);
+  if (built.identity) return { ok: true, variant: identityVariant(task.locale, set), task };
   return { ok: true, variant: { variant_id: built.variant_id, harness: built.harness, map: built.map }, task: built.task };
 }
 
@@ -215,7 +220,7 @@ export function createEpisode(config: EnvConfig, req: EpisodeRequest): { ok: tru
   // The harness speaks the task's language (a task file may carry its own locale).
   const variant = req.variant_override
     ? { ok: true as const, ...req.variant_override }
-    : resolveVariant(variantField, task.task, req.variant_seed ?? req.seed, config.operators);
+    : resolveVariant(variantField, task.task, req.variant_seed ?? req.seed, config.operators, config.harness);
   if (!variant.ok) return variant;
   const { harness, map, variant_id } = variant.variant;
   // The cap is the least of the option, the variant's own limit and the server's (a larger option is clamped).
@@ -226,7 +231,7 @@ export function createEpisode(config: EnvConfig, req: EpisodeRequest): { ok: tru
     task: variant.task,
     source_task: task.task,
     harness,
-    canonical: loadBaseHarness(task.task.locale),
+    canonical: config.harness.get(task.task.locale),
     map,
     variant_id,
     parser,

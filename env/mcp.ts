@@ -14,7 +14,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Locale, ToolOutcome, ToolSchema } from '../protocol/domain.js';
-import { loadBaseHarness } from '../harness/index.js';
+import { embeddedHarness } from '../harness/index.js';
+import type { Harness } from '../protocol/harness.js';
 import {
   MARKETING_TOOLS,
   MCP_CONTEXT_META,
@@ -31,9 +32,9 @@ export const DISCOVER_TOOLS_TOOL = 'discover_tools';
 
 export { MARKETING_TOOLS };
 
-/** The canonical marketing tool schemas of the base harness in `locale` (what the server lists). */
-export function marketingSchemas(locale: Locale): ToolSchema[] {
-  return loadBaseHarness(locale).tools.filter((t) => MARKETING_TOOLS.includes(t.function.name));
+/** The canonical marketing tool schemas of a base harness (the embedded one in `locale` by default): what the server lists. */
+export function marketingSchemas(locale: Locale, base: Harness = embeddedHarness().get(locale)): ToolSchema[] {
+  return base.tools.filter((t) => MARKETING_TOOLS.includes(t.function.name));
 }
 
 /**
@@ -47,9 +48,9 @@ export class MarketingHub {
   readonly #connected: Promise<void>;
   #listChanges = 0;
 
-  constructor(locale: Locale) {
+  constructor(locale: Locale, base: Harness = embeddedHarness().get(locale)) {
     this.locale = locale;
-    this.marketing = createMarketingServer(marketingSchemas(locale), new McpContextRegistry());
+    this.marketing = createMarketingServer(marketingSchemas(locale, base), new McpContextRegistry());
     this.client = new Client({ name: 'harness-gym-env', version: '1.0.0' });
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.#listChanges++;
@@ -99,14 +100,14 @@ export class MarketingHub {
   }
 }
 
-const hubs = new Map<Locale, MarketingHub>();
+const hubs = new WeakMap<Harness, MarketingHub>();
 
-/** The process-wide hub for a locale, created on first use. */
-export function marketingHub(locale: Locale): MarketingHub {
-  let hub = hubs.get(locale);
+/** The process-wide hub of a base harness (the embedded one in `locale` by default), created on first use. */
+export function marketingHub(locale: Locale, base: Harness = embeddedHarness().get(locale)): MarketingHub {
+  let hub = hubs.get(base);
   if (!hub) {
-    hub = new MarketingHub(locale);
-    hubs.set(locale, hub);
+    hub = new MarketingHub(locale, base);
+    hubs.set(base, hub);
   }
   return hub;
 }

@@ -247,7 +247,7 @@ export class ToolRouter {
     const faults = this.params.faults > 0 ? { rate: this.params.faults, rng: this.#faultRng } : undefined;
     // Marketing tools are served by the MCP server (same handlers, same fault draw); the rest in-process.
     const outcome = MARKETING_TOOLS.includes(canonicalName)
-      ? marketingHub(this.params.task.locale).callSync(canonicalName, args, faults ? { ctx, faults } : { ctx })
+      ? marketingHub(this.params.task.locale, this.params.canonical).callSync(canonicalName, args, faults ? { ctx, faults } : { ctx })
       : callService(canonicalName, args, ctx, faults);
     if (!outcome.ok) {
       // The service speaks canonical names; the policy must read the variant's.
@@ -273,7 +273,7 @@ export class ToolRouter {
    */
   #discover(call: ParsedCall, traced: TraceCall): TraceCall {
     const found: string[] = [];
-    for (const t of marketingHub(this.params.task.locale).listedTools()) {
+    for (const t of marketingHub(this.params.task.locale, this.params.canonical).listedTools()) {
       const surface = this.params.map.toolToSurface(t.function.name);
       if (surface === undefined) continue;
       found.push(surface);

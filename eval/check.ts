@@ -13,7 +13,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Locale, Task } from '../protocol/domain.js';
 import type { Harness } from '../protocol/harness.js';
 import { extractNumbers, normalizeForMatch } from '../protocol/text.js';
-import { loadBaseHarness } from '../harness/index.js';
+import { embeddedHarness } from '../harness/index.js';
+import type { HarnessSet } from '../harness/index.js';
 import { FAMILIES, PRESETS, buildVariant } from '../harness-variants/index.js';
 import type { BuiltVariant, VariantSpec } from '../harness-variants/index.js';
 import { worldFor } from '../mock-services/index.js';
@@ -38,6 +39,8 @@ export interface CheckOptions {
   /** First seed (default 0). */
   from?: number;
   locales?: readonly Locale[];
+  /** The harness to check (default: the embedded one). */
+  harness?: HarnessSet;
 }
 
 /** The specs every seed is checked under: each family alone at full intensity, and the presets. */
@@ -143,12 +146,13 @@ export function runCheck(opts: CheckOptions): CheckReport {
   };
   const specs = checkSpecs();
   const locales = opts.locales ?? ['zh-CN', 'en'];
-  const env = defaultEnvConfig();
+  const harness = opts.harness ?? embeddedHarness();
+  const env = defaultEnvConfig({ harness });
   const from = opts.from ?? 0;
   for (let i = 0; i < opts.seeds; i++) {
     const seed = (from + i) >>> 0;
     const locale = locales[i % locales.length];
-    const base = loadBaseHarness(locale);
+    const base = harness.get(locale);
     const task = generateTask(seed, locale);
     const identity = playEpisode(env, { policy: oraclePolicy, episodes: 1, seed, variant: 'identity', locale }, seed);
     for (const { name, spec } of specs) {

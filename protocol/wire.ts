@@ -212,6 +212,9 @@ export const WireRewardProfileSchema = z.object({
 export type WireRewardProfile = z.infer<typeof WireRewardProfileSchema>;
 
 /** What `GET /v1/info` returns: the `welcome` fields other than `type`, `id`, `session_id`, `resumed`. */
+/** The harness a server plays episodes in: its manifest's name and version, and its content hash. */
+export const WireHarnessSchema = z.object({ name: z.string(), version: z.string(), hash: z.string() });
+
 export const ServerInfoSchema = z.object({
   protocol: z.literal(WIRE_PROTOCOL_VERSION),
   server: z.object({ name: z.string(), version: z.string() }),
@@ -221,6 +224,7 @@ export const ServerInfoSchema = z.object({
   variant_presets: z.array(z.string()),
   variant_families: z.array(z.string()),
   parsers: z.array(z.string()),
+  harness: WireHarnessSchema,
 });
 /** The server description shared by `welcome` and `/v1/info`. */
 export type ServerInfo = z.infer<typeof ServerInfoSchema>;
@@ -239,6 +243,7 @@ export const WelcomeSchema = z.object({
   variant_presets: z.array(z.string()),
   variant_families: z.array(z.string()),
   parsers: z.array(z.string()),
+  harness: WireHarnessSchema,
 });
 /** The `welcome` reply. */
 export type Welcome = z.infer<typeof WelcomeSchema>;

@@ -90,6 +90,11 @@ export interface EpisodeRecordV1 {
   source_task: Task;
   /** Env config that shapes the episode beyond the request. */
   env: { limits: EpisodeLimits; defaults: EnvDefaults };
+  /**
+   * The harness the episode was played in (its manifest's name and version, and the content hash of its
+   * directory). Absent in records made before harness directories: those were made with the embedded one.
+   */
+  harness?: { name: string; version: string; hash: string };
   reward_profile: string;
   /** The profile itself, so a replay scores with it even if the server's profile file changed. */
   profile: RewardProfile;

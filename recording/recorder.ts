@@ -7,6 +7,7 @@
  * action, `end` once the episode terminated or was truncated. Episodes closed or freed before their end
  * are simply dropped (their tape is never ended).
  */
+import { harnessSetOf } from '../harness/index.js';
 import { packageIdentity } from '../protocol/package.js';
 import { EpisodeWrapper } from '../env/index.js';
 import type { Episode, EnvDefaults, EpisodeHandle, EpisodeLimits, ResetOptions, ResetOutput, StepResult } from '../env/index.js';
@@ -116,6 +117,7 @@ export class EpisodeTape {
       task: p.task,
       source_task: p.source_task,
       env: ctx.env,
+      harness: { ...harnessSetOf(p.canonical).identity },
       reward_profile: p.profile.name,
       profile: p.profile,
       reward_modules: modules,

@@ -114,7 +114,17 @@ export function rebuildEpisode(
     task_override: rec.source_task,
     variant_seed: rec.variant_seed,
   };
-  const created = createEpisode(envConfigFor(rec, base), req);
+  const config = envConfigFor(rec, base);
+  const have = config.harness.identity;
+  if (rec.harness && rec.harness.hash !== have.hash) {
+    return {
+      ok: false,
+      message:
+        `the record was made with harness "${rec.harness.name}" ${rec.harness.version} (${rec.harness.hash}), ` +
+        `this replay has "${have.name}" ${have.version} (${have.hash}); give that harness's directory with --harness DIR`,
+    };
+  }
+  const created = createEpisode(config, req);
   if (!created.ok) return { ok: false, message: `${created.error.code}: ${created.error.message}` };
   return created;
 }

@@ -5,6 +5,8 @@
  * name the key path, so a typo such as `limits.max_bach` is reported rather than silently ignored.
  * This module never reads `process.env`; the serve command does.
  */
+import { embeddedHarness, loadHarnessDir } from '../harness/index.js';
+import type { HarnessSet } from '../harness/index.js';
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -80,6 +82,11 @@ export const ServerConfigSchema = z.strictObject({
   token: z.string().min(1).nullable().default(null),
   /** Honour `options.oracle_hints` (testing only, never training). */
   allow_oracle_hints: z.boolean().default(false),
+  /**
+   * The harness directory episodes are played in (docs/HARNESS.md), relative to the working directory;
+   * null serves the embedded one. Loaded and validated at start-up: every error stops the server.
+   */
+  harness: z.string().min(1).nullable().default(null),
   limits: ServerLimitsSchema.prefault({}),
   record: RecordConfigSchema.prefault({}),
   /** Concurrent sessions (attached or waiting for a resume). */
@@ -226,4 +233,16 @@ export function defaultServerConfig(overrides: Record<string, unknown> = {}): Se
   const r = parseServerConfig(overrides);
   if (!r.ok) throw new TypeError(`invalid server config: ${r.errors.join('; ')}`);
   return r.config;
+}
+
+/**
+ * The harness a config serves: the embedded one, or the `harness` directory loaded and validated (every
+ * error at once). Throws a TypeError listing them when the directory is not a valid harness; `serve`
+ * checks it first and fails with one line, so this is a guard for programmatic servers.
+ */
+export function harnessOf(config: Pick<ServerConfig, 'harness'>): HarnessSet {
+  if (config.harness === null) return embeddedHarness();
+  const loaded = loadHarnessDir(config.harness);
+  if (!loaded.ok) throw new TypeError(`harness ${config.harness} is invalid: ${loaded.errors.join('; ')}`);
+  return loaded.harness;
 }

@@ -13,6 +13,7 @@ import type { EnvConfig } from '../env/index.js';
 import type { ReloadOutcome, RewardCatalog, RewardSet } from '../rewards/index.js';
 import { Codec } from '../protocol/codec.js';
 import type { ServerConfig } from './config.js';
+import { harnessOf } from './config.js';
 import type { Connection, ConnectionServer } from './connection.js';
 import { buildServerInfo } from './info.js';
 import { createMetrics } from './metrics.js';
@@ -103,6 +104,7 @@ export class ServerCore implements SessionServer, ConnectionServer {
     this.#catalog = deps.rewards ?? null;
     const set = this.#catalog?.current;
     this.#env = defaultEnvConfig({
+      harness: harnessOf(config),
       ...deps.env,
       ...(set === undefined ? {} : { registry: set.registry, profiles: set.profiles }),
       limits: { max_turns: config.limits.max_turns, max_errors: config.limits.max_errors },
@@ -126,6 +128,7 @@ export class ServerCore implements SessionServer, ConnectionServer {
             yieldEvery: this.yieldEvery,
             workerFile: deps.workerFile,
             judgeApiKey: deps.judgeApiKey,
+            harnessHash: this.#env.harness.identity.hash,
             onRecycle: () => this.metrics.workerRecycles.inc(),
           });
     this.metrics = createMetrics({

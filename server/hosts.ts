@@ -256,6 +256,8 @@ export interface WorkerData {
   judgeApiKey?: string;
   /** The TypeScript worker module the tsx bootstrap loads (running from sources only). */
   tsModule?: string;
+  /** The content hash of the harness the main thread loaded; a worker that finds another refuses to start. */
+  harnessHash: string;
 }
 
 /**
@@ -318,6 +320,7 @@ export class WorkerHost implements EpisodeHost {
     yieldEvery: number;
     workerFile?: string;
     judgeApiKey?: string;
+    harnessHash: string;
     /** Called each time an empty worker is replaced (the server counts it). */
     onRecycle?: () => void;
   }) {
@@ -326,7 +329,7 @@ export class WorkerHost implements EpisodeHost {
     this.#onRecycle = opts.onRecycle ?? (() => {});
     const { filename, tsModule } = workerModule(opts.workerFile);
     this.#filename = filename;
-    this.#workerData = { config: opts.config, workers: opts.workers, yieldEvery: opts.yieldEvery, judgeApiKey: opts.judgeApiKey, tsModule };
+    this.#workerData = { config: opts.config, workers: opts.workers, yieldEvery: opts.yieldEvery, judgeApiKey: opts.judgeApiKey, tsModule, harnessHash: opts.harnessHash };
     this.#slots = [];
     for (let i = 0; i < opts.workers; i++) this.#slots.push({ pool: this.#newPool(i), load: 0, inFlight: 0, recycle: null });
   }

@@ -40,6 +40,7 @@ export function buildServerInfo(config: ServerConfig, env: EnvConfig, server: { 
     variant_presets: [...VARIANT_PRESETS],
     variant_families: [...VARIANT_FAMILIES],
     parsers: [...PARSERS.keys()],
+    harness: { ...env.harness.identity },
   };
 }
 
@@ -58,5 +59,6 @@ export function welcomeMessage(info: ServerInfo, id: RequestId, session_id: stri
     variant_presets: info.variant_presets,
     variant_families: info.variant_families,
     parsers: info.parsers,
+    harness: info.harness,
   };
 }

@@ -16,6 +16,7 @@ import { setWorldCacheShare } from '../mock-services/index.js';
 import { IdleCollector } from './idle-collect.js';
 import type { SessionRequest } from '../protocol/wire.js';
 import { EpisodeTable } from './hosts.js';
+import { harnessOf } from './config.js';
 import { encodeReply } from './hosts.js';
 import type { WorkerData, WorkerApplyResult, WorkerFreeResult, WorkerTask } from './hosts.js';
 
@@ -26,12 +27,17 @@ const limits = { max_turns: config.limits.max_turns, max_errors: config.limits.m
 
 // The reward set: the same files the main thread validated at start-up (a failure here is a start-up error).
 let catalog: RewardCatalog | null = null;
-let env: EnvConfig = defaultEnvConfig({ limits });
+// The harness: the directory the main thread loaded, loaded again here (the same files, the same hash).
+const harness = harnessOf(config);
+if (harness.identity.hash !== data.harnessHash) {
+  throw new Error(`shard worker: harness ${config.harness} changed on disk since the server started (${data.harnessHash} -> ${harness.identity.hash})`);
+}
+let env: EnvConfig = defaultEnvConfig({ limits, harness });
 if (config.rewards.profiles.length + config.rewards.module_dirs.length > 0) {
   const loaded = await RewardCatalog.load(config.rewards, { judge: { api_key: data.judgeApiKey } });
   if (!loaded.ok) throw new Error(`shard worker: reward files failed to load: ${loaded.errors.join('; ')}`);
   catalog = loaded.catalog;
-  env = defaultEnvConfig({ limits, registry: catalog.current.registry, profiles: catalog.current.profiles });
+  env = defaultEnvConfig({ limits, harness, registry: catalog.current.registry, profiles: catalog.current.profiles });
   catalog.onSwap((set) => {
     env = { ...env, registry: set.registry, profiles: set.profiles };
   });

@@ -21,6 +21,7 @@ const DEFAULTS = {
   seed: 0,
   token: null,
   allow_oracle_hints: false,
+  harness: null,
   limits: {
     max_batch: 256,
     max_episodes: 4096,

@@ -3,6 +3,7 @@
  * step/step_result, close/closed, ping/pong, empty batches, id echo with its type, and JSON and MessagePack
  * on one connection each answered in its own encoding.
  */
+import { embeddedHarness } from '../../harness/index.js';
 import { describe, it, expect, afterEach } from 'vitest';
 import { createEpisode, defaultEnvConfig, PARSERS, VARIANT_PRESETS } from '../../env/index.js';
 import type { EpisodeRequest } from '../../env/index.js';
@@ -54,6 +55,7 @@ const EXPECTED_INFO = {
   variant_presets: [...VARIANT_PRESETS],
   variant_families: ['skills', 'tools', 'prompt', 'hooks'],
   parsers: [...PARSERS.keys()],
+  harness: { ...embeddedHarness().identity },
 };
 
 describe('hello / welcome', () => {
@@ -79,6 +81,7 @@ describe('hello / welcome', () => {
       'variant_presets',
       'variant_families',
       'parsers',
+      'harness',
     ]);
     expect(ReplySchema.safeParse(w).success).toBe(true);
   });
