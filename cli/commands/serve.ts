@@ -10,6 +10,7 @@
 import type { Command } from 'commander';
 import { loadServerConfig, serverState, startServer, ServerConfigSchema } from '../../server/index.js';
 import { RewardCatalog } from '../../rewards/index.js';
+import { loadHarnessDir } from '../../harness/index.js';
 import { choiceArg, collect, intArg, numberArg } from '../args.js';
 import { EXIT, fileError, joinErrors, listenFailure, usageError } from '../errors.js';
 import { writableDir } from '../files.js';
@@ -193,6 +194,12 @@ export function registerServeCommand(program: Command): void {
       }
       const config = loaded.config;
       if (config.record.dir !== null) writableDir(config.record.dir, flags.record !== undefined ? '--record' : 'record.dir');
+      // A harness directory is loaded (and cached) here first so that a bad one is one line naming every
+      // problem, not the guard's TypeError from inside startServer (server/config.ts harnessOf).
+      if (config.harness !== null) {
+        const harness = loadHarnessDir(config.harness);
+        if (!harness.ok) throw fileError(`harness ${config.harness} is not a valid harness directory: ${joinErrors(harness.errors)}`);
+      }
       // Reward files are read (and module files imported) before the server starts: a bad one is a
       // start-up error naming the file. HARNESS_GYM_JUDGE_API_KEY is the llm_judge's bearer token.
       const rewards = await RewardCatalog.load(config.rewards, { judge: { api_key: process.env.HARNESS_GYM_JUDGE_API_KEY } });

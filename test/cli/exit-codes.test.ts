@@ -216,7 +216,7 @@ describe('4: files', () => {
     expect(expectFailure(view, EXIT.files, 'view')).toBe(`harness-gym view: ${notRecord} is not a record file: ${MISSING_HINT}`);
   }, 60_000);
 
-  it('config files: unreadable, malformed, an unknown key, an invalid default variant', async () => {
+  it('config files: unreadable, malformed, an unknown key, an invalid default variant, a harness that is not one', async () => {
     const dir = tempDir('hg-cli-config-');
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'limits:\n  max_bach: 3\n');
@@ -224,16 +224,23 @@ describe('4: files', () => {
     writeFileSync(variant, JSON.stringify({ defaults: { variant: 'trian' } }));
     const broken = join(dir, 'broken.json');
     writeFileSync(broken, '{');
+    const harness = join(dir, 'harness.json');
+    writeFileSync(harness, JSON.stringify({ harness: join(dir, 'no-harness') }));
     const runs = await Promise.all([
       cli(['serve', '--config', join(dir, 'none.yaml')]),
       cli(['serve', '--config', bad]),
       cli(['serve', '--config', variant]),
       cli(['serve', '--config', broken]),
+      cli(['serve', '--config', harness, '--port', '0', '--workers', '0']),
     ]);
     expect(expectFailure(runs[0], EXIT.files, 'serve')).toMatch(/--config .*none\.yaml: cannot read \(ENOENT/);
     expect(expectFailure(runs[1], EXIT.files, 'serve')).toBe(`harness-gym serve: --config ${bad}: limits.max_bach: unknown key`);
     expect(expectFailure(runs[2], EXIT.files, 'serve')).toContain('defaults.variant: unknown variant preset "trian"');
     expect(expectFailure(runs[3], EXIT.files, 'serve')).toContain(`--config ${broken}: `);
+    // A harness directory that is not one: a file error naming it, not the server's internal guard (exit 70).
+    expect(expectFailure(runs[4], EXIT.files, 'serve')).toBe(
+      `harness-gym serve: harness ${join(dir, 'no-harness')} is not a valid harness directory: ${join(dir, 'no-harness')}: not a directory (a harness is a directory with harness.yaml, skills/, tools/, prompt.yaml and hooks.yaml)`,
+    );
   }, 60_000);
 
   it('outputs that cannot be written fail before the work starts', async () => {
