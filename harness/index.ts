@@ -36,3 +36,5 @@ export type {
   FactualRiskParams,
   OutputConstraintsParams,
 } from './schema.js';
+export { diffHarness, formatHarnessDiff } from './diff.js';
+export type { HarnessChange } from './diff.js';

@@ -151,7 +151,7 @@ function loadTools(dir: string, locale: Locale, errors: string[]): ToolSchema[] 
   }
   // Tool files are shared by the locales: report their errors once, with the zh-CN pass.
   if (locale === 'zh-CN') errors.push(...own);
-  if (own.length > 0 || locale === 'zh-CN') return tools;
+  if (locale === 'zh-CN') return tools;
 
   const rel = `tools/i18n/${locale}.json`;
   const raw = attempt(errors, () => readJson(dir, rel));
@@ -179,8 +179,10 @@ function loadTools(dir: string, locale: Locale, errors: string[]): ToolSchema[] 
       function: { name, description: text(name), parameters: { ...t.function.parameters, properties } },
     };
   });
+  // Keys of a tool whose file failed are not reported again (its file's errors say what is wrong).
+  const broken = (key: string) => (CANONICAL_TOOLS as readonly string[]).includes(key.split('.')[0]) && !tools.some((t) => t.function.name === key.split('.')[0]);
   for (const key of Object.keys(texts)) {
-    if (!wanted.has(key)) errors.push(`${rel}: ${key}: names no tool or parameter`);
+    if (!wanted.has(key) && !broken(key)) errors.push(`${rel}: ${key}: names no tool or parameter`);
   }
   return out;
 }

@@ -1,0 +1,115 @@
+/**
+ * What changed between two harnesses (`harness-gym harness diff OLD NEW`): skills, tools, parameters,
+ * hooks, prompt blocks, the retry policy and the limits added, removed or changed, per locale. The
+ * weekly edit of a team's harness, said as a list, so that it can be reviewed and trained against.
+ */
+import type { JsonSchema, Locale } from '../protocol/domain.js';
+import type { Harness } from '../protocol/harness.js';
+import type { HarnessSet } from './loader.js';
+
+/** One difference: what kind of part, its name, and what happened to it. */
+export interface HarnessChange {
+  /** `+` added, `-` removed, `~` changed. */
+  op: '+' | '-' | '~';
+  part: 'skill' | 'tool' | 'parameter' | 'hook' | 'prompt block' | 'prompt' | 'retry' | 'limits';
+  /** The part's name (`tool.parameter` for a parameter). */
+  name: string;
+  /** Locales where it happened (both when the change is the same in each). */
+  locales: Locale[];
+  /** For `~`: the fields that differ. */
+  fields?: string[];
+}
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** The keys of `a` and `b` whose values differ. */
+function differing<T extends object>(a: T, b: T, keys: readonly (keyof T)[]): string[] {
+  return keys.filter((k) => !same(a[k], b[k])).map(String);
+}
+
+function byName<T>(items: readonly T[], name: (t: T) => string): Map<string, T> {
+  return new Map(items.map((t) => [name(t), t]));
+}
+
+/** Added, removed and changed entries of two name-keyed lists. */
+function compareNamed<T>(
+  out: Omit<HarnessChange, 'locales'>[],
+  part: HarnessChange['part'],
+  before: Map<string, T>,
+  after: Map<string, T>,
+  fields: (a: T, b: T) => string[],
+): void {
+  for (const name of before.keys()) if (!after.has(name)) out.push({ op: '-', part, name });
+  for (const [name, b] of after) {
+    const a = before.get(name);
+    if (a === undefined) out.push({ op: '+', part, name });
+    else {
+      const f = fields(a, b);
+      if (f.length > 0) out.push({ op: '~', part, name, fields: f });
+    }
+  }
+}
+
+function localeChanges(a: Harness, b: Harness): Omit<HarnessChange, 'locales'>[] {
+  const out: Omit<HarnessChange, 'locales'>[] = [];
+  compareNamed(out, 'skill', byName(a.skills, (s) => s.name), byName(b.skills, (s) => s.name), (x, y) =>
+    differing(x, y, ['description', 'kind', 'intents', 'body', 'metadata']).filter((f, _i, all) => f !== 'metadata' || !all.includes('intents')),
+  );
+  const toolsA = byName(a.tools, (t) => t.function.name);
+  const toolsB = byName(b.tools, (t) => t.function.name);
+  compareNamed(out, 'tool', toolsA, toolsB, (x, y) => {
+    const f: string[] = [];
+    if (x.function.description !== y.function.description) f.push('description');
+    const req = (t: typeof x): string[] => [...((t.function.parameters.required as string[] | undefined) ?? [])].sort();
+    if (!same(req(x), req(y))) f.push('required');
+    const order = (t: typeof x) => Object.keys(t.function.parameters.properties as object);
+    if (!same(order(x), order(y)) && same([...order(x)].sort(), [...order(y)].sort())) f.push('parameter order');
+    return f;
+  });
+  for (const [name, tb] of toolsB) {
+    const ta = toolsA.get(name);
+    if (!ta) continue;
+    const pa = ta.function.parameters.properties as Record<string, JsonSchema>;
+    const pb = tb.function.parameters.properties as Record<string, JsonSchema>;
+    compareNamed(out, 'parameter', new Map(Object.entries(pa).map(([k, v]) => [`${name}.${k}`, v])), new Map(Object.entries(pb).map(([k, v]) => [`${name}.${k}`, v])), (x, y) => {
+      const keys = [...new Set([...Object.keys(x), ...Object.keys(y)])].sort();
+      return keys.filter((k) => !same((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]));
+    });
+  }
+  compareNamed(out, 'hook', byName(a.hooks, (h) => h.id), byName(b.hooks, (h) => h.id), (x, y) => differing(x, y, ['stage', 'enabled', 'params']));
+  compareNamed(out, 'prompt block', byName(a.prompt.blocks, (p) => p.id), byName(b.prompt.blocks, (p) => p.id), (x, y) =>
+    differing(x, y, ['title', 'template', 'items']),
+  );
+  const order = (h: Harness) => h.prompt.blocks.map((p) => p.id);
+  const promptFields = differing(a.prompt, b.prompt, ['header_style', 'separator', 'item_style', 'tools_doc_style', 'extra_context']);
+  if (!same(order(a), order(b))) promptFields.push('block order');
+  if (promptFields.length > 0) out.push({ op: '~', part: 'prompt', name: 'pipeline', fields: promptFields });
+  const retryFields = differing(a.retry, b.retry, ['max_retries', 'mode', 'feedback_style', 'templates']);
+  if (retryFields.length > 0) out.push({ op: '~', part: 'retry', name: 'policy', fields: retryFields });
+  const limitFields = differing(a.limits, b.limits, ['reply_max_chars', 'max_turns']);
+  if (limitFields.length > 0) out.push({ op: '~', part: 'limits', name: 'limits', fields: limitFields });
+  return out;
+}
+
+/** Every difference between two harnesses, merged over their locales, in a stable order. */
+export function diffHarness(before: HarnessSet, after: HarnessSet): HarnessChange[] {
+  const merged = new Map<string, HarnessChange>();
+  const locales = [...new Set([...before.locales, ...after.locales])];
+  for (const locale of locales) {
+    if (!before.locales.includes(locale) || !after.locales.includes(locale)) continue;
+    for (const c of localeChanges(before.get(locale), after.get(locale))) {
+      const key = `${c.op}\0${c.part}\0${c.name}\0${(c.fields ?? []).join(',')}`;
+      const hit = merged.get(key);
+      if (hit) hit.locales.push(locale);
+      else merged.set(key, { ...c, locales: [locale] });
+    }
+  }
+  return [...merged.values()];
+}
+
+/** The changes as lines: `~ tool get_product: description (zh-CN, en)`. */
+export function formatHarnessDiff(changes: readonly HarnessChange[]): string {
+  return changes
+    .map((c) => `${c.op} ${c.part} ${c.name}${c.fields ? `: ${c.fields.join(', ')}` : ''} (${c.locales.join(', ')})`)
+    .join('\n');
+}

@@ -1,0 +1,190 @@
+/**
+ * Harness directories (issue 14): the embedded harness is one, loaded by the same code; an edited copy is
+ * served as given (welcome and records name it, its text reaches the prompt, over a real socket and in
+ * worker threads); a broken one is refused with every error at once, each naming its file and key;
+ * `diff` says what changed; replay refuses a record made with another harness.
+ */
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { diffHarness, embeddedHarness, harnessDataDir, harnessHash, loadHarnessDir } from '../../harness/index.js';
+import { createEpisode, defaultEnvConfig } from '../../env/index.js';
+import { Recorder, readRecords, replayRecords } from '../../recording/index.js';
+import { evaluate } from '../../eval/index.js';
+import { oraclePolicy } from '../../policies/index.js';
+import { buildServer, closeServer } from '../../server/index.js';
+import type { GymApp } from '../../server/index.js';
+import { connect, testConfig } from '../server/helpers.js';
+
+const dirs: string[] = [];
+const apps: GymApp[] = [];
+afterAll(async () => {
+  await Promise.all(apps.map((a) => closeServer(a)));
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** A copy of the embedded harness's data files (not its TypeScript) in a fresh directory, then edited. */
+function copyHarness(edit: (dir: string) => void = () => {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hg-harness-'));
+  dirs.push(dir);
+  cpSync(harnessDataDir(), dir, { recursive: true, filter: (src) => !/\.(ts|js|map)$/.test(src) });
+  edit(dir);
+  return dir;
+}
+
+const replaceIn = (file: string, from: string | RegExp, to: string): void => {
+  const text = readFileSync(file, 'utf8');
+  const next = text.replace(from, to);
+  if (next === text) throw new Error(`${file}: nothing to replace for ${String(from)}`);
+  writeFileSync(file, next);
+};
+
+/** A week's edit: a new version, a reworded persona block, a shorter reply limit. */
+function editedHarness(): string {
+  return copyHarness((dir) => {
+    replaceIn(join(dir, 'harness.yaml'), 'version: 1.0.0', 'version: 1.1.0');
+    replaceIn(join(dir, 'prompt.yaml'), '你实时回复观众的弹幕', '你实时回复观众的弹幕（第二周版本）');
+    replaceIn(join(dir, 'hooks.yaml'), 'reply_max_chars: 120', 'reply_max_chars: 100');
+  });
+}
+
+describe('the embedded harness', () => {
+  it('is a harness directory: manifest, hash of its files, both locales', () => {
+    const h = embeddedHarness();
+    expect(h.identity).toEqual({ name: 'live-commerce', version: '1.0.0', hash: harnessHash(harnessDataDir()) });
+    expect(h.identity.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(h.locales).toEqual(['zh-CN', 'en']);
+    expect([h.get('zh-CN').skills.length, h.get('en').tools.length]).toEqual([12, 15]);
+    // A copy of its data files is the same harness, byte for byte.
+    const copy = loadHarnessDir(copyHarness());
+    expect(copy.ok && copy.harness.identity).toEqual(h.identity);
+    expect(copy.ok && copy.harness.get('en')).toEqual(h.get('en'));
+  });
+});
+
+describe('an edited harness', () => {
+  it('loads with its own identity, and episodes are played in it', () => {
+    const loaded = loadHarnessDir(editedHarness());
+    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+    const h = loaded.harness;
+    expect([h.identity.name, h.identity.version]).toEqual(['live-commerce', '1.1.0']);
+    expect(h.identity.hash).not.toBe(embeddedHarness().identity.hash);
+    const created = createEpisode(defaultEnvConfig({ harness: h }), { episode_id: 'a', seed: 3, variant: 'identity', options: { locale: 'zh-CN' } });
+    if (!created.ok) throw new Error(created.error.message);
+    const { observation } = created.episode.reset();
+    expect(observation.messages[0].content).toContain('你实时回复观众的弹幕（第二周版本）');
+    expect(created.episode.params.harness.limits.reply_max_chars).toBe(100);
+  });
+
+  it('says what changed from the embedded one', () => {
+    const loaded = loadHarnessDir(editedHarness());
+    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+    expect(diffHarness(embeddedHarness(), loaded.harness)).toEqual([
+      { op: '~', part: 'prompt block', name: 'persona', locales: ['zh-CN'], fields: ['template'] },
+      { op: '~', part: 'limits', name: 'limits', locales: ['zh-CN', 'en'], fields: ['reply_max_chars'] },
+    ]);
+    expect(diffHarness(embeddedHarness(), embeddedHarness())).toEqual([]);
+  });
+
+  it('is served over a real socket, in-process and in worker threads: welcome names it and resets use it', async () => {
+    const dir = editedHarness();
+    for (const workers of [0, 1]) {
+      const app = buildServer(testConfig({ harness: dir, workers }));
+      apps.push(app);
+      const url = await app.listen({ host: '127.0.0.1', port: 0 });
+      const c = await connect(url);
+      const w = await c.hello({ seed: 1 });
+      expect(w.harness).toEqual({ name: 'live-commerce', version: '1.1.0', hash: harnessHash(dir) });
+      const info = (await (await fetch(`${url}/v1/info`)).json()) as { harness: unknown };
+      expect(info.harness).toEqual(w.harness);
+      const r = await c.request({ type: 'reset', id: 2, items: [{ episode_id: 'e', seed: 5, options: { locale: 'zh-CN' } }] });
+      expect(r.items[0].ok).toBe(true);
+      expect(r.items[0].observation.messages[0].content).toContain('（第二周版本）');
+      c.ws.close();
+    }
+  }, 30_000);
+
+  it('a server given a directory that is not a harness does not start', () => {
+    expect(() => buildServer(testConfig({ harness: join(tmpdir(), 'hg-no-such-harness') }))).toThrow(/not a directory/);
+  });
+});
+
+describe('records and replay', () => {
+  it('records name the harness; replay with another harness refuses them, naming both', async () => {
+    const loaded = loadHarnessDir(editedHarness());
+    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+    const out = mkdtempSync(join(tmpdir(), 'hg-harness-rec-'));
+    dirs.push(out);
+    const config = defaultEnvConfig({ harness: loaded.harness });
+    const recorder = new Recorder({ dir: out, sample: 1, stem: 'h', created_by: 'eval', env: { limits: config.limits, defaults: config.defaults } });
+    evaluate({ policy: oraclePolicy, episodes: 3, seed: 1, variant: 'train', recorder, config: { harness: loaded.harness } });
+    await recorder.close();
+    const read = readRecords(out);
+    if (!read.ok) throw new Error(read.message);
+    expect(read.result.records.map((r) => r.record.harness)).toEqual(Array(3).fill({ ...loaded.harness.identity }));
+    // With the harness it was made with: identical. With the embedded one: refused, not replayed wrongly.
+    expect(replayRecords(read.result.records, { base: { harness: loaded.harness } }).identical).toBe(3);
+    const refused = replayRecords(read.result.records);
+    expect(refused.identical).toBe(0);
+    expect(refused.results[0].divergence?.message).toBe(
+      `cannot rebuild the episode: the record was made with harness "live-commerce" 1.1.0 (${loaded.harness.identity.hash}), ` +
+        `this replay has "live-commerce" 1.0.0 (${embeddedHarness().identity.hash}); give that harness's directory with --harness DIR`,
+    );
+  });
+});
+
+describe('a broken harness', () => {
+  it('is refused with every error at once, each naming its file and key', () => {
+    const dir = copyHarness((d) => {
+      replaceIn(join(d, 'harness.yaml'), 'name: live-commerce', 'name: Live Commerce');
+      replaceIn(join(d, 'prompt.yaml'), '{{persona_name}}', '{{persona_nmae}}');
+      cpSync(join(d, 'tools', 'get_coupon.json'), join(d, 'tools', 'get_weather.json'));
+      replaceIn(join(d, 'tools', 'check_stock.json'), '"name": "check_stock"', '"name": "check_inventory"');
+      rmSync(join(d, 'skills', 'en', 'chitchat.md'));
+      writeFileSync(join(d, 'skills', 'en', 'Chit_Chat.md'), readFileSync(join(harnessDataDir(), 'skills', 'en', 'chitchat.md')));
+      replaceIn(join(d, 'hooks.yaml'), 'max_input_chars: 500', 'max_input_chars: 0');
+      replaceIn(join(d, 'skills', 'zh-CN', 'live-tone.md'), /^name: live-tone$/m, 'name: chitchat');
+      replaceIn(join(d, 'tools', 'i18n', 'en.json'), '"get_product":', '"get_produkt":');
+    });
+    const r = loadHarnessDir(dir);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const tools = 'get_product, search_products, check_stock, get_promotions, get_coupon, issue_coupon, push_link_card, list_orders, get_order_status, check_return_eligibility, search_faq, refuse_request, handoff_to_human, load_skill, discover_tools';
+    const skills = 'product-qa, chitchat, clarify-intent, after-sales, promotion, purchase-guide, risk-refusal, human-handoff, multi-intent, refusal-whitelist, live-tone, compliance-guard';
+    const placeholders = 'persona_name, persona_style, current_product, lineup, faq, room, viewer, skills, tools, reply_max_chars, max_turns';
+    expect(r.errors).toEqual([
+      'harness.yaml: name: must be 1-64 of a-z, 0-9, ".", "_", "-", starting with a letter or digit',
+      'skills/zh-CN/live-tone.md: name: "chitchat" does not match the file name',
+      `tools/get_weather.json: (file): not a tool of this harness version (tools: ${tools})`,
+      'tools/check_stock.json: function.name: "check_inventory" does not match the file name',
+      `prompt.yaml: blocks.0.zh-CN.template: unknown placeholder {{persona_nmae}} (placeholders: ${placeholders})`,
+      'hooks.yaml: hooks.0.params.max_input_chars: Too small: expected number to be >=1',
+      `skills/en/Chit_Chat.md: name: not a skill of this harness version (skills: ${skills})`,
+      'skills/en/chitchat.md: (file): missing: the skill "chitchat" is needed by the intent chitchat',
+      'tools/i18n/en.json: get_product: missing description',
+      'tools/i18n/en.json: get_produkt: names no tool or parameter',
+    ]);
+  });
+
+  it('a missing directory, manifest or file is an error, not a crash', () => {
+    expect(loadHarnessDir(join(tmpdir(), 'hg-no-such-harness'))).toEqual({
+      ok: false,
+      errors: [`${join(tmpdir(), 'hg-no-such-harness')}: not a directory (a harness is a directory with harness.yaml, skills/, tools/, prompt.yaml and hooks.yaml)`],
+    });
+    const dir = copyHarness((d) => {
+      rmSync(join(d, 'harness.yaml'));
+      rmSync(join(d, 'hooks.yaml'));
+      writeFileSync(join(d, 'prompt.yaml'), 'blocks: [\n');
+    });
+    const r = loadHarnessDir(dir);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors.map((e) => e.replace(/: (cannot read|invalid YAML): .*/, ': $1'))).toEqual([
+      'harness.yaml: (file): cannot read',
+      'prompt.yaml: (file): invalid YAML',
+      'hooks.yaml: (file): cannot read',
+    ]);
+    expect(readdirSync(dir)).not.toContain('harness.yaml');
+  });
+});
