@@ -13,9 +13,11 @@ import { evaluate, evaluateRemote } from '../../eval/index.js';
 import type { EvalSummary } from '../../eval/index.js';
 import { formatSummary } from '../format.js';
 import { choiceOption, intArg, rateArg, urlArg } from '../args.js';
-import { fileError, usageError } from '../errors.js';
+import { fileError, joinErrors, usageError } from '../errors.js';
 import { writableDir } from '../files.js';
 import { InOrderRecorder } from '../record-order.js';
+import { loadHarnessDir } from '../../harness/index.js';
+import type { HarnessSet } from '../../harness/index.js';
 import { serverFailure } from '../remote.js';
 import { addVariantOptions, resolveVariantFlags } from '../variant-args.js';
 import type { VariantFlags } from '../variant-args.js';
@@ -33,6 +35,7 @@ interface EvalFlags extends VariantFlags {
   token?: string;
   record?: string;
   recordSample?: number;
+  harness?: string;
 }
 
 /** Register `eval` and `task` on the program. */
@@ -55,6 +58,7 @@ export function registerLocalCommands(program: Command): void {
     .option('--token <token>', 'the server\'s token, with --url (default: $HARNESS_GYM_TOKEN)')
     .option('--record <dir>', 'record finished episodes into this directory (in-process or with --url; replay them with harness-gym replay)')
     .option('--record-sample <rate>', 'fraction in [0, 1] of episodes recorded, decided from each seed (default 1)', rateArg('--record-sample'))
+    .option('--harness <dir>', "a harness directory to play in (default: the embedded harness); with --url, the server's")
     .action(async (opts: EvalFlags) => {
       const policy = POLICIES.get(opts.policy);
       if (!policy) throw usageError(`unknown policy ${opts.policy}`);
@@ -62,7 +66,14 @@ export function registerLocalCommands(program: Command): void {
       if (opts.recordSample !== undefined && opts.record === undefined) throw usageError('--record-sample needs --record DIR');
       if (opts.token !== undefined && opts.url === undefined) throw usageError('--token needs --url (the in-process eval has no server)');
       if (opts.record !== undefined) writableDir(opts.record, '--record');
+      let config: { harness?: HarnessSet } = {};
+      if (opts.harness !== undefined) {
+        const loaded = loadHarnessDir(opts.harness);
+        if (!loaded.ok) throw fileError(`--harness ${opts.harness} is not a valid harness directory: ${joinErrors(loaded.errors)}`);
+        config = { harness: loaded.harness };
+      }
       const common = {
+        config,
         policy,
         episodes: opts.episodes,
         seed: opts.seed,

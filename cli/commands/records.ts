@@ -21,6 +21,8 @@ import { packageIdentity } from '../../protocol/package.js';
 import { startViewer } from '../../recording/index.js';
 import { defaultRegistry, loadProfileFile, loadRewardSet } from '../../rewards/index.js';
 import type { RewardRegistry } from '../../rewards/index.js';
+import { loadHarnessDir } from '../../harness/index.js';
+import type { HarnessSet } from '../../harness/index.js';
 import { collect, intArg } from '../args.js';
 import { CliError, EXIT, fileError, joinErrors, listenFailure } from '../errors.js';
 import { loadRecordInput, makeDirs } from '../files.js';
@@ -34,6 +36,17 @@ async function registryFor(dirs: string[]): Promise<RewardRegistry> {
   const loaded = await loadRewardSet({ profiles: [], module_dirs: dirs });
   if (loaded.ok) return loaded.set.registry;
   throw fileError(`invalid reward modules: ${joinErrors(loaded.errors)}`);
+}
+
+/**
+ * The harness to rebuild episodes in: the embedded one, or `--harness DIR` (records made by a server with
+ * `harness: DIR` replay only with it; replay names both when they differ).
+ */
+function harnessFor(dir: string | undefined): { harness?: HarnessSet } {
+  if (dir === undefined) return {};
+  const loaded = loadHarnessDir(dir);
+  if (!loaded.ok) throw fileError(`--harness ${dir} is not a valid harness directory: ${joinErrors(loaded.errors)}`);
+  return { harness: loaded.harness };
 }
 
 /** JSON that shows byte strings by length (a diff may hold raw bytes). */
@@ -57,11 +70,13 @@ export function registerRecordCommands(program: Command): void {
     .argument('<path>', 'a record file or a directory of them')
     .option('--episode <id>', 'only this episode id')
     .option('--reward-modules <dir>', 'directory of custom reward modules the records were scored with (repeatable)', collect, [])
+    .option('--harness <dir>', 'the harness directory the records were made with (default: the embedded harness)')
     .option('--json', 'print one JSON line')
-    .action(async (path: string, opts: { episode?: string; rewardModules: string[]; json?: boolean }) => {
+    .action(async (path: string, opts: { episode?: string; rewardModules: string[]; harness?: string; json?: boolean }) => {
       const records = loadRecordInput(path);
+      const harness = harnessFor(opts.harness);
       const registry = await registryFor(opts.rewardModules);
-      const summary = replayRecords(records, { episode: opts.episode, base: { registry } });
+      const summary = replayRecords(records, { episode: opts.episode, base: { registry, ...harness } });
       if (opts.episode !== undefined && summary.episodes === 0) throw noEpisode(opts.episode, path);
       const diverged = summary.results.filter((r) => !r.identical);
       if (opts.json) {
@@ -75,10 +90,10 @@ export function registerRecordCommands(program: Command): void {
         process.stdout.write(`replayed ${summary.episodes} episodes: ${summary.identical} identical, ${summary.diverged} diverged\n`);
       }
       if (summary.diverged > 0) {
-        throw new CliError(
-          EXIT.verdict,
-          `${summary.diverged} of ${summary.episodes} episodes diverged (first: ${diverged[0]?.episode_id}); the records were made by another version or config`,
-        );
+        // An episode that could not even be rebuilt says why (another harness, an unknown reward module).
+        const first = diverged[0];
+        const why = first?.divergence?.kind === 'create' ? first.divergence.message : 'the records were made by another version or config';
+        throw new CliError(EXIT.verdict, `${summary.diverged} of ${summary.episodes} episodes diverged (first: ${first?.episode_id}); ${why}`);
       }
     });
 
@@ -87,15 +102,17 @@ export function registerRecordCommands(program: Command): void {
     .description('print recorded episodes as a person reads them (turns, tool calls, hooks, reward reasons)')
     .argument('<path>', 'a record file or a directory of them')
     .option('--episode <id>', 'only this episode id')
+    .option('--harness <dir>', 'the harness directory the records were made with (default: the embedded harness)')
     .option('--json', 'print the episode views as JSON lines')
-    .action((path: string, opts: { episode?: string; json?: boolean }) => {
+    .action((path: string, opts: { episode?: string; harness?: string; json?: boolean }) => {
       const records = loadRecordInput(path);
+      const base = harnessFor(opts.harness);
       const chosen = records.filter((r) => opts.episode === undefined || r.record.episode_id === opts.episode);
       if (opts.episode !== undefined && chosen.length === 0) throw noEpisode(opts.episode, path);
       for (const r of chosen) {
         // The reader went away (`| head`): stop rendering; main.ts ends quietly on the EPIPE.
         if (process.stdout.destroyed) return;
-        const view = inspectRecord(r.record);
+        const view = inspectRecord(r.record, base);
         process.stdout.write(opts.json ? JSON.stringify(view) + '\n' : formatEpisodeView(view) + '\n');
       }
     });

@@ -1,0 +1,64 @@
+/**
+ * `--harness DIR` on `eval`, `replay` and `inspect`: records made in a harness directory other than the
+ * embedded one replay only with it. Without it `replay` says which harness the records need and exits 1;
+ * with it they replay identically. A directory that is not a harness is a file error (exit 4) before any
+ * work, in each command.
+ */
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../cli/errors.js';
+import { ROOT, cli, expectFailure, tempDir } from './helpers.js';
+
+/** The embedded harness's data files, copied, with another version (so another identity and hash). */
+function copiedHarness(): string {
+  const dir = join(tempDir('hg-cli-harness-'), 'harness');
+  mkdirSync(dir);
+  for (const f of ['harness.yaml', 'hooks.yaml', 'prompt.yaml', 'skills', 'tools']) cpSync(join(ROOT, 'harness', f), join(dir, f), { recursive: true });
+  const manifest = join(dir, 'harness.yaml');
+  writeFileSync(manifest, readFileSync(manifest, 'utf8').replace(/^version: .*$/m, 'version: 9.9.9'));
+  return dir;
+}
+
+let harness: string;
+let records: string;
+beforeAll(async () => {
+  harness = copiedHarness();
+  records = tempDir('hg-cli-harness-rec-');
+  const r = await cli(['eval', '--harness', harness, '--episodes', '3', '--variant', 'train', '--record', records, '--json']);
+  expect(r.status).toBe(0);
+  expect(JSON.parse(r.stdout)).toMatchObject({ episodes: 3, reward: { mean: 1 } });
+}, 60_000);
+
+describe('--harness', () => {
+  it('replay: without the harness the records were made in, exit 1 naming it; with it, identical', async () => {
+    const [without, withIt, inspect] = await Promise.all([
+      cli(['replay', records, '--json']),
+      cli(['replay', records, '--harness', harness, '--json']),
+      cli(['inspect', records, '--harness', harness, '--json']),
+    ]);
+    // The line says why: the records need another harness, and which.
+    expect(expectFailure(without, EXIT.verdict, 'replay')).toMatch(
+      /^harness-gym replay: 3 of 3 episodes diverged \(first: eval-1\); cannot rebuild the episode: the record was made with harness "live-commerce" 9\.9\.9 .*give that harness's directory with --harness DIR$/,
+    );
+    expect(JSON.parse(without.stdout)).toMatchObject({ episodes: 3, identical: 0, diverged: 3 });
+    expect(withIt.status).toBe(0);
+    expect(JSON.parse(withIt.stdout)).toEqual({ episodes: 3, identical: 3, diverged: 0 });
+    expect(inspect.status).toBe(0);
+    expect(inspect.stdout.trim().split('\n')).toHaveLength(3);
+  }, 60_000);
+
+  it('a directory that is not a harness: exit 4, one line, in every command that takes the flag', async () => {
+    const missing = join(tempDir('hg-cli-harness-none-'), 'none');
+    const runs = await Promise.all([
+      cli(['eval', '--harness', missing, '--episodes', '1']),
+      cli(['replay', records, '--harness', missing]),
+      cli(['inspect', records, '--harness', missing]),
+    ]);
+    ['eval', 'replay', 'inspect'].forEach((command, i) => {
+      expect(expectFailure(runs[i], EXIT.files, command)).toBe(
+        `harness-gym ${command}: --harness ${missing} is not a valid harness directory: ${missing}: not a directory (a harness is a directory with harness.yaml, skills/, tools/, prompt.yaml and hooks.yaml)`,
+      );
+    });
+  }, 60_000);
+});
