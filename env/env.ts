@@ -9,7 +9,7 @@ import type { Harness } from '../protocol/harness.js';
 import type { SurfaceMap } from '../protocol/surface.js';
 import { IdentityMap } from '../protocol/surface.js';
 import type { ErrorInfo } from '../protocol/errors.js';
-import type { ResetOptionsWire } from '../protocol/wire.js';
+import type { ResetOptionsWire, VariantSpec as VariantSpecWire } from '../protocol/wire.js';
 import { EnvError } from '../protocol/errors.js';
 import { embeddedHarness } from '../harness/index.js';
 import type { HarnessSet } from '../harness/index.js';
@@ -34,7 +34,8 @@ export interface EpisodeLimits {
 
 /** Defaults applied when a reset item leaves an option out (PROTOCOL.md `welcome.defaults`). */
 export interface EnvDefaults {
-  variant: string;
+  /** A preset name or a VariantSpec (the server's `defaults.variant`); `welcome.defaults.variant` is its name or compact JSON. */
+  variant: string | VariantSpecWire;
   parser: string;
   observation: 'delta' | 'full';
   locale: Locale;

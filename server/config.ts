@@ -5,6 +5,8 @@
  * name the key path, so a typo such as `limits.max_bach` is reported rather than silently ignored.
  * This module never reads `process.env`; the serve command does.
  */
+import { DEFAULT_DEFAULTS } from '../env/index.js';
+import type { EnvDefaults } from '../env/index.js';
 import { embeddedHarness, loadHarnessDir } from '../harness/index.js';
 import type { HarnessSet } from '../harness/index.js';
 import { readFileSync } from 'node:fs';
@@ -245,4 +247,11 @@ export function harnessOf(config: Pick<ServerConfig, 'harness'>): HarnessSet {
   const loaded = loadHarnessDir(config.harness);
   if (!loaded.ok) throw new TypeError(`harness ${config.harness} is invalid: ${loaded.errors.join('; ')}`);
   return loaded.harness;
+}
+
+/** The environment defaults a config sets (`defaults.variant`), over the embedded ones; nothing when it sets none. */
+export function defaultsOf(config: Pick<ServerConfig, 'defaults'>): { defaults?: EnvDefaults } {
+  const variant = config.defaults?.variant;
+  if (variant === undefined) return {};
+  return { defaults: { ...DEFAULT_DEFAULTS, variant: variant as EnvDefaults['variant'] } };
 }

@@ -13,7 +13,7 @@ import type { EnvConfig } from '../env/index.js';
 import type { ReloadOutcome, RewardCatalog, RewardSet } from '../rewards/index.js';
 import { Codec } from '../protocol/codec.js';
 import type { ServerConfig } from './config.js';
-import { harnessOf } from './config.js';
+import { defaultsOf, harnessOf } from './config.js';
 import type { Connection, ConnectionServer } from './connection.js';
 import { buildServerInfo } from './info.js';
 import { createMetrics } from './metrics.js';
@@ -108,6 +108,7 @@ export class ServerCore implements SessionServer, ConnectionServer {
       ...deps.env,
       ...(set === undefined ? {} : { registry: set.registry, profiles: set.profiles }),
       limits: { max_turns: config.limits.max_turns, max_errors: config.limits.max_errors },
+      ...defaultsOf(config),
     });
     this.yieldEvery = Math.max(1, Math.floor(deps.yieldEvery ?? 32));
     this.#info = buildServerInfo(config, this.#env, packageIdentity());

@@ -26,7 +26,8 @@ export function buildServerInfo(config: ServerConfig, env: EnvConfig, server: { 
       replay_window: l.replay_window,
     },
     defaults: {
-      variant: env.defaults.variant,
+      // A string on the wire (protocol 1): a preset as its name, a spec as its compact JSON.
+      variant: typeof env.defaults.variant === 'string' ? env.defaults.variant : JSON.stringify(env.defaults.variant),
       parser: env.defaults.parser,
       max_turns: l.max_turns,
       observation: env.defaults.observation,
