@@ -370,12 +370,46 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
     const hooks = loadHooks(dir, locale, errors);
     if (prompt && hooks) byLocale.set(locale, { id: 'base', locale, skills, tools, prompt, ...hooks });
   }
+  // The simulated services read the embedded tools' parameters: a harness may reword a tool, not change
+  // what its service takes (the embedded harness is the reference, so it is not compared with itself).
+  const zh = byLocale.get('zh-CN');
+  if (zh && dir !== resolve(harnessDataDir())) errors.push(...serviceSignatureErrors(zh.tools, embeddedHarness().get('zh-CN').tools));
   const unique = [...new Set(errors)];
   if (unique.length > 0 || !manifest) return { ok: false, errors: unique };
   for (const h of byLocale.values()) deepFreeze(h);
   const set = new HarnessSet(dir, { name: manifest.name, version: manifest.version, hash }, manifest.description ?? '', byLocale);
   loaded.set(key, set);
   return { ok: true, harness: set };
+}
+
+/** What a tool's service reads of a parameter: its type, and its enum or item schema when it has one. */
+function signature(schema: JsonSchema): string {
+  const { type, enum: values, items } = schema as { type?: unknown; enum?: unknown; items?: unknown };
+  return JSON.stringify({ type, enum: values, items });
+}
+
+/** Tools whose parameters are not the ones their simulated service reads. */
+function serviceSignatureErrors(tools: readonly ToolSchema[], reference: readonly ToolSchema[]): string[] {
+  const errors: string[] = [];
+  for (const tool of tools) {
+    const name = tool.function.name;
+    const ref = reference.find((t) => t.function.name === name);
+    if (!ref) continue;
+    const rel = `tools/${name}.json`;
+    const props = tool.function.parameters.properties as Record<string, JsonSchema>;
+    const want = ref.function.parameters.properties as Record<string, JsonSchema>;
+    const service = TOOL_SERVICES[name as keyof typeof TOOL_SERVICES];
+    for (const p of Object.keys(props)) {
+      if (!Object.hasOwn(want, p)) errors.push(`${rel}: function.parameters.properties.${p}: the ${service} reads no parameter "${p}" (${name} takes ${Object.keys(want).join(', ')})`);
+      else if (signature(props[p]) !== signature(want[p])) {
+        errors.push(`${rel}: function.parameters.properties.${p}: the ${service} reads ${signature(want[p])}, the file says ${signature(props[p])}`);
+      }
+    }
+    for (const p of Object.keys(want)) if (!Object.hasOwn(props, p)) errors.push(`${rel}: function.parameters.properties: missing "${p}", which the ${service} reads`);
+    const req = (t: ToolSchema) => JSON.stringify([...((t.function.parameters.required as string[] | undefined) ?? [])].sort());
+    if (req(tool) !== req(ref)) errors.push(`${rel}: function.parameters.required: the ${service} requires ${req(ref)}, the file says ${req(tool)}`);
+  }
+  return errors;
 }
 
 let embedded: HarnessSet | undefined;

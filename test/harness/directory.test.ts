@@ -167,6 +167,28 @@ describe('a broken harness', () => {
     ]);
   });
 
+  it('keeps the parameters the simulated services read: names, types, enums and required', () => {
+    const dir = copyHarness((d) => {
+      const file = join(d, 'tools', 'check_stock.json');
+      const tool = JSON.parse(readFileSync(file, 'utf8'));
+      const props = tool.function.parameters.properties;
+      props.itemId = props.item_id;
+      delete props.item_id;
+      props.sku_id.type = 'integer';
+      tool.function.parameters.required = ['itemId'];
+      writeFileSync(file, JSON.stringify(tool, null, 2));
+    });
+    const r = loadHarnessDir(dir);
+    expect(r.ok === false && r.errors).toEqual([
+      'tools/i18n/en.json: check_stock.itemId: missing description',
+      'tools/i18n/en.json: check_stock.item_id: names no tool or parameter',
+      'tools/check_stock.json: function.parameters.properties.itemId: the inventory service reads no parameter "itemId" (check_stock takes item_id, sku_id)',
+      'tools/check_stock.json: function.parameters.properties.sku_id: the inventory service reads {"type":"string"}, the file says {"type":"integer"}',
+      'tools/check_stock.json: function.parameters.properties: missing "item_id", which the inventory service reads',
+      'tools/check_stock.json: function.parameters.required: the inventory service requires ["item_id"], the file says ["itemId"]',
+    ]);
+  });
+
   it('a missing directory, manifest or file is an error, not a crash', () => {
     expect(loadHarnessDir(join(tmpdir(), 'hg-no-such-harness'))).toEqual({
       ok: false,
