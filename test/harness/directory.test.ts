@@ -182,8 +182,8 @@ describe('a broken harness', () => {
     expect(r.ok === false && r.errors).toEqual([
       'tools/i18n/en.json: check_stock.itemId: missing description',
       'tools/i18n/en.json: check_stock.item_id: names no tool or parameter',
-      'tools/check_stock.json: function.parameters.properties.itemId: the inventory service reads no parameter "itemId" (check_stock takes item_id, sku_id)',
       'tools/check_stock.json: function.parameters.properties.sku_id: the inventory service reads {"type":"string"}, the file says {"type":"integer"}',
+      'tools/check_stock.json: function.parameters.properties.itemId: the inventory service reads no parameter "itemId" (check_stock takes item_id, sku_id)',
       'tools/check_stock.json: function.parameters.properties: missing "item_id", which the inventory service reads',
       'tools/check_stock.json: function.parameters.required: the inventory service requires ["item_id"], the file says ["itemId"]',
     ]);
