@@ -12,6 +12,7 @@ import { packageRoot } from '../protocol/package.js';
 import YAML from 'yaml';
 import type { JsonSchema, Locale, ToolSchema } from '../protocol/domain.js';
 import type { Harness, HookSpec, PromptBlock, PromptSpec, RetryPolicy, Skill } from '../protocol/harness.js';
+import { REFERENCE_MAX_CHARS } from '../protocol/harness.js';
 import { CANONICAL_SKILLS, CANONICAL_TOOLS, HOOK_IDS, HOOK_STAGES, INTENT_REPLY_SKILLS, PROMPT_BLOCK_ORDER, PROMPT_PLACEHOLDERS, TOOL_SERVICES } from './names.js';
 import type { HookId } from './names.js';
 import { HOOK_PARAM_SCHEMAS, HooksFileSchema, ManifestSchema, PromptFileSchema, ToolFileSchema, ToolI18nSchema } from './schema.js';
@@ -248,6 +249,11 @@ function loadHooks(dir: string, locale: Locale, errors: string[]): Pick<Harness,
     if (!params.success) errors.push(...zodIssueLines(rel, params.error, ['hooks', i, 'params']));
     return { id, stage: h.stage, enabled: h.enabled, params: (params.success ? params.data : {}) as HookSpec['params'] };
   });
+  if (locale === 'zh-CN' && file.limits.reply_max_chars < REFERENCE_MAX_CHARS) {
+    errors.push(
+      `${rel}: limits.reply_max_chars: ${file.limits.reply_max_chars} is shorter than the longest reply the tasks need (${REFERENCE_MAX_CHARS} characters); use at least ${REFERENCE_MAX_CHARS}`,
+    );
+  }
   const retry: RetryPolicy = {
     max_retries: file.retry.max_retries,
     mode: file.retry.mode,

@@ -82,6 +82,12 @@ export interface HarnessLimits {
 }
 
 /** Legal range of the limits: a variant may move them within these bounds. */
+/**
+ * The longest reference reply the task generator writes (code points). A base harness must allow at least
+ * this many characters per reply (`limits.reply_max_chars`), or the tasks' own answers would be too long.
+ */
+export const REFERENCE_MAX_CHARS = 120;
+
 export const LIMIT_RANGES = {
   reply_max_chars: { min: 60, max: 200 },
   max_turns: { min: 6, max: 12 },

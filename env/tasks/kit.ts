@@ -17,11 +17,12 @@ import type {
 import { emptyWorldState } from '../../protocol/domain.js';
 import type { Rng } from '../../protocol/rng.js';
 import { charLength, isWordCode } from '../../protocol/text.js';
+import { REFERENCE_MAX_CHARS } from '../../protocol/harness.js';
 import type { Product, Sku, Viewer, World } from '../../mock-services/index.js';
 import { linkName } from '../prompt.js';
 
-/** The base harness's reply limit (code points). Reference replies must fit it. */
-export const REFERENCE_MAX_CHARS = 120;
+/** The longest reference reply (code points): reference replies must fit it, and a base harness allows it. */
+export { REFERENCE_MAX_CHARS };
 
 /** What a builder gets: the world, the locale, its random stream and optional constraints. */
 export interface BuildContext {

@@ -40,12 +40,12 @@ const replaceIn = (file: string, from: string | RegExp, to: string): void => {
   writeFileSync(file, next);
 };
 
-/** A week's edit: a new version, a reworded persona block, a shorter reply limit. */
+/** A week's edit: a new version, a reworded persona block, a longer reply limit. */
 function editedHarness(): string {
   return copyHarness((dir) => {
     replaceIn(join(dir, 'harness.yaml'), 'version: 1.0.0', 'version: 1.1.0');
     replaceIn(join(dir, 'prompt.yaml'), '你实时回复观众的弹幕', '你实时回复观众的弹幕（第二周版本）');
-    replaceIn(join(dir, 'hooks.yaml'), 'reply_max_chars: 120', 'reply_max_chars: 100');
+    replaceIn(join(dir, 'hooks.yaml'), 'reply_max_chars: 120', 'reply_max_chars: 140');
   });
 }
 
@@ -74,7 +74,7 @@ describe('an edited harness', () => {
     if (!created.ok) throw new Error(created.error.message);
     const { observation } = created.episode.reset();
     expect(observation.messages[0].content).toContain('你实时回复观众的弹幕（第二周版本）');
-    expect(created.episode.params.harness.limits.reply_max_chars).toBe(100);
+    expect(created.episode.params.harness.limits.reply_max_chars).toBe(140);
   });
 
   it('says what changed from the embedded one', () => {
@@ -144,6 +144,7 @@ describe('a broken harness', () => {
       rmSync(join(d, 'skills', 'en', 'chitchat.md'));
       writeFileSync(join(d, 'skills', 'en', 'Chit_Chat.md'), readFileSync(join(harnessDataDir(), 'skills', 'en', 'chitchat.md')));
       replaceIn(join(d, 'hooks.yaml'), 'max_input_chars: 500', 'max_input_chars: 0');
+      replaceIn(join(d, 'hooks.yaml'), 'reply_max_chars: 120', 'reply_max_chars: 100');
       replaceIn(join(d, 'skills', 'zh-CN', 'live-tone.md'), /^name: live-tone$/m, 'name: chitchat');
       replaceIn(join(d, 'tools', 'i18n', 'en.json'), '"get_product":', '"get_produkt":');
     });
@@ -160,6 +161,7 @@ describe('a broken harness', () => {
       'tools/check_stock.json: function.name: "check_inventory" does not match the file name',
       `prompt.yaml: blocks.0.zh-CN.template: unknown placeholder {{persona_nmae}} (placeholders: ${placeholders})`,
       'hooks.yaml: hooks.0.params.max_input_chars: Too small: expected number to be >=1',
+      'hooks.yaml: limits.reply_max_chars: 100 is shorter than the longest reply the tasks need (120 characters); use at least 120',
       `skills/en/Chit_Chat.md: name: not a skill of this harness version (skills: ${skills})`,
       'skills/en/chitchat.md: (file): missing: the skill "chitchat" is needed by the intent chitchat',
       'tools/i18n/en.json: get_product: missing description',
