@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { diffHarness, embeddedHarness, harnessDataDir, harnessHash, loadHarnessDir } from '../../harness/index.js';
 import { createEpisode, defaultEnvConfig } from '../../env/index.js';
 import { Recorder, readRecords, replayRecords } from '../../recording/index.js';
-import { evaluate } from '../../eval/index.js';
+import { evaluate, runCheck } from '../../eval/index.js';
 import { oraclePolicy } from '../../policies/index.js';
 import { buildServer, closeServer } from '../../server/index.js';
 import type { GymApp } from '../../server/index.js';
@@ -76,6 +76,19 @@ describe('an edited harness', () => {
     expect(observation.messages[0].content).toContain('你实时回复观众的弹幕（第二周版本）');
     expect(created.episode.params.harness.limits.reply_max_chars).toBe(140);
   });
+
+  it('passes the HSA checker: determinism, task preservation (delta 0), round trips and information', () => {
+    const loaded = loadHarnessDir(editedHarness());
+    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+    const report = runCheck({ seeds: 40, harness: loaded.harness });
+    expect({ ...report, examples: report.examples }).toEqual({
+      determinism: { checked: 440, failures: 0 },
+      task_preservation: { checked: 440, max_delta: 0 },
+      round_trip: { checked: 440, failures: 0 },
+      information: { checked: 440, failures: 0 },
+      examples: [],
+    });
+  }, 60_000);
 
   it('says what changed from the embedded one', () => {
     const loaded = loadHarnessDir(editedHarness());
