@@ -40,6 +40,7 @@ interface ServeFlags {
   rewardModules?: string[];
   workers?: string | number;
   sendBufferBytes?: string | number;
+  harness?: string;
 }
 
 /** A numeric flag as a number (NaN when not numeric, which the schema reports under the key's name). */
@@ -57,6 +58,7 @@ export function flagsToOverrides(f: ServeFlags, env: Readonly<Record<string, str
     log_level: f.logLevel,
     max_sessions: num(f.maxSessions),
     allow_oracle_hints: f.allowOracleHints,
+    harness: f.harness,
     workers: f.workers === undefined || f.workers === 'auto' ? f.workers : Number(f.workers),
     backpressure: { send_high_water_bytes: num(f.sendBufferBytes) },
     limits: {
@@ -172,6 +174,7 @@ export function registerServeCommand(program: Command): void {
       'unsent reply bytes per connection before its reading pauses; cut after backpressure.stall_timeout_s (default 16777216)',
       configArg('--send-buffer-bytes', ['backpressure', 'send_high_water_bytes']),
     )
+    .option('--harness <dir>', 'harness directory to serve (docs/HARNESS.md; default: the embedded harness)')
     .option('--rewards-profile <file>', 'reward profile file, JSON or YAML (repeatable; reloaded on SIGHUP)', collect)
     .option('--reward-modules <dir>', 'directory of custom reward modules, *.js/*.mjs (repeatable; reloaded on SIGHUP)', collect)
     .action(async (flags: ServeFlags) => {
@@ -198,7 +201,8 @@ export function registerServeCommand(program: Command): void {
       // problem, not the guard's TypeError from inside startServer (server/config.ts harnessOf).
       if (config.harness !== null) {
         const harness = loadHarnessDir(config.harness);
-        if (!harness.ok) throw fileError(`harness ${config.harness} is not a valid harness directory: ${joinErrors(harness.errors)}`);
+        const where = flags.harness !== undefined ? '--harness' : 'harness';
+        if (!harness.ok) throw fileError(`${where} ${config.harness} is not a valid harness directory: ${joinErrors(harness.errors)}`);
       }
       // Reward files are read (and module files imported) before the server starts: a bad one is a
       // start-up error naming the file. HARNESS_GYM_JUDGE_API_KEY is the llm_judge's bearer token.
@@ -215,7 +219,6 @@ export function registerServeCommand(program: Command): void {
       const { workers } = serverState(running.app);
       const where = workers === 0 ? 'episodes on the main thread' : `episodes on ${workers} worker thread${workers === 1 ? '' : 's'}`;
       process.stdout.write(`harness-gym serve: listening on ${running.url} (WebSocket ${ws}/v1/env; ${where})\n`);
-      await warnUnappliedDefaults(running.app, config.defaults?.variant);
       let stopping = false;
       const stop = (signal: string): void => {
         if (stopping) {
@@ -241,19 +244,4 @@ export function registerServeCommand(program: Command): void {
         });
       });
     });
-}
-
-/**
- * `defaults.variant` is validated by the config schema; the server applies it once its environment
- * defaults are built from the config. Until then (or if that ever breaks), say so rather than serve
- * `identity` silently: `/v1/info` tells what `welcome` announces.
- */
-async function warnUnappliedDefaults(app: Parameters<typeof serverState>[0], wanted: unknown): Promise<void> {
-  if (wanted === undefined || wanted === 'identity') return;
-  const info = (await app.inject({ method: 'GET', url: '/v1/info' })).json() as { defaults?: { variant?: unknown } };
-  if (info.defaults?.variant === 'identity') {
-    process.stderr.write(
-      `harness-gym serve: warning: defaults.variant ${typeof wanted === 'string' ? wanted : JSON.stringify(wanted)} is not applied by this server build (welcome.defaults.variant is identity); send variant with each reset item\n`,
-    );
-  }
 }

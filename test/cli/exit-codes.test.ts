@@ -232,6 +232,7 @@ describe('4: files', () => {
       cli(['serve', '--config', variant]),
       cli(['serve', '--config', broken]),
       cli(['serve', '--config', harness, '--port', '0', '--workers', '0']),
+      cli(['serve', '--harness', join(dir, 'no-harness'), '--port', '0', '--workers', '0']),
     ]);
     expect(expectFailure(runs[0], EXIT.files, 'serve')).toMatch(/--config .*none\.yaml: cannot read \(ENOENT/);
     expect(expectFailure(runs[1], EXIT.files, 'serve')).toBe(`harness-gym serve: --config ${bad}: limits.max_bach: unknown key`);
@@ -241,6 +242,7 @@ describe('4: files', () => {
     expect(expectFailure(runs[4], EXIT.files, 'serve')).toBe(
       `harness-gym serve: harness ${join(dir, 'no-harness')} is not a valid harness directory: ${join(dir, 'no-harness')}: not a directory (a harness is a directory with harness.yaml, skills/, tools/, prompt.yaml and hooks.yaml)`,
     );
+    expect(expectFailure(runs[5], EXIT.files, 'serve')).toMatch(new RegExp(`^harness-gym serve: --harness ${join(dir, 'no-harness')} is not a valid harness directory: `));
   }, 60_000);
 
   it('outputs that cannot be written fail before the work starts', async () => {

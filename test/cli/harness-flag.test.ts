@@ -1,14 +1,15 @@
 /**
- * `--harness DIR` on `eval`, `replay` and `inspect`: records made in a harness directory other than the
+ * `--harness DIR` on `serve`, `eval`, `replay` and `inspect`: `serve` serves it (as the config key `harness` does); records made in a harness directory other than the
  * embedded one replay only with it. Without it `replay` says which harness the records need and exits 1;
  * with it they replay identically. A directory that is not a harness is a file error (exit 4) before any
  * work, in each command.
  */
+import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../cli/errors.js';
-import { ROOT, cli, expectFailure, tempDir } from './helpers.js';
+import { CLI, ROOT, cli, expectFailure, tempDir } from './helpers.js';
 
 /** The embedded harness's data files, copied, with another version (so another identity and hash). */
 function copiedHarness(): string {
@@ -46,6 +47,29 @@ describe('--harness', () => {
     expect(JSON.parse(withIt.stdout)).toEqual({ episodes: 3, identical: 3, diverged: 0 });
     expect(inspect.status).toBe(0);
     expect(inspect.stdout.trim().split('\n')).toHaveLength(3);
+  }, 60_000);
+
+  it('serve --harness serves the directory: /v1/info names it', async () => {
+    const child = spawn(process.execPath, [CLI, 'serve', '--harness', harness, '--port', '0', '--workers', '0', '--log-level', 'silent'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => {
+          out += d;
+          if (out.includes('\n')) resolve(out);
+        });
+        child.on('close', (code) => reject(new Error(`serve exited ${code}`)));
+      });
+      const url = /listening on (http:\/\/[^ ]+)/.exec(line)?.[1];
+      const info = (await (await fetch(`${url}/v1/info`)).json()) as { harness?: { name: string; version: string } };
+      expect(info.harness).toMatchObject({ name: 'live-commerce', version: '9.9.9' });
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('close', r));
+    }
   }, 60_000);
 
   it('a directory that is not a harness: exit 4, one line, in every command that takes the flag', async () => {
