@@ -12,6 +12,7 @@ Rows are plain JSON-able dicts, so they go into a parquet or JSONL dataset as th
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any, Dict, List, Mapping, Optional, Union
 
@@ -63,10 +64,11 @@ def group_rows(
 
 
 def variant_key(variant: VariantLike) -> str:
-    """A short stable name for a variant: the preset's name, or a spec's compact sorted JSON."""
+    """A short stable name for a variant: the preset's name, or ``spec-`` and a hash of the spec's sorted JSON."""
     if isinstance(variant, str):
         return variant
-    return json.dumps(dict(variant), sort_keys=True, separators=(",", ":"))
+    canonical = json.dumps(dict(variant), sort_keys=True, separators=(",", ":"))
+    return "spec-" + hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 
 def expand_rows(rows: List[Mapping[str, Any]]) -> List[Dict[str, Any]]:
