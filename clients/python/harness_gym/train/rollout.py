@@ -123,13 +123,14 @@ async def rollout(
     config: RolloutConfig = RolloutConfig(),
     *,
     extra_options: Optional[Mapping[str, Any]] = None,
-    on_step: Optional[Callable[[Dict[str, Any]], Optional[List[int]]]] = None,
+    on_reset: Optional[Callable[[Dict[str, Any]], None]] = None,
+    on_step: Optional[Callable[[Dict[str, Any]], None]] = None,
     **trajectory_options: Any,
 ) -> Sample:
     """Play one episode of ``row`` (see :func:`~harness_gym.train.rows.group_rows`) and return its sample.
 
-    ``extra_options``: reset options added to the row's (the same for every sibling). ``on_step`` is
-    called with each step's result item (tests read ``info`` there). ``trajectory_options`` go to
+    ``extra_options``: reset options added to the row's (the same for every sibling). ``on_reset`` and
+    ``on_step`` are called with the reset's and each step's result item (to log ``info``, or for tests). ``trajectory_options`` go to
     :class:`TokenTrajectory` (``parse``, ``stop_token_ids``, ``template_kwargs``, ``tools_message``).
     Item errors and transport failures end the sample with ``failure`` set; they are never raised.
     """
@@ -141,6 +142,8 @@ async def rollout(
         return _failed(row, "transport", getattr(exc, "code", None) or type(exc).__name__)
     if result.get("ok") is False:
         return _failed(row, "server_error", result["error"]["code"])
+    if on_reset is not None:
+        on_reset(result)
     observation, info = result["observation"], result["info"]
     traj = TokenTrajectory(tokenizer, observation.get("messages", []), observation.get("tools", []), **trajectory_options)
     sample = Sample(

@@ -30,7 +30,8 @@ SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>")
 ADDED_TOKENS = ("<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<think>", "</think>")
 DEFAULT_SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
 
-_PIECE_RE = re.compile(r"'(?:s|t|re|ve|m|ll|d)| ?[^\W\d_]+| ?\d| ?[^\s\w]+|\s+(?!\S)|\s+")
+# GPT-2's pre-split, plus ``_`` runs (``\w`` but neither letter nor digit), so that pieces cover every character.
+_PIECE_RE = re.compile(r"'(?:s|t|re|ve|m|ll|d)| ?[^\W\d_]+| ?\d| ?[^\s\w]+| ?_+|\s+(?!\S)|\s+")
 _BYTE_BASE = len(SPECIAL_TOKENS) + len(ADDED_TOKENS)
 
 
@@ -135,7 +136,9 @@ class ToyTokenizer:
             if known is not None and known < _BYTE_BASE:
                 ids.append(known)
                 continue
-            for piece in _PIECE_RE.findall(part):
+            pieces = _PIECE_RE.findall(part)
+            assert "".join(pieces) == part, f"pre-split lost characters of {part!r}"
+            for piece in pieces:
                 pid = self._ids.get(piece)
                 if pid is not None:
                     ids.append(pid)
