@@ -115,6 +115,15 @@ async function runEpisodes(client: HarnessGymClient, opts: RemoteEvalOptions): P
   // Episodes are resolved locally with the server's turn and error caps (they shape outputs, and records
   // must carry them to replay); everything else is the local default config.
   const config = defaultEnvConfig({ ...opts.config, limits: { max_turns: limits.max_turns, max_errors: limits.max_errors } });
+  // The twin plays in the harness the server serves, or its episodes (and the oracle's hints) would differ.
+  const served = (client.welcome as { harness?: { name: string; version: string; hash: string } }).harness;
+  const mine = config.harness.identity;
+  if (served !== undefined && served.hash !== mine.hash) {
+    throw new HarnessGymError({
+      code: 'INTERNAL',
+      message: `the server serves harness "${served.name}" ${served.version} (${served.hash}) and this eval has "${mine.name}" ${mine.version} (${mine.hash}): give the server's harness directory with --harness DIR`,
+    });
+  }
   const recorder = typeof opts.recorder === 'function' ? opts.recorder({ limits: config.limits, defaults: config.defaults }) : opts.recorder;
   const records: EpisodeRecord[] = new Array(opts.episodes);
   let running: Running[] = [];

@@ -13,11 +13,14 @@ export function harnessArg(dir: string, flag: string): HarnessSet {
   if (dir === 'embedded') return embeddedHarness();
   const loaded = loadHarnessDir(dir);
   if (!loaded.ok) {
-    throw fileError(
-      `${flag} ${dir} is not a valid harness (${loaded.errors.length} error${loaded.errors.length === 1 ? '' : 's'}): ${joinErrors(loaded.errors, 3)}; harness-gym harness validate ${dir} lists them all`,
-    );
+    throw fileError(`${flag} ${dir} is not a valid harness directory: ${joinErrors(loaded.errors)}`);
   }
   return loaded.harness;
+}
+
+/** The `config` part for a `--harness DIR` flag: nothing when absent (the embedded harness). */
+export function harnessOption(dir: string | undefined): { harness?: HarnessSet } {
+  return dir === undefined ? {} : { harness: harnessArg(dir, '--harness') };
 }
 
 /** Register `harness validate` and `harness diff` on the program. */

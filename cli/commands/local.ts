@@ -17,6 +17,7 @@ import { fileError, joinErrors, usageError } from '../errors.js';
 import { writableDir } from '../files.js';
 import { InOrderRecorder } from '../record-order.js';
 import { loadHarnessDir } from '../../harness/index.js';
+import { harnessOption } from './harness.js';
 import type { HarnessSet } from '../../harness/index.js';
 import { serverFailure } from '../remote.js';
 import { addVariantOptions, resolveVariantFlags } from '../variant-args.js';
@@ -131,9 +132,10 @@ export function registerLocalCommands(program: Command): void {
     .option('--seed <n>', 'episode seed', intArg('--seed', 0, 0xffffffff), 1)
     .addOption(choiceOption('--locale <locale>', 'language', [...LOCALES]).default('zh-CN'))
     .addOption(choiceOption('--intent <intent>', 'force an intent', [...INTENTS]))
+    .option('--harness <dir>', 'the harness directory (default: the embedded harness)')
     .option('--json', 'print the observation and the task as JSON')
-    .action((opts: { seed: number; locale: Locale; intent?: string; json?: boolean }) => {
-      const env = new HarnessGymEnv();
+    .action((opts: { seed: number; locale: Locale; intent?: string; harness?: string; json?: boolean }) => {
+      const env = new HarnessGymEnv(harnessOption(opts.harness));
       const { observation, info } = env.reset({
         seed: opts.seed,
         options: { locale: opts.locale, task: opts.intent ? { intent: opts.intent } : undefined },

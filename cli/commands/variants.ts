@@ -7,7 +7,8 @@ import type { Command } from 'commander';
 import stringWidth from 'string-width';
 import { LOCALES, INTENTS } from '../../protocol/domain.js';
 import type { ChatMessage, Intent, Locale, ToolSchema } from '../../protocol/domain.js';
-import { loadBaseHarness } from '../../harness/index.js';
+import type { HarnessSet } from '../../harness/index.js';
+import { harnessOption } from './harness.js';
 import { FAMILIES, OPERATORS, PRESETS, PRESET_NAMES, buildVariant } from '../../harness-variants/index.js';
 import type { VariantSpec } from '../../harness-variants/index.js';
 import { worldFor } from '../../mock-services/index.js';
@@ -141,8 +142,9 @@ export function episodeTexts(
   seed: number,
   variant: string | VariantSpec,
   locale: Locale,
+  harness?: HarnessSet,
 ): { reset: { messages: ChatMessage[]; tools: readonly ToolSchema[] }; conversation: ChatMessage[]; lastTools: readonly ToolSchema[]; texts: Record<'system' | 'messages' | 'tools' | 'conversation' | 'last_tools', string> } {
-  const config = defaultEnvConfig();
+  const config = defaultEnvConfig(harness ? { harness } : {});
   const created = createEpisode(config, { episode_id: 'sizes', seed, variant, options: { locale } });
   if (!created.ok) throw usageError(`--variant: ${created.error.code}: ${created.error.message}`);
   const episode = created.episode;
@@ -179,8 +181,8 @@ export function episodeTexts(
 }
 
 /** Sizes of one episode by part (see `episodeTexts`). */
-function episodeSizes(seed: number, variant: string | VariantSpec, locale: Locale): Record<SizePart, { chars: number; tokens: number }> {
-  const { texts } = episodeTexts(seed, variant, locale);
+function episodeSizes(seed: number, variant: string | VariantSpec, locale: Locale, harness?: HarnessSet): Record<SizePart, { chars: number; tokens: number }> {
+  const { texts } = episodeTexts(seed, variant, locale, harness);
   const sum = (...xs: { chars: number; tokens: number }[]) => ({
     chars: xs.reduce((a, x) => a + x.chars, 0),
     tokens: xs.reduce((a, x) => a + x.tokens, 0),
@@ -208,9 +210,10 @@ export function registerVariantCommands(program: Command): void {
     .description('prove the augmentation: determinism, task preservation, round trips and information preservation over many seeds (exit 1 on a failure)')
     .option('--seeds <n>', 'number of seeds (each checked under every family alone and the presets)', intArg('--seeds', 1, 100_000), 100)
     .option('--from <n>', 'first seed', intArg('--from', 0, 0xffffffff), 0)
+    .option('--harness <dir>', 'the harness directory to check (default: the embedded harness)')
     .option('--json', 'print one JSON line')
-    .action((opts: { seeds: number; from: number; json?: boolean }) => {
-      const report = runCheck({ seeds: opts.seeds, from: opts.from });
+    .action((opts: { seeds: number; from: number; harness?: string; json?: boolean }) => {
+      const report = runCheck({ seeds: opts.seeds, from: opts.from, ...harnessOption(opts.harness) });
       const { examples, ...summary } = report;
       const failures = summary.determinism.failures + summary.round_trip.failures + summary.information.failures;
       const failed = failures > 0 || summary.task_preservation.max_delta > 0;
@@ -265,13 +268,14 @@ export function registerVariantCommands(program: Command): void {
     .addOption(choiceOption('--locale <locale>', 'language', [...LOCALES]).default('zh-CN'))
     .addOption(choiceOption('--intent <intent>', 'force an intent', [...INTENTS]))
     .option('--width <n>', 'column width, in [30, 200]', intArg('--width', 30, 200), 70)
+    .option('--harness <dir>', 'the harness directory (default: the embedded harness)')
     .option('--json', 'print both harnesses as JSON instead')
-    .action((opts: VariantFlags & { seed: number; preset?: string; locale: Locale; intent?: string; width: number; json?: boolean }) => {
+    .action((opts: VariantFlags & { seed: number; preset?: string; locale: Locale; intent?: string; width: number; harness?: string; json?: boolean }) => {
       if (opts.preset !== undefined && opts.variant !== undefined) throw usageError('--preset is the old name of --variant: give one of them');
       const resolved = resolveVariantFlags({ ...opts, variant: opts.variant ?? opts.preset }, 'train');
       const spec = resolved.spec;
       if (spec === null) throw usageError('--variant identity is the base harness: nothing to compare; give train, eval or a spec');
-      const base = loadBaseHarness(opts.locale);
+      const base = defaultEnvConfig(harnessOption(opts.harness)).harness.get(opts.locale);
       const task = generateTask(opts.seed, opts.locale, opts.intent ? { intent: opts.intent as Intent } : {});
       const v = buildVariant(base, spec, opts.seed, task);
       const world = worldFor(task.world_seed, task.locale);
@@ -319,10 +323,12 @@ export function registerVariantCommands(program: Command): void {
     .option('--seed <n>', 'first seed', intArg('--seed', 0, 0xffffffff), 1);
   addVariantOptions(report, 'train')
     .addOption(choiceOption('--locale <locale>', 'language', [...LOCALES]).default('zh-CN'))
+    .option('--harness <dir>', 'the harness directory (default: the embedded harness)')
     .option('--json', 'print one JSON line')
-    .action((opts: VariantFlags & { episodes: number; seed: number; locale: Locale; json?: boolean }) => {
+    .action((opts: VariantFlags & { episodes: number; seed: number; locale: Locale; harness?: string; json?: boolean }) => {
+      const config = harnessOption(opts.harness);
       const run = (policy: typeof oraclePolicy, variant: string | VariantSpec) =>
-        evaluate({ policy, episodes: opts.episodes, seed: opts.seed, variant, locale: opts.locale }).reward.mean;
+        evaluate({ policy, episodes: opts.episodes, seed: opts.seed, variant, locale: opts.locale, config }).reward.mean;
       const custom = variantFlagsGiven(opts) ? resolveVariantFlags(opts, 'train') : null;
       if (custom && custom.spec === null) throw usageError('--variant identity has no families to report on; give train, eval or a spec');
       const identity = run(memorizerPolicy, 'identity');
@@ -375,9 +381,11 @@ export function registerVariantCommands(program: Command): void {
     .option('--intensities <list>', 'intensities, comma-separated numbers in [0, 1]', numberListArg('--intensities', 0, 1), [0, 0.2, 0.4, 0.6, 0.8, 1])
     .option('--identity-share <x>', 'fraction in [0, 1] of episodes given the base harness (default 0)', rateArg('--identity-share'))
     .addOption(choiceOption('--split <split>', 'name pools and templates: train or eval', ['train', 'eval']).default('train'))
+    .option('--harness <dir>', 'the harness directory (default: the embedded harness)')
     .option('--json', 'print one JSON line')
     .action(
       (opts: {
+        harness?: string;
         locale: Locale;
         episodes: number;
         seed: number;
@@ -388,6 +396,7 @@ export function registerVariantCommands(program: Command): void {
         split: 'train' | 'eval';
         json?: boolean;
       }) => {
+        const config = harnessOption(opts.harness);
         const share = opts.identityShare;
         const fams = opts.families as VariantSpec['families'];
         const sets: VariantSpec['families'][] = fams.map((f) => [f]);
@@ -399,7 +408,7 @@ export function registerVariantCommands(program: Command): void {
             const mean: Record<string, number> = {};
             for (const name of opts.policies) {
               const policy = POLICIES.get(name);
-              if (policy) mean[name] = evaluate({ policy, episodes: opts.episodes, seed: opts.seed, variant: spec, locale: opts.locale }).reward.mean;
+              if (policy) mean[name] = evaluate({ policy, episodes: opts.episodes, seed: opts.seed, variant: spec, locale: opts.locale, config }).reward.mean;
             }
             rows.push({ families: [...families], intensity, mean });
           }
@@ -438,8 +447,10 @@ export function registerVariantCommands(program: Command): void {
     .option('--seed <n>', 'first seed', intArg('--seed', 0, 0xffffffff), 1);
   addVariantOptions(sizes, 'identity, train and eval')
     .addOption(choiceOption('--locale <locale>', 'only this language (default: both)', [...LOCALES]))
+    .option('--harness <dir>', 'the harness directory (default: the embedded harness)')
     .option('--json', 'print one JSON line')
-    .action((opts: VariantFlags & { episodes: number; seed: number; locale?: Locale; json?: boolean }) => {
+    .action((opts: VariantFlags & { episodes: number; seed: number; locale?: Locale; harness?: string; json?: boolean }) => {
+      const harness = harnessOption(opts.harness).harness;
       const targets: { label: string; variant: string | VariantSpec }[] = variantFlagsGiven(opts)
         ? [resolveVariantFlags(opts, 'train')].map((r) => ({ label: r.label, variant: r.variant }))
         : PRESET_NAMES.map((p) => ({ label: p, variant: p }));
@@ -452,7 +463,7 @@ export function registerVariantCommands(program: Command): void {
             SIZE_PARTS.map((p) => [p, { chars: [] as number[], tokens: [] as number[] }]),
           ) as Record<SizePart, { chars: number[]; tokens: number[] }>;
           for (let i = 0; i < opts.episodes; i++) {
-            const s = episodeSizes((opts.seed + i) >>> 0, t.variant, locale);
+            const s = episodeSizes((opts.seed + i) >>> 0, t.variant, locale, harness);
             for (const p of SIZE_PARTS) {
               per[p].chars.push(s[p].chars);
               per[p].tokens.push(s[p].tokens);

@@ -1,5 +1,5 @@
 /**
- * `--harness DIR` on `serve`, `eval`, `replay` and `inspect`: `serve` serves it (as the config key `harness` does); records made in a harness directory other than the
+ * `--harness DIR` on `serve`, `eval`, `task`, `check`, `variants`, `replay` and `inspect`: `serve` serves it (as the config key `harness` does); records made in a harness directory other than the
  * embedded one replay only with it. Without it `replay` says which harness the records need and exits 1;
  * with it they replay identically. A directory that is not a harness is a file error (exit 4) before any
  * work, in each command.
@@ -49,6 +49,23 @@ describe('--harness', () => {
     expect(inspect.stdout.trim().split('\n')).toHaveLength(3);
   }, 60_000);
 
+  it('check, task and variants show play in the directory', async () => {
+    const [check, task, show] = await Promise.all([
+      cli(['check', '--harness', harness, '--seeds', '10', '--json']),
+      cli(['task', '--harness', harness, '--seed', '2', '--json']),
+      cli(['variants', 'show', '--harness', harness, '--seed', '3', '--json']),
+    ]);
+    expect([check.status, task.status, show.status]).toEqual([0, 0, 0]);
+    expect(JSON.parse(check.stdout)).toEqual({
+      determinism: { checked: 110, failures: 0 },
+      task_preservation: { checked: 110, max_delta: 0 },
+      round_trip: { checked: 110, failures: 0 },
+      information: { checked: 110, failures: 0 },
+    });
+    expect(JSON.parse(task.stdout).observation.messages[0].content).toContain('AI数字人主播');
+    expect(JSON.parse(show.stdout).applied.length).toBeGreaterThan(0);
+  }, 60_000);
+
   it('serve --harness serves the directory: /v1/info names it', async () => {
     const child = spawn(process.execPath, [CLI, 'serve', '--harness', harness, '--port', '0', '--workers', '0', '--log-level', 'silent'], {
       cwd: ROOT,
@@ -66,6 +83,15 @@ describe('--harness', () => {
       const url = /listening on (http:\/\/[^ ]+)/.exec(line)?.[1];
       const info = (await (await fetch(`${url}/v1/info`)).json()) as { harness?: { name: string; version: string } };
       expect(info.harness).toMatchObject({ name: 'live-commerce', version: '9.9.9' });
+      // eval --url plays its twin in the server's harness: without it, a clear refusal; with it, the figures.
+      const ws = `${url?.replace(/^http/, 'ws')}/v1/env`;
+      const [without, withIt] = await Promise.all([
+        cli(['eval', '--url', ws, '--episodes', '2', '--json']),
+        cli(['eval', '--url', ws, '--harness', harness, '--episodes', '2', '--json']),
+      ]);
+      expect(expectFailure(without, EXIT.run, 'eval')).toMatch(/serves harness "live-commerce" 9\.9\.9 .* give the server's harness directory with --harness DIR/);
+      expect(withIt.status).toBe(0);
+      expect(JSON.parse(withIt.stdout)).toMatchObject({ episodes: 2, reward: { mean: 1 } });
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('close', r));
@@ -78,8 +104,14 @@ describe('--harness', () => {
       cli(['eval', '--harness', missing, '--episodes', '1']),
       cli(['replay', records, '--harness', missing]),
       cli(['inspect', records, '--harness', missing]),
+      cli(['task', '--harness', missing]),
+      cli(['check', '--harness', missing, '--seeds', '1']),
+      cli(['variants', 'show', '--harness', missing]),
+      cli(['variants', 'report', '--harness', missing, '--episodes', '1']),
+      cli(['variants', 'sweep', '--harness', missing, '--episodes', '1']),
+      cli(['variants', 'sizes', '--harness', missing, '--episodes', '1']),
     ]);
-    ['eval', 'replay', 'inspect'].forEach((command, i) => {
+    ['eval', 'replay', 'inspect', 'task', 'check', 'variants show', 'variants report', 'variants sweep', 'variants sizes'].forEach((command, i) => {
       expect(expectFailure(runs[i], EXIT.files, command)).toBe(
         `harness-gym ${command}: --harness ${missing} is not a valid harness directory: ${missing}: not a directory (a harness is a directory with harness.yaml, skills/, tools/, prompt.yaml and hooks.yaml)`,
       );
