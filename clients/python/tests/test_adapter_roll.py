@@ -17,7 +17,8 @@ from typing import Any, Dict, List, Optional, Tuple
 import support
 
 from stand_ins import installed
-from harness_gym.train import close_shared_pools
+from harness_gym.adapters.roll import strip_end_markers
+from harness_gym.train import EnvPool, close_shared_pools
 
 TOOL_KEYS = {"type", "function"}
 
@@ -40,6 +41,37 @@ def latest_info(history: List[Dict[str, Any]]) -> Dict[str, Any]:
 
 def oracle_policy(cache: Any) -> str:
     return hermes_text(latest_info(cache.history)["oracle_action"]["message"]) + "<|im_end|>"
+
+
+def replay(item: Dict[str, Any], actions: List[str]) -> float:
+    """The server's final reward for these actions, over a fresh connection of its own (not the shim's pool)."""
+    pool = EnvPool(support.server_url())
+    try:
+        handle, result = pool.reset_sync(item)
+        assert result.get("ok") is not False, result
+        for text in actions:
+            step = pool.step_sync(handle, {"text": text})
+            if step["terminated"] or step["truncated"]:
+                return float(step["reward"])
+        raise AssertionError("the replay did not end")
+    finally:
+        pool.close()
+
+
+class MixedPolicy:
+    """The oracle, except that on odd episodes the first turn is a canned reply (so rewards differ)."""
+
+    def __init__(self) -> None:
+        self.actions: List[str] = []
+        self.odd = False
+
+    def start(self, odd: bool) -> None:
+        self.actions, self.odd = [], odd
+
+    def __call__(self, cache: Any) -> str:
+        text = "好的，稍等" if self.odd and not self.actions else oracle_policy(cache)
+        self.actions.append(text)
+        return text
 
 
 def native_episode(env: Any, seed: int, max_steps: int, policy: Any) -> Tuple[Dict[str, Any], List[Dict[str, Any]], float]:
@@ -116,6 +148,16 @@ class RollAdapterTest(unittest.TestCase):
             self.assertNotIn("tools", first)
         self.assertEqual(scores, case["rewards"][:8])
         self.assertEqual(outcomes, case["outcomes"][:8])
+        # A policy that is not always right: each score is what the server gives those actions on replay.
+        policy, mixed = MixedPolicy(), []
+        for i in range(6):
+            policy.start(odd=i % 2 == 1)
+            cache, score = self.gem.traj_env_manager_episode(env, 300 + i, policy, max_steps=12)
+            expected_score = replay(env.reset_item(300 + i), [strip_end_markers(a) for a in policy.actions])
+            self.assertEqual(score, expected_score)
+            self.assertEqual(cache.history[-2]["metrics"]["reward"], expected_score)
+            mixed.append(score)
+        self.assertGreater(len(set(mixed)), 1, mixed)
         # The reset's tools, each as the chat template would write it, and the system prompt, in the instruction.
         obs, info = env.reset(seed=case["seed"])
         self.assertTrue(env.tools)
