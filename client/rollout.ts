@@ -191,19 +191,17 @@ export function formatRolloutSummary(s: RolloutSummary): string {
   };
   const stat = (g: Record<string, GroupStat>): [string, string][] =>
     Object.entries(g).map(([k, v]) => [k, `${v.mean.toFixed(4)}  (n=${v.n})`]);
+  // A section with no rows (every episode failed: no components, no intents) is left out, heading and all.
+  const section = (title: string, rows: [string, string][]): string[] => (rows.length > 0 ? [title, table(rows)] : []);
   return (
     [
       `model ${s.model} on variant ${s.variant}: ${s.episodes} episodes, ${s.completed} completed, ${s.failed} failed, ${s.retries} retries`,
       `reward mean ${s.reward.mean.toFixed(4)}`,
-      'components (mean):',
-      table(Object.entries(s.components).map(([k, v]) => [k, v.toFixed(4)])),
-      'intents (mean reward):',
-      table(stat(s.intents)),
-      'variant families (mean reward):',
-      table(stat(s.variant_families)),
-      'outcomes:',
-      table(Object.entries(s.outcomes).map(([k, v]) => [k, String(v)])),
-      ...(s.failed > 0 ? ['failures (episodes):', table(Object.entries(s.failures).map(([k, v]) => [String(v), k]))] : []),
+      ...section('components (mean):', Object.entries(s.components).map(([k, v]) => [k, v.toFixed(4)])),
+      ...section('intents (mean reward):', stat(s.intents)),
+      ...section('variant families (mean reward):', stat(s.variant_families)),
+      ...section('outcomes:', Object.entries(s.outcomes).map(([k, v]) => [k, String(v)])),
+      ...section('failures (episodes):', Object.entries(s.failures).map(([k, v]) => [String(v), k])),
     ].join('\n') + '\n'
   );
 }

@@ -62,6 +62,8 @@ describe('harness-gym rollout failures', () => {
     expect(line).toMatch(/^harness-gym rollout: every episode failed \(2 of 2\): 2x endpoint: request failed: connect ECONNREFUSED 127\.0\.0\.1:\d+; check that --base-url .* serves \/chat\/completions$/);
     expect(r.stdout).toContain('2 episodes, 0 completed, 2 failed');
     expect(r.stdout).toMatch(/failures \(episodes\):\n {2}2 {2}endpoint: request failed: connect ECONNREFUSED/);
+    // Nothing completed: no empty "components" or "intents" headings.
+    expect(r.stdout).not.toMatch(/components \(mean\):|intents \(mean reward\):|variant families/);
     const records = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { failed?: string });
     expect(records.map((x) => x.failed?.startsWith('endpoint: request failed: connect ECONNREFUSED'))).toEqual([true, true]);
   }, 60_000);
