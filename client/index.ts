@@ -3,7 +3,7 @@ export { HarnessGymClient, HarnessGymError, isItemError, unwrap } from './client
 export type { ClientOptions, ReconnectPolicy } from './client.js';
 export { VectorEnv } from './vector.js';
 export { runRollout, formatRolloutSummary, summarizeRollout, completionToAction, backoffDelay, ORACLE_ACTION_HEADER } from './rollout.js';
-export type { RolloutOptions, RolloutRecord, RolloutSummary, RolloutResult, GroupStat } from './rollout.js';
+export type { RolloutOptions, RolloutRecord, RolloutSummary, RolloutResult, RolloutTranscript, GroupStat } from './rollout.js';
 export type { AutoresetMode, VectorEnvOptions, VectorInfo, VectorResetResult, VectorStepResult } from './vector.js';
 export { PROTOCOL_VERSION } from './types.js';
 export type {

@@ -22,7 +22,7 @@
 import type { ChatMessage, ToolSchema } from '../protocol/domain.js';
 import { HarnessGymClient } from './client.js';
 import type { ClientOptions } from './client.js';
-import type { ResetItem, ResetOptions, StepInfo, VariantSpec } from './types.js';
+import type { ResetItem, ResetOptions, StepInfo, VariantSpec, WelcomeMessage } from './types.js';
 
 /** The header that carries `info.oracle_action` to a test endpoint (see the module comment). */
 export const ORACLE_ACTION_HEADER = 'x-harness-gym-oracle-action';
@@ -90,6 +90,23 @@ export interface RolloutRecord {
    * once the retries were spent), `reset: CODE: message` or `step: CODE: message` (the environment refused).
    */
   failed?: string;
+  /**
+   * The episode as it was played, when its reset succeeded (docs/RECORDS.md "Rollout transcripts"): the
+   * reset item sent, every action sent (refused ones too, with the error they got), the conversation as the
+   * model saw it at the end (`messages`, the episode's own tool list `tools`), and the final reward's
+   * `reward_details` and `segments`. `rollout --record DIR` rebuilds record files from it.
+   */
+  transcript?: RolloutTranscript;
+}
+
+/** One episode of a rollout, as played. */
+export interface RolloutTranscript {
+  reset: ResetItem;
+  actions: { action: unknown; error?: { code: string; message: string } }[];
+  messages: ChatMessage[];
+  tools: ToolSchema[];
+  reward_details?: unknown;
+  segments?: unknown;
 }
 
 /** Mean reward and count of one group. */
@@ -119,6 +136,8 @@ export interface RolloutSummary {
 export interface RolloutResult {
   summary: RolloutSummary;
   records: RolloutRecord[];
+  /** The server's welcome (limits, defaults, harness): what the episodes were played under. */
+  welcome: WelcomeMessage;
 }
 
 /** An endpoint failure that retrying may fix. */
@@ -340,12 +359,13 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutResult> {
   const worker = async (): Promise<void> => {
     while (next < opts.episodes) await playOne(next++);
   };
+  const welcome = client.welcome;
   try {
     await Promise.all(Array.from({ length: Math.min(limit, opts.episodes) }, worker));
   } finally {
     await client.close();
   }
-  return { summary: summarizeRollout(opts.model, label, records), records };
+  return { summary: summarizeRollout(opts.model, label, records), records, welcome };
 }
 
 async function playEpisode(
@@ -404,6 +424,8 @@ async function playEpisode(
   noteInfo(reset.info);
   const history: ChatMessage[] = reset.observation.messages.slice();
   let tools: ToolSchema[] = reset.observation.tools ?? [];
+  const transcript: RolloutTranscript = { reset: item, actions: [], messages: history, tools };
+  record.transcript = transcript;
   let info: StepInfo = reset.info;
   const retried = { n: 0 };
   let invalidInARow = 0;
@@ -417,6 +439,7 @@ async function playEpisode(
         return record;
       }
       const [res] = await client.step([{ episode_id: episodeId, action: completion.action }]);
+      transcript.actions.push(res.ok ? { action: completion.action } : { action: completion.action, error: { code: res.error.code, message: res.error.message } });
       if (!res.ok) {
         // The environment refused the action (INVALID_ACTION): the policy tries again on the same view,
         // a few times; a model stuck on unusable output is not worth more requests.
@@ -429,10 +452,12 @@ async function playEpisode(
       history.push(completion.message);
       if (opts.options?.observation === 'full') history.splice(0, history.length, ...res.observation.messages);
       else history.push(...res.observation.messages);
-      if (res.observation.tools) tools = res.observation.tools;
+      if (res.observation.tools) tools = transcript.tools = res.observation.tools;
       info = res.info;
       if (res.terminated || res.truncated) {
         noteInfo(res.info);
+        transcript.reward_details = res.info.reward_details;
+        transcript.segments = res.info.segments;
         record.reward = res.reward;
         record.components = (res.info.reward_components ?? {}) as Record<string, number>;
         record.outcome = String(res.info.outcome);

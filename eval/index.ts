@@ -11,3 +11,5 @@ export { evaluateRemote } from './remote.js';
 export type { RemoteEvalOptions } from './remote.js';
 export { runAudit, formatAudit, auditStrategies } from './audit.js';
 export type { AuditOptions, AuditReport, AuditRow } from './audit.js';
+export { recordTranscripts } from './rollout-records.js';
+export type { TranscriptRecording } from './rollout-records.js';

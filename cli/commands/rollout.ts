@@ -15,12 +15,49 @@ import { LOCALES } from '../../protocol/domain.js';
 import type { Locale } from '../../protocol/domain.js';
 import { PARSERS } from '../../env/index.js';
 import { formatRolloutSummary, runRollout } from '../../client/index.js';
-import type { RolloutSummary } from '../../client/index.js';
+import type { RolloutResult, RolloutSummary } from '../../client/index.js';
+import { defaultEnvConfig } from '../../env/index.js';
+import { recordTranscripts } from '../../eval/index.js';
+import { Recorder } from '../../recording/index.js';
+import { makeDirs, writableDir } from '../files.js';
+import { harnessOption } from './harness.js';
 import { choiceOption, intArg, numberArg, rateArg, urlArg } from '../args.js';
-import { fileError, runError } from '../errors.js';
+import { fileError, runError, usageError } from '../errors.js';
 import { serverFailure } from '../remote.js';
 import { addVariantOptions, resolveVariantFlags } from '../variant-args.js';
 import type { VariantFlags } from '../variant-args.js';
+
+/**
+ * `--record DIR`: rebuild every finished episode in-process from its transcript, in the server's harness
+ * and with its limits and defaults, and record it (eval/rollout-records.ts). Says on stderr how many.
+ */
+async function recordRun(result: RolloutResult, dir: string, harnessDir: string | undefined): Promise<void> {
+  const config = defaultEnvConfig({
+    ...harnessOption(harnessDir),
+    limits: { max_turns: result.welcome.limits.max_turns, max_errors: result.welcome.limits.max_errors },
+  });
+  const served = result.welcome.harness;
+  if (served !== undefined && served.hash !== config.harness.identity.hash) {
+    throw fileError(
+      `--record: the server serves harness "${served.name}" ${served.version} (${served.hash}), not "${config.harness.identity.name}" ${config.harness.identity.version}; give its directory with --harness DIR`,
+    );
+  }
+  makeDirs(dir);
+  let failure: unknown;
+  const recorder = new Recorder({
+    dir,
+    sample: 1,
+    stem: `rollout-s${result.records[0]?.seed ?? 0}-n${result.records.length}`,
+    created_by: 'rollout',
+    env: { limits: config.limits, defaults: config.defaults },
+    onError: (e) => (failure ??= e),
+  });
+  const made = recordTranscripts(result.records, config, recorder);
+  await recorder.close();
+  if (failure !== undefined) throw fileError(`--record ${dir}: writing the records failed (${(failure as Error).message})`);
+  const skipped = Object.entries(made.skipped).map(([why, n]) => `${n} ${why}`);
+  process.stderr.write(`harness-gym rollout: recorded ${made.recorded} episodes in ${dir}${skipped.length > 0 ? ` (not recorded: ${skipped.join('; ')})` : ''}\n`);
+}
 
 interface RolloutFlags extends VariantFlags {
   url: string;
@@ -33,6 +70,8 @@ interface RolloutFlags extends VariantFlags {
   seed: number;
   locale?: Locale;
   parser?: string;
+  record?: string;
+  harness?: string;
   faults?: number;
   token?: string;
   out?: string;
@@ -73,7 +112,9 @@ export function registerRolloutCommand(program: Command): void {
     .addOption(choiceOption('--parser <name>', "the episode's action parser for raw-text replies (default: the server's, auto)", [...PARSERS.keys()]))
     .option('--faults <rate>', 'probability in [0, 1] of an injected tool fault per call', rateArg('--faults'))
     .option('--token <token>', "the server's token (default: $HARNESS_GYM_TOKEN)")
-    .option('--out <file>', 'write one JSON line per episode (episode order) to this file')
+    .option('--out <file>', 'write one JSON line per episode (episode order, with its transcript) to this file')
+    .option('--record <dir>', "record the finished episodes as record files (replay, inspect, view read them), rebuilt in-process in the server's harness")
+    .option('--harness <dir>', "the server's harness directory, for --record (default: the embedded harness; must be the one the server serves)")
     .option('--json', 'print the summary as one JSON line')
     .option('--timeout <ms>', 'per-request timeout of the endpoint', intArg('--timeout', 1, 3_600_000), 60_000)
     .option('--retries <n>', 'retries of a failed endpoint request', intArg('--retries', 0, 100), 3)
@@ -84,6 +125,10 @@ export function registerRolloutCommand(program: Command): void {
     .addOption(new Option('--oracle-hints').hideHelp())
     .action(async (f: RolloutFlags) => {
       const { variant } = resolveVariantFlags(f, 'identity');
+      // --record and --harness are checked before the run, not after it.
+      if (f.record !== undefined) writableDir(f.record, '--record');
+      if (f.harness !== undefined && f.record === undefined) throw usageError('--harness is for --record DIR (the server plays in its own harness)');
+      harnessOption(f.harness);
       if (f.out) {
         // Fail before the run, not after it: the records are written at the end.
         try {
@@ -138,6 +183,7 @@ export function registerRolloutCommand(program: Command): void {
       bar?.stop();
       const { summary, records } = result;
       if (f.out) writeFileSync(f.out, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      if (f.record !== undefined) await recordRun(result, f.record, f.harness);
       process.stdout.write(f.json ? JSON.stringify(summary) + '\n' : formatRolloutSummary(summary));
       if (summary.completed === 0 && summary.failed > 0) throw runError(allFailedMessage(summary, f.baseUrl));
     });

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { ORACLE_ACTION_HEADER } from '../../client/rollout.js';
 
 /** What the fake does with request n (1-based). */
-export type FakeBehaviour = 'ok' | 'error500' | 'hang' | 'invalid';
+export type FakeBehaviour = 'ok' | 'error500' | 'hang' | 'invalid' | 'wrong';
 
 /** A running fake endpoint. */
 export interface FakeEndpoint {
@@ -51,6 +51,14 @@ export async function startFakeEndpoint(fail: (n: number) => FakeBehaviour = () 
           .end(
             JSON.stringify({ id: `cmpl-${n}`, object: 'chat.completion', choices: [{ index: 0, message: bad, finish_reason: 'stop' }] }),
           );
+        return;
+      }
+      if (behaviour === 'wrong') {
+        // A well-formed final reply that answers nothing: the episode ends, with a low reward.
+        const message = { role: 'assistant', content: '好的' };
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ id: `cmpl-${n}`, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: 'stop' }] }));
         return;
       }
       if (behaviour === 'hang') {
