@@ -198,16 +198,20 @@ function checkPlaceholders(rel: string, key: string, text: string, errors: strin
   }
 }
 
-function loadPrompt(dir: string, locale: Locale, errors: string[]): PromptSpec | undefined {
-  const rel = 'prompt.yaml';
+/** A YAML file of the directory parsed with `schema`, or undefined with its errors pushed. */
+function readYamlFile<T extends z.ZodType>(dir: string, rel: string, schema: T, errors: string[]): z.infer<T> | undefined {
   const raw = attempt(errors, () => readYaml(dir, rel));
   if (raw === undefined) return undefined;
-  const parsed = PromptFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    errors.push(...zodIssueLines(rel, parsed.error));
-    return undefined;
-  }
-  const file = parsed.data;
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  errors.push(...zodIssueLines(rel, parsed.error));
+  return undefined;
+}
+
+function loadPrompt(dir: string, locale: Locale, errors: string[]): PromptSpec | undefined {
+  const rel = 'prompt.yaml';
+  const file = readYamlFile(dir, rel, PromptFileSchema, errors);
+  if (file === undefined) return undefined;
   const ids = file.blocks.map((b) => b.id);
   if (ids.join() !== PROMPT_BLOCK_ORDER.join()) {
     errors.push(`${rel}: blocks: expected blocks ${PROMPT_BLOCK_ORDER.join(', ')} in this order; got ${ids.join(', ')}`);
@@ -230,14 +234,8 @@ function loadPrompt(dir: string, locale: Locale, errors: string[]): PromptSpec |
 
 function loadHooks(dir: string, locale: Locale, errors: string[]): Pick<Harness, 'hooks' | 'retry' | 'limits'> | undefined {
   const rel = 'hooks.yaml';
-  const raw = attempt(errors, () => readYaml(dir, rel));
-  if (raw === undefined) return undefined;
-  const parsed = HooksFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    errors.push(...zodIssueLines(rel, parsed.error));
-    return undefined;
-  }
-  const file = parsed.data;
+  const file = readYamlFile(dir, rel, HooksFileSchema, errors);
+  if (file === undefined) return undefined;
   const ids = file.hooks.map((h) => h.id);
   if (ids.join() !== HOOK_IDS.join()) {
     errors.push(`${rel}: hooks: expected hooks ${HOOK_IDS.join(', ')} in this order; got ${ids.join(', ')}`);
@@ -359,13 +357,7 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
   if (hit) return { ok: true, harness: hit };
 
   const errors: string[] = [];
-  const manifestRaw = attempt(errors, () => readYaml(dir, 'harness.yaml'));
-  let manifest: z.infer<typeof ManifestSchema> | undefined;
-  if (manifestRaw !== undefined) {
-    const parsed = ManifestSchema.safeParse(manifestRaw);
-    if (parsed.success) manifest = parsed.data;
-    else errors.push(...zodIssueLines('harness.yaml', parsed.error));
-  }
+  const manifest = readYamlFile(dir, 'harness.yaml', ManifestSchema, errors);
   const byLocale = new Map<Locale, Harness>();
   // The manifest names the locales; both are required in this version, and a broken manifest still lets
   // the other files be checked.
