@@ -5,7 +5,7 @@
  * name the key path, so a typo such as `limits.max_bach` is reported rather than silently ignored.
  * This module never reads `process.env`; the serve command does.
  */
-import { DEFAULT_DEFAULTS } from '../env/index.js';
+import { DEFAULT_DEFAULTS, JsonlTaskSource } from '../env/index.js';
 import type { EnvDefaults } from '../env/index.js';
 import { embeddedHarness, loadHarnessDir } from '../harness/index.js';
 import type { HarnessSet } from '../harness/index.js';
@@ -89,6 +89,12 @@ export const ServerConfigSchema = z.strictObject({
    * null serves the embedded one. Loaded and validated at start-up: every error stops the server.
    */
   harness: z.string().min(1).nullable().default(null),
+  /**
+   * Task files (JSONL, one task per line; docs/HARNESS.md "Task files"), relative to the working directory.
+   * Empty: tasks come from the generator. Given: resets pick among the files' tasks (by id, or the seed-th
+   * of those matching the locale, intent and split), each checked against the harness at start-up.
+   */
+  tasks: z.array(z.string().min(1)).default([]),
   limits: ServerLimitsSchema.prefault({}),
   record: RecordConfigSchema.prefault({}),
   /** Concurrent sessions (attached or waiting for a resume). */
@@ -254,4 +260,12 @@ export function defaultsOf(config: Pick<ServerConfig, 'defaults'>): { defaults?:
   const variant = config.defaults?.variant;
   if (variant === undefined) return {};
   return { defaults: { ...DEFAULT_DEFAULTS, variant: variant as EnvDefaults['variant'] } };
+}
+
+/** The task source a config sets (`tasks` files), checked against its harness; nothing when it sets none. */
+export function taskSourceOf(config: Pick<ServerConfig, 'tasks'>, harness: HarnessSet): { taskSource?: JsonlTaskSource } {
+  if (config.tasks.length === 0) return {};
+  const loaded = JsonlTaskSource.fromFiles(config.tasks, harness.get(harness.locales[0]));
+  if (!loaded.ok) throw new TypeError(`task files are invalid: ${loaded.errors.join('; ')}`);
+  return { taskSource: loaded.source };
 }

@@ -13,7 +13,7 @@ import type { EnvConfig } from '../env/index.js';
 import type { ReloadOutcome, RewardCatalog, RewardSet } from '../rewards/index.js';
 import { Codec } from '../protocol/codec.js';
 import type { ServerConfig } from './config.js';
-import { defaultsOf, harnessOf } from './config.js';
+import { defaultsOf, harnessOf, taskSourceOf } from './config.js';
 import type { Connection, ConnectionServer } from './connection.js';
 import { buildServerInfo } from './info.js';
 import { createMetrics } from './metrics.js';
@@ -103,8 +103,10 @@ export class ServerCore implements SessionServer, ConnectionServer {
     }
     this.#catalog = deps.rewards ?? null;
     const set = this.#catalog?.current;
+    const harness = harnessOf(config);
     this.#env = defaultEnvConfig({
-      harness: harnessOf(config),
+      harness,
+      ...taskSourceOf(config, harness),
       ...deps.env,
       ...(set === undefined ? {} : { registry: set.registry, profiles: set.profiles }),
       limits: { max_turns: config.limits.max_turns, max_errors: config.limits.max_errors },

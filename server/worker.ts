@@ -16,7 +16,7 @@ import { setWorldCacheShare } from '../mock-services/index.js';
 import { IdleCollector } from './idle-collect.js';
 import type { SessionRequest } from '../protocol/wire.js';
 import { EpisodeTable } from './hosts.js';
-import { defaultsOf, harnessOf } from './config.js';
+import { defaultsOf, harnessOf, taskSourceOf } from './config.js';
 import { encodeReply } from './hosts.js';
 import type { WorkerData, WorkerApplyResult, WorkerFreeResult, WorkerTask } from './hosts.js';
 
@@ -32,12 +32,13 @@ const harness = harnessOf(config);
 if (harness.identity.hash !== data.harnessHash) {
   throw new Error(`shard worker: harness ${config.harness} changed on disk since the server started (${data.harnessHash} -> ${harness.identity.hash})`);
 }
-let env: EnvConfig = defaultEnvConfig({ limits, harness, ...defaultsOf(config) });
+const tasks = taskSourceOf(config, harness);
+let env: EnvConfig = defaultEnvConfig({ limits, harness, ...tasks, ...defaultsOf(config) });
 if (config.rewards.profiles.length + config.rewards.module_dirs.length > 0) {
   const loaded = await RewardCatalog.load(config.rewards, { judge: { api_key: data.judgeApiKey } });
   if (!loaded.ok) throw new Error(`shard worker: reward files failed to load: ${loaded.errors.join('; ')}`);
   catalog = loaded.catalog;
-  env = defaultEnvConfig({ limits, harness, ...defaultsOf(config), registry: catalog.current.registry, profiles: catalog.current.profiles });
+  env = defaultEnvConfig({ limits, harness, ...tasks, ...defaultsOf(config), registry: catalog.current.registry, profiles: catalog.current.profiles });
   catalog.onSwap((set) => {
     env = { ...env, registry: set.registry, profiles: set.profiles };
   });

@@ -5,18 +5,19 @@
 import type { Command } from 'commander';
 import { LOCALES, INTENTS } from '../../protocol/domain.js';
 import type { Locale } from '../../protocol/domain.js';
-import { PARSERS, HarnessGymEnv, defaultEnvConfig } from '../../env/index.js';
+import { PARSERS, HarnessGymEnv, JsonlTaskSource, defaultEnvConfig } from '../../env/index.js';
+import type { TaskSource } from '../../env/index.js';
 import type { EnvDefaults, EpisodeLimits } from '../../env/index.js';
 import { Recorder } from '../../recording/index.js';
 import { POLICIES } from '../../policies/index.js';
 import { evaluate, evaluateRemote } from '../../eval/index.js';
 import type { EvalSummary } from '../../eval/index.js';
 import { formatSummary } from '../format.js';
-import { choiceOption, intArg, rateArg, urlArg } from '../args.js';
+import { choiceOption, collect, intArg, rateArg, urlArg } from '../args.js';
 import { fileError, joinErrors, usageError } from '../errors.js';
 import { writableDir } from '../files.js';
 import { InOrderRecorder } from '../record-order.js';
-import { loadHarnessDir } from '../../harness/index.js';
+import { embeddedHarness, loadHarnessDir } from '../../harness/index.js';
 import { harnessOption } from './harness.js';
 import type { HarnessSet } from '../../harness/index.js';
 import { serverFailure } from '../remote.js';
@@ -37,6 +38,7 @@ interface EvalFlags extends VariantFlags {
   record?: string;
   recordSample?: number;
   harness?: string;
+  tasks?: string[];
 }
 
 /** Register `eval` and `task` on the program. */
@@ -60,6 +62,7 @@ export function registerLocalCommands(program: Command): void {
     .option('--record <dir>', 'record finished episodes into this directory (in-process or with --url; replay them with harness-gym replay)')
     .option('--record-sample <rate>', 'fraction in [0, 1] of episodes recorded, decided from each seed (default 1)', rateArg('--record-sample'))
     .option('--harness <dir>', "a harness directory to play in (default: the embedded harness); with --url, the server's")
+    .option('--tasks <file>', "task file, JSONL (repeatable; default: generated tasks); with --url, the server's", collect)
     .action(async (opts: EvalFlags) => {
       const policy = POLICIES.get(opts.policy);
       if (!policy) throw usageError(`unknown policy ${opts.policy}`);
@@ -67,11 +70,17 @@ export function registerLocalCommands(program: Command): void {
       if (opts.recordSample !== undefined && opts.record === undefined) throw usageError('--record-sample needs --record DIR');
       if (opts.token !== undefined && opts.url === undefined) throw usageError('--token needs --url (the in-process eval has no server)');
       if (opts.record !== undefined) writableDir(opts.record, '--record');
-      let config: { harness?: HarnessSet } = {};
+      let config: { harness?: HarnessSet; taskSource?: TaskSource } = {};
       if (opts.harness !== undefined) {
         const loaded = loadHarnessDir(opts.harness);
         if (!loaded.ok) throw fileError(`--harness ${opts.harness} is not a valid harness directory: ${joinErrors(loaded.errors)}`);
         config = { harness: loaded.harness };
+      }
+      if (opts.tasks !== undefined) {
+        const set = config.harness ?? embeddedHarness();
+        const tasks = JsonlTaskSource.fromFiles(opts.tasks, set.get(set.locales[0]));
+        if (!tasks.ok) throw fileError(`--tasks: ${joinErrors(tasks.errors)}`);
+        config.taskSource = tasks.source;
       }
       const common = {
         config,

@@ -10,7 +10,9 @@
 import type { Command } from 'commander';
 import { loadServerConfig, serverState, startServer, ServerConfigSchema } from '../../server/index.js';
 import { RewardCatalog } from '../../rewards/index.js';
-import { loadHarnessDir } from '../../harness/index.js';
+import { embeddedHarness, loadHarnessDir } from '../../harness/index.js';
+import type { HarnessSet } from '../../harness/index.js';
+import { JsonlTaskSource } from '../../env/index.js';
 import { choiceArg, collect, intArg, numberArg } from '../args.js';
 import { EXIT, fileError, joinErrors, listenFailure, usageError } from '../errors.js';
 import { writableDir } from '../files.js';
@@ -41,6 +43,7 @@ interface ServeFlags {
   workers?: string | number;
   sendBufferBytes?: string | number;
   harness?: string;
+  tasks?: string[];
 }
 
 /** A numeric flag as a number (NaN when not numeric, which the schema reports under the key's name). */
@@ -59,6 +62,7 @@ export function flagsToOverrides(f: ServeFlags, env: Readonly<Record<string, str
     max_sessions: num(f.maxSessions),
     allow_oracle_hints: f.allowOracleHints,
     harness: f.harness,
+    tasks: f.tasks,
     workers: f.workers === undefined || f.workers === 'auto' ? f.workers : Number(f.workers),
     backpressure: { send_high_water_bytes: num(f.sendBufferBytes) },
     limits: {
@@ -175,6 +179,7 @@ export function registerServeCommand(program: Command): void {
       configArg('--send-buffer-bytes', ['backpressure', 'send_high_water_bytes']),
     )
     .option('--harness <dir>', 'harness directory to serve (docs/HARNESS.md; default: the embedded harness)')
+    .option('--tasks <file>', 'task file, JSONL (repeatable; docs/HARNESS.md "Task files"; default: generated tasks)', collect)
     .option('--rewards-profile <file>', 'reward profile file, JSON or YAML (repeatable; reloaded on SIGHUP)', collect)
     .option('--reward-modules <dir>', 'directory of custom reward modules, *.js/*.mjs (repeatable; reloaded on SIGHUP)', collect)
     .action(async (flags: ServeFlags) => {
@@ -203,6 +208,11 @@ export function registerServeCommand(program: Command): void {
         const harness = loadHarnessDir(config.harness);
         const where = flags.harness !== undefined ? '--harness' : 'harness';
         if (!harness.ok) throw fileError(`${where} ${config.harness} is not a valid harness directory: ${joinErrors(harness.errors)}`);
+      }
+      if (config.tasks.length > 0) {
+        const set = config.harness === null ? embeddedHarness() : (loadHarnessDir(config.harness) as { ok: true; harness: HarnessSet }).harness;
+        const tasks = JsonlTaskSource.fromFiles(config.tasks, set.get(set.locales[0]));
+        if (!tasks.ok) throw fileError(`${flags.tasks !== undefined ? '--tasks' : 'tasks'}: ${joinErrors(tasks.errors)}`);
       }
       // Reward files are read (and module files imported) before the server starts: a bad one is a
       // start-up error naming the file. HARNESS_GYM_JUDGE_API_KEY is the llm_judge's bearer token.

@@ -4,6 +4,8 @@
  * Errors are data: an unknown id or an invalid selector is a typed value, never a throw.
  */
 import { readFileSync } from 'node:fs';
+import type { Harness } from '../../protocol/harness.js';
+import { charLength } from '../../protocol/text.js';
 import type { Intent, Locale, Split, Task } from '../../protocol/domain.js';
 import { INTENTS } from '../../protocol/domain.js';
 import { generateTask, parseGeneratedTaskId } from './generate.js';
@@ -135,6 +137,74 @@ export class JsonlTaskSource implements TaskSource {
       return { ok: false, errors: [{ line: 0, message: `${path}: ${(e as Error).message}` }] };
     }
     return JsonlTaskSource.parse(text, path);
+  }
+
+  /**
+   * Read task files (`serve --tasks FILE`, repeatable) into one source, each task checked against the
+   * harness it will be played in: the skills and tools its answer key names must be the harness's, and its
+   * reference reply must fit the harness's reply limit. Every error is reported, as `file:line: key: what`.
+   */
+  static fromFiles(paths: readonly string[], harness: Harness): { ok: true; source: JsonlTaskSource } | { ok: false; errors: string[] } {
+    const errors: string[] = [];
+    const tasks: Task[] = [];
+    const firstSeen = new Map<string, string>();
+    const skills = new Map(harness.skills.map((sk) => [sk.name, sk.kind]));
+    const tools = new Set(harness.tools.map((t) => t.function.name));
+    for (const path of paths) {
+      let text: string;
+      try {
+        text = readFileSync(path, 'utf8');
+      } catch (e) {
+        errors.push(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        continue;
+      }
+      const lines = text.split(/\r?\n/);
+      const loaded = JsonlTaskSource.parse(text, path);
+      if (!loaded.ok) {
+        errors.push(...loaded.errors.map((e) => (e.line === 0 ? e.message : `${path}:${e.line}: ${e.message.replace(/^line \d+: /, '')}`)));
+        continue;
+      }
+      // Line of each task, for the harness checks (blank lines are skipped by parse).
+      const lineOf = new Map<string, number>();
+      lines.forEach((l, i) => {
+        if (l.trim() === '') return;
+        try {
+          const id = (JSON.parse(l) as { id?: unknown }).id;
+          if (typeof id === 'string' && !lineOf.has(id)) lineOf.set(id, i + 1);
+        } catch {
+          // parse() already accepted every line.
+        }
+      });
+      for (const task of loaded.source.tasks()) {
+        const at = `${path}:${lineOf.get(task.id) ?? 0}`;
+        const prior = firstSeen.get(task.id);
+        if (prior !== undefined) {
+          errors.push(`${at}: id: duplicate task id "${task.id}" (first at ${prior})`);
+          continue;
+        }
+        firstSeen.set(task.id, at);
+        const key = task.answer_key;
+        key.reply_skills.forEach((name, i) => {
+          if (skills.get(name) !== 'reply') errors.push(`${at}: answer_key.reply_skills.${i}: "${name}" is not a reply skill of the harness`);
+        });
+        key.strategy_skills.forEach((name, i) => {
+          if (!skills.has(name)) errors.push(`${at}: answer_key.strategy_skills.${i}: "${name}" is not a skill of the harness`);
+        });
+        const calls: [string, string][] = [
+          ...key.required_calls.flatMap((r, i) => r.any_of.map((c, j): [string, string] => [`answer_key.required_calls.${i}.any_of.${j}.name`, c.name])),
+          ...key.solution.map((c, i): [string, string] => [`answer_key.solution.${i}.name`, c.name]),
+          ...key.optional_tools.map((n, i): [string, string] => [`answer_key.optional_tools.${i}`, n]),
+        ];
+        for (const [where, name] of calls) if (!tools.has(name)) errors.push(`${at}: ${where}: "${name}" is not a tool of the harness`);
+        if (charLength(key.reference_reply) > harness.limits.reply_max_chars) {
+          errors.push(`${at}: answer_key.reference_reply: ${charLength(key.reference_reply)} characters, over the harness's reply limit (${harness.limits.reply_max_chars})`);
+        }
+        tasks.push(task);
+      }
+    }
+    if (errors.length > 0) return { ok: false, errors };
+    if (tasks.length === 0) return { ok: false, errors: ['no tasks in the task files'] };
+    return { ok: true, source: new JsonlTaskSource(paths.join(','), tasks) };
   }
 
   /** How many tasks the file holds. */

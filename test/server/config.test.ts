@@ -22,6 +22,7 @@ const DEFAULTS = {
   token: null,
   allow_oracle_hints: false,
   harness: null,
+  tasks: [],
   limits: {
     max_batch: 256,
     max_episodes: 4096,
