@@ -73,6 +73,14 @@ process.stderr.on('error', () => {
 process.on('uncaughtException', fail);
 process.on('unhandledRejection', fail);
 
+// `harness-gym help <command>` for a command that does not exist is an unknown command, as `harness-gym
+// <command>` is (commander would print the general help instead).
+const [first, second] = process.argv.slice(2);
+if (first === 'help' && second !== undefined && !second.startsWith('-') && !program.commands.some((c) => c.name() === second)) {
+  process.stderr.write(`harness-gym: unknown command "${second}"; see harness-gym --help\n`);
+  process.exit(EXIT.usage);
+}
+
 try {
   await program.parseAsync(process.argv);
 } catch (e) {

@@ -120,7 +120,9 @@ describe('2: usage', () => {
       cli(['replay']),
       cli(['serve', '--port']),
       cli(['replay', 'a', 'b']),
+      cli(['help', 'nope']),
     ]);
+    expect(expectFailure(runs[6], EXIT.usage, '')).toBe('harness-gym: unknown command "nope"; see harness-gym --help');
     expect(expectFailure(runs[0], EXIT.usage, 'eval')).toBe('harness-gym eval: unknown option --workers; see harness-gym eval --help');
     expect(expectFailure(runs[1], EXIT.usage, '')).toBe('harness-gym: unknown command "evl" (did you mean eval?); see harness-gym --help');
     expect(expectFailure(runs[2], EXIT.usage, 'rollout')).toBe('harness-gym rollout: --base-url is required; see harness-gym rollout --help');
