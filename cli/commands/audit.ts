@@ -9,14 +9,17 @@ import type { Command } from 'commander';
 import { LOCALES } from '../../protocol/domain.js';
 import type { Locale } from '../../protocol/domain.js';
 import { PRESET_NAMES } from '../../harness-variants/index.js';
+import type { EnvConfig } from '../../env/index.js';
 import { auditStrategies, formatAudit, runAudit } from '../../eval/index.js';
 import { loadProfileFile, loadRewardSet } from '../../rewards/index.js';
 import { collect, intArg, listArg, rateArg } from '../args.js';
 import { CliError, EXIT, fileError, joinErrors } from '../errors.js';
+import { harnessOption } from './harness.js';
 
 interface AuditFlags {
   rewards?: string;
   rewardModules: string[];
+  harness?: string;
   presets: string[];
   episodes: number;
   seed: number;
@@ -39,6 +42,7 @@ export function registerAuditCommand(program: Command): void {
     )
     .option('--rewards <file>', 'the reward profile to audit (JSON or YAML; default: the built-in default profile)')
     .option('--reward-modules <dir>', 'directory of custom reward modules the profile uses (repeatable)', collect, [])
+    .option('--harness <dir>', 'the harness directory to audit in (default: the embedded harness)')
     .option('--presets <list>', `variant presets, comma-separated: ${PRESET_NAMES.join(', ')}`, listArg('--presets', PRESET_NAMES), [...PRESET_NAMES])
     .option('--episodes <n>', 'episodes per policy and preset', intArg('--episodes', 1, 100_000), 200)
     .option('--seed <n>', 'seed of the first episode (episode i uses seed + i, the same tasks for every policy)', intArg('--seed', 0, 0xffffffff), 1)
@@ -56,7 +60,7 @@ export function registerAuditCommand(program: Command): void {
         else process.stdout.write(rows.map((r) => `${r.name.padEnd(24)} ${r.description}`).join('\n') + '\n');
         return;
       }
-      let config = {};
+      let config: Partial<EnvConfig> = { ...harnessOption(f.harness) };
       let profileName: string | undefined;
       if (f.rewards !== undefined || f.rewardModules.length > 0) {
         const loaded = await loadRewardSet({ profiles: f.rewards !== undefined ? [f.rewards] : [], module_dirs: f.rewardModules });
@@ -66,7 +70,7 @@ export function registerAuditCommand(program: Command): void {
           if (!profile.ok) throw fileError(`--rewards ${f.rewards}: invalid profile: ${joinErrors(profile.errors)}`);
           profileName = profile.profile.name;
         }
-        config = { registry: loaded.set.registry, profiles: loaded.set.profiles };
+        config = { ...config, registry: loaded.set.registry, profiles: loaded.set.profiles };
       }
       const report = runAudit({
         config,

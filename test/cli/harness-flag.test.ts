@@ -110,8 +110,9 @@ describe('--harness', () => {
       cli(['variants', 'report', '--harness', missing, '--episodes', '1']),
       cli(['variants', 'sweep', '--harness', missing, '--episodes', '1']),
       cli(['variants', 'sizes', '--harness', missing, '--episodes', '1']),
+      cli(['audit', '--harness', missing, '--episodes', '1']),
     ]);
-    ['eval', 'replay', 'inspect', 'task', 'check', 'variants show', 'variants report', 'variants sweep', 'variants sizes'].forEach((command, i) => {
+    ['eval', 'replay', 'inspect', 'task', 'check', 'variants show', 'variants report', 'variants sweep', 'variants sizes', 'audit'].forEach((command, i) => {
       expect(expectFailure(runs[i], EXIT.files, command)).toBe(
         `harness-gym ${command}: --harness ${missing} is not a valid harness directory: ${missing}: not a directory (a harness is a directory with harness.yaml, skills/, tools/, prompt.yaml and hooks.yaml)`,
       );
