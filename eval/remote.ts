@@ -18,6 +18,7 @@
  * version or config) stops the run with an error instead of leaving records that would not replay.
  */
 import { createEpisode, defaultEnvConfig } from '../env/index.js';
+import { harnessLabel } from '../harness/index.js';
 import type { EnvDefaults, EpisodeHandle, EpisodeLimits, EpisodeRequest, ResetOptions, StepResult } from '../env/index.js';
 import type { PolicyInstance, PolicyObservation, PrivilegedContext } from '../policies/index.js';
 import { RecordEpisode, hashResetOutput, hashStepOutput } from '../recording/index.js';
@@ -121,7 +122,7 @@ async function runEpisodes(client: HarnessGymClient, opts: RemoteEvalOptions): P
   if (served !== undefined && served.hash !== mine.hash) {
     throw new HarnessGymError({
       code: 'INTERNAL',
-      message: `the server serves harness "${served.name}" ${served.version} (${served.hash}) and this eval has "${mine.name}" ${mine.version} (${mine.hash}): give the server's harness directory with --harness DIR`,
+      message: `the server serves harness ${harnessLabel(served)} and this eval has ${harnessLabel(mine)}: give the server's harness directory with --harness DIR`,
     });
   }
   const recorder = typeof opts.recorder === 'function' ? opts.recorder({ limits: config.limits, defaults: config.defaults }) : opts.recorder;

@@ -2,7 +2,7 @@
  * Public surface of `harness/`: the base harness as data, its loader, the skill Markdown codec and the
  * canonical names. The data files live beside this module (skills/, tools/, prompt.yaml, hooks.yaml).
  */
-export { loadBaseHarness, harnessDataDir, deepFreeze, loadHarnessDir, embeddedHarness, harnessSetOf, harnessHash, HarnessSet, zodIssueLines } from './loader.js';
+export { loadBaseHarness, harnessDataDir, deepFreeze, loadHarnessDir, embeddedHarness, harnessLabel, harnessSetOf, harnessHash, HarnessSet, zodIssueLines } from './loader.js';
 export type { HarnessIdentity, HarnessLoadResult } from './loader.js';
 export { parseSkillMarkdown, renderSkillMarkdown, HarnessDataError } from './skill-markdown.js';
 export {

@@ -279,6 +279,11 @@ export interface HarnessIdentity {
   hash: string;
 }
 
+/** A harness as messages name it: `"name" version (sha256:…)`. */
+export function harnessLabel(h: HarnessIdentity): string {
+  return `"${h.name}" ${h.version} (${h.hash})`;
+}
+
 /**
  * A loaded harness directory: its identity and the harness in each locale. Immutable; one per directory
  * and process (`loadHarnessDir` caches by resolved path and content hash).

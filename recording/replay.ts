@@ -5,6 +5,7 @@
  * difference is reported with the field paths and both values.
  */
 import { ActionHints, createEpisode, defaultEnvConfig } from '../env/index.js';
+import { harnessLabel } from '../harness/index.js';
 import type { EnvConfig, Episode, EpisodeHandle, EpisodeRequest } from '../env/index.js';
 import { oraclePolicy } from '../policies/index.js';
 import { hashResetOutput, hashStepOutput, packValue, unpackValue } from './format.js';
@@ -120,8 +121,8 @@ export function rebuildEpisode(
     return {
       ok: false,
       message:
-        `the record was made with harness "${rec.harness.name}" ${rec.harness.version} (${rec.harness.hash}), ` +
-        `this replay has "${have.name}" ${have.version} (${have.hash}); give that harness's directory with --harness DIR`,
+        `the record was made with harness ${harnessLabel(rec.harness)}, ` +
+        `this replay has ${harnessLabel(have)}; give that harness's directory with --harness DIR`,
     };
   }
   const created = createEpisode(config, req);

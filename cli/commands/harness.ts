@@ -6,21 +6,34 @@
 import type { Command } from 'commander';
 import { diffHarness, embeddedHarness, formatHarnessDiff, loadHarnessDir } from '../../harness/index.js';
 import type { HarnessSet } from '../../harness/index.js';
+import { JsonlTaskSource } from '../../env/index.js';
+import type { TaskSource } from '../../env/index.js';
 import { CliError, EXIT, fileError, joinErrors } from '../errors.js';
 
-/** A harness directory, or the embedded one for `embedded`; a broken one fails with its first errors (exit 4). */
-export function harnessArg(dir: string, flag: string): HarnessSet {
-  if (dir === 'embedded') return embeddedHarness();
+/** A harness directory; a broken one fails with its first errors (exit 4). */
+export function loadHarnessFlag(dir: string, flag: string): HarnessSet {
   const loaded = loadHarnessDir(dir);
-  if (!loaded.ok) {
-    throw fileError(`${flag} ${dir} is not a valid harness directory: ${joinErrors(loaded.errors)}`);
-  }
+  if (!loaded.ok) throw fileError(`${flag} ${dir} is not a valid harness directory: ${joinErrors(loaded.errors)}`);
   return loaded.harness;
 }
 
+/** `harness validate|diff` arguments: a directory, or `embedded` for the embedded harness. */
+function harnessArg(dir: string, flag: string): HarnessSet {
+  return dir === 'embedded' ? embeddedHarness() : loadHarnessFlag(dir, flag);
+}
+
 /** The `config` part for a `--harness DIR` flag: nothing when absent (the embedded harness). */
-export function harnessOption(dir: string | undefined): { harness?: HarnessSet } {
-  return dir === undefined ? {} : { harness: harnessArg(dir, '--harness') };
+export function harnessOption(dir: string | undefined, flag = '--harness'): { harness?: HarnessSet } {
+  return dir === undefined ? {} : { harness: loadHarnessFlag(dir, flag) };
+}
+
+/** The `config` part for task files (`--tasks FILE`), checked against the harness; nothing when none. */
+export function tasksOption(files: readonly string[] | undefined, harness: HarnessSet, flag = '--tasks'): { taskSource?: TaskSource } {
+  if (files === undefined || files.length === 0) return {};
+  // Skill and tool names and the limits are the same in every locale of a harness.
+  const loaded = JsonlTaskSource.fromFiles(files, harness.get(harness.locales[0]));
+  if (!loaded.ok) throw fileError(`${flag}: ${joinErrors(loaded.errors)}`);
+  return { taskSource: loaded.source };
 }
 
 /** Register `harness validate` and `harness diff` on the program. */

@@ -5,8 +5,7 @@
 import type { Command } from 'commander';
 import { LOCALES, INTENTS } from '../../protocol/domain.js';
 import type { Locale } from '../../protocol/domain.js';
-import { PARSERS, HarnessGymEnv, JsonlTaskSource, defaultEnvConfig } from '../../env/index.js';
-import type { TaskSource } from '../../env/index.js';
+import { PARSERS, HarnessGymEnv, defaultEnvConfig } from '../../env/index.js';
 import type { EnvDefaults, EpisodeLimits } from '../../env/index.js';
 import { Recorder } from '../../recording/index.js';
 import { POLICIES } from '../../policies/index.js';
@@ -14,12 +13,11 @@ import { evaluate, evaluateRemote } from '../../eval/index.js';
 import type { EvalSummary } from '../../eval/index.js';
 import { formatSummary } from '../format.js';
 import { choiceOption, collect, intArg, rateArg, urlArg } from '../args.js';
-import { fileError, joinErrors, usageError } from '../errors.js';
+import { fileError, usageError } from '../errors.js';
 import { writableDir } from '../files.js';
 import { InOrderRecorder } from '../record-order.js';
-import { embeddedHarness, loadHarnessDir } from '../../harness/index.js';
-import { harnessOption } from './harness.js';
-import type { HarnessSet } from '../../harness/index.js';
+import { embeddedHarness } from '../../harness/index.js';
+import { harnessOption, tasksOption } from './harness.js';
 import { serverFailure } from '../remote.js';
 import { addVariantOptions, resolveVariantFlags } from '../variant-args.js';
 import type { VariantFlags } from '../variant-args.js';
@@ -70,18 +68,8 @@ export function registerLocalCommands(program: Command): void {
       if (opts.recordSample !== undefined && opts.record === undefined) throw usageError('--record-sample needs --record DIR');
       if (opts.token !== undefined && opts.url === undefined) throw usageError('--token needs --url (the in-process eval has no server)');
       if (opts.record !== undefined) writableDir(opts.record, '--record');
-      let config: { harness?: HarnessSet; taskSource?: TaskSource } = {};
-      if (opts.harness !== undefined) {
-        const loaded = loadHarnessDir(opts.harness);
-        if (!loaded.ok) throw fileError(`--harness ${opts.harness} is not a valid harness directory: ${joinErrors(loaded.errors)}`);
-        config = { harness: loaded.harness };
-      }
-      if (opts.tasks !== undefined) {
-        const set = config.harness ?? embeddedHarness();
-        const tasks = JsonlTaskSource.fromFiles(opts.tasks, set.get(set.locales[0]));
-        if (!tasks.ok) throw fileError(`--tasks: ${joinErrors(tasks.errors)}`);
-        config.taskSource = tasks.source;
-      }
+      const { harness } = harnessOption(opts.harness);
+      const config = { ...(harness ? { harness } : {}), ...tasksOption(opts.tasks, harness ?? embeddedHarness()) };
       const common = {
         config,
         policy,

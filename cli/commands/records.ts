@@ -21,8 +21,7 @@ import { packageIdentity } from '../../protocol/package.js';
 import { startViewer } from '../../recording/index.js';
 import { defaultRegistry, loadProfileFile, loadRewardSet } from '../../rewards/index.js';
 import type { RewardRegistry } from '../../rewards/index.js';
-import { loadHarnessDir } from '../../harness/index.js';
-import type { HarnessSet } from '../../harness/index.js';
+import { harnessOption } from './harness.js';
 import { collect, intArg } from '../args.js';
 import { CliError, EXIT, fileError, joinErrors, listenFailure } from '../errors.js';
 import { loadRecordInput, makeDirs } from '../files.js';
@@ -36,17 +35,6 @@ async function registryFor(dirs: string[]): Promise<RewardRegistry> {
   const loaded = await loadRewardSet({ profiles: [], module_dirs: dirs });
   if (loaded.ok) return loaded.set.registry;
   throw fileError(`invalid reward modules: ${joinErrors(loaded.errors)}`);
-}
-
-/**
- * The harness to rebuild episodes in: the embedded one, or `--harness DIR` (records made by a server with
- * `harness: DIR` replay only with it; replay names both when they differ).
- */
-function harnessFor(dir: string | undefined): { harness?: HarnessSet } {
-  if (dir === undefined) return {};
-  const loaded = loadHarnessDir(dir);
-  if (!loaded.ok) throw fileError(`--harness ${dir} is not a valid harness directory: ${joinErrors(loaded.errors)}`);
-  return { harness: loaded.harness };
 }
 
 /** JSON that shows byte strings by length (a diff may hold raw bytes). */
@@ -74,7 +62,7 @@ export function registerRecordCommands(program: Command): void {
     .option('--json', 'print one JSON line')
     .action(async (path: string, opts: { episode?: string; rewardModules: string[]; harness?: string; json?: boolean }) => {
       const records = loadRecordInput(path);
-      const harness = harnessFor(opts.harness);
+      const harness = harnessOption(opts.harness);
       const registry = await registryFor(opts.rewardModules);
       const summary = replayRecords(records, { episode: opts.episode, base: { registry, ...harness } });
       if (opts.episode !== undefined && summary.episodes === 0) throw noEpisode(opts.episode, path);
@@ -106,7 +94,7 @@ export function registerRecordCommands(program: Command): void {
     .option('--json', 'print the episode views as JSON lines')
     .action((path: string, opts: { episode?: string; harness?: string; json?: boolean }) => {
       const records = loadRecordInput(path);
-      const base = harnessFor(opts.harness);
+      const base = harnessOption(opts.harness);
       const chosen = records.filter((r) => opts.episode === undefined || r.record.episode_id === opts.episode);
       if (opts.episode !== undefined && chosen.length === 0) throw noEpisode(opts.episode, path);
       for (const r of chosen) {

@@ -21,6 +21,7 @@ import { recordTranscripts } from '../../eval/index.js';
 import { Recorder } from '../../recording/index.js';
 import { makeDirs, writableDir } from '../files.js';
 import { harnessOption } from './harness.js';
+import { harnessLabel } from '../../harness/index.js';
 import { choiceOption, intArg, numberArg, rateArg, urlArg } from '../args.js';
 import { fileError, runError, usageError } from '../errors.js';
 import { serverFailure } from '../remote.js';
@@ -39,7 +40,7 @@ async function recordRun(result: RolloutResult, dir: string, harnessDir: string 
   const served = result.welcome.harness;
   if (served !== undefined && served.hash !== config.harness.identity.hash) {
     throw fileError(
-      `--record: the server serves harness "${served.name}" ${served.version} (${served.hash}), not "${config.harness.identity.name}" ${config.harness.identity.version}; give its directory with --harness DIR`,
+      `--record: the server serves harness ${harnessLabel(served)}, not ${harnessLabel(config.harness.identity)}; give its directory with --harness DIR`,
     );
   }
   makeDirs(dir);

@@ -10,9 +10,8 @@
 import type { Command } from 'commander';
 import { loadServerConfig, serverState, startServer, ServerConfigSchema } from '../../server/index.js';
 import { RewardCatalog } from '../../rewards/index.js';
-import { embeddedHarness, loadHarnessDir } from '../../harness/index.js';
-import type { HarnessSet } from '../../harness/index.js';
-import { JsonlTaskSource } from '../../env/index.js';
+import { embeddedHarness } from '../../harness/index.js';
+import { loadHarnessFlag, tasksOption } from './harness.js';
 import { choiceArg, collect, intArg, numberArg } from '../args.js';
 import { EXIT, fileError, joinErrors, listenFailure, usageError } from '../errors.js';
 import { writableDir } from '../files.js';
@@ -204,16 +203,8 @@ export function registerServeCommand(program: Command): void {
       if (config.record.dir !== null) writableDir(config.record.dir, flags.record !== undefined ? '--record' : 'record.dir');
       // A harness directory is loaded (and cached) here first so that a bad one is one line naming every
       // problem, not the guard's TypeError from inside startServer (server/config.ts harnessOf).
-      if (config.harness !== null) {
-        const harness = loadHarnessDir(config.harness);
-        const where = flags.harness !== undefined ? '--harness' : 'harness';
-        if (!harness.ok) throw fileError(`${where} ${config.harness} is not a valid harness directory: ${joinErrors(harness.errors)}`);
-      }
-      if (config.tasks.length > 0) {
-        const set = config.harness === null ? embeddedHarness() : (loadHarnessDir(config.harness) as { ok: true; harness: HarnessSet }).harness;
-        const tasks = JsonlTaskSource.fromFiles(config.tasks, set.get(set.locales[0]));
-        if (!tasks.ok) throw fileError(`${flags.tasks !== undefined ? '--tasks' : 'tasks'}: ${joinErrors(tasks.errors)}`);
-      }
+      const harness = config.harness === null ? embeddedHarness() : loadHarnessFlag(config.harness, flags.harness !== undefined ? '--harness' : 'harness');
+      tasksOption(config.tasks, harness, flags.tasks !== undefined ? '--tasks' : 'tasks');
       // Reward files are read (and module files imported) before the server starts: a bad one is a
       // start-up error naming the file. HARNESS_GYM_JUDGE_API_KEY is the llm_judge's bearer token.
       const rewards = await RewardCatalog.load(config.rewards, { judge: { api_key: process.env.HARNESS_GYM_JUDGE_API_KEY } });
