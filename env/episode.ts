@@ -21,7 +21,13 @@ import { feedbackMessage, requiredEnding, runInputHooks, runReplyHooks, statedRu
 import { autoCorrect } from './auto-correct.js';
 import type { ActionParser, ParsedAction } from './parsers.js';
 import { renderSystemPrompt, roomFacts, viewerFact } from './prompt.js';
-import { ToolRouter, numbersOf } from './tool-router.js';
+import { DECOY_PREFIX, ToolRouter, numbersOf } from './tool-router.js';
+
+/**
+ * Tool errors after which a call does not count as made (ReplyHookContext `called_tools`): the call never
+ * reached a service with accepted arguments.
+ */
+const NOT_CALLED: ReadonlySet<ToolErrorCode> = new Set<ToolErrorCode>(['PARSE_ERROR', 'UNKNOWN_TOOL', 'INVALID_ARGUMENTS']);
 
 /** The observation: new (or all) chat messages, and the tool list when it changed. */
 export interface Observation {
@@ -307,7 +313,7 @@ export class Episode {
           terminated = this.#accept(corrected);
         } else if (this.#retries < retry.max_retries && this.#turn < this.params.max_turns) {
           this.#retries++;
-          this.#messages.push({ role: 'user', content: feedbackMessage(retry, found) });
+          this.#messages.push({ role: 'user', content: feedbackMessage(retry, found, this.params.harness.hooks) });
         } else if (this.#turn >= this.params.max_turns && this.#retries < retry.max_retries) {
           truncated = this.#end('max_turns');
         } else {
@@ -380,7 +386,24 @@ export class Episode {
       evidence_numbers: this.#evidence as ReadonlySet<number>,
       reply_skill_loaded: this.#loaded.some((s) => replySkills.has(s)),
       special_cosmetic_in_scope: special,
+      called_tools: this.#calledTools(),
     };
+  }
+
+  /**
+   * Canonical names of the tools called so far whose arguments were accepted (ReplyHookContext
+   * `called_tools`), read from the trace: its calls carry canonical names already.
+   */
+  #calledTools(): ReadonlySet<string> {
+    const out = new Set<string>();
+    for (const turn of this.#turns) {
+      for (const c of turn.calls) {
+        if (c.error !== undefined && NOT_CALLED.has(c.error)) continue;
+        if (c.name.startsWith(DECOY_PREFIX)) continue;
+        out.add(c.name);
+      }
+    }
+    return out;
   }
 
   #accept(reply: string): boolean {

@@ -4,12 +4,15 @@
  * violation becomes hook feedback (in the harness's feedback style and locale) or, in `auto_correct`
  * mode, a repaired reply when the problem is only one of form (env/auto-correct.ts).
  *
- * Hooks are identified by canonical id, so a variant may reorder, disable or re-parameterise them
- * without code changes. Params are parsed (zod) and regexes compiled once per HookSpec object and cached
- * in a WeakMap: the hot path only runs compiled regexes.
+ * Hooks are looked up by kind (`hookKind`: a hook's `kind`, else its id), never by id: a harness may hold
+ * any subset of the library's checks, in any order, under its own ids, and a variant may reorder, disable
+ * or re-parameterise them without code changes. Violations name the hook by its id. Params are parsed
+ * (zod) and regexes compiled once per HookSpec object and cached in a WeakMap: the hot path only runs
+ * compiled regexes.
  */
 import type { HookViolation, Locale } from '../protocol/domain.js';
 import type { Harness, HarnessLimits, HookSpec, RetryPolicy } from '../protocol/harness.js';
+import { hookKind } from '../protocol/harness.js';
 import { charLength, extractNumbers, normalizeForMatch, toHalfWidth } from '../protocol/text.js';
 import {
   FactualRiskParamsSchema,
@@ -17,8 +20,9 @@ import {
   OutputConstraintsParamsSchema,
   ProhibitedPhrasesParamsSchema,
   ReplyFormatParamsSchema,
+  RequiredCallParamsSchema,
 } from '../harness/index.js';
-import type { OutputConstraintsParams, ReplyFormatParams } from '../harness/index.js';
+import type { OutputConstraintsParams, ReplyFormatParams, RequiredCallParams } from '../harness/index.js';
 
 /** What the reply hooks need to judge one reply candidate. */
 export interface ReplyHookContext {
@@ -31,13 +35,22 @@ export interface ReplyHookContext {
   reply_skill_loaded: boolean;
   /** Whether a special cosmetic is among the items the episode touched (allows its registered efficacy). */
   special_cosmetic_in_scope: boolean;
+  /**
+   * Canonical names of the tools called so far in the episode whose arguments were accepted: the call
+   * reached its service (or the environment, for load_skill and discover_tools), whatever the outcome
+   * (a result, a business error such as NOT_FOUND, an injected fault). Not counted: calls that could not
+   * be parsed, named no offered tool, were a variant's decoy, or were rejected as INVALID_ARGUMENTS (by
+   * the tool_args check or by the service's own checks). What required_call hooks test.
+   */
+  called_tools: ReadonlySet<string>;
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Violation messages. A message is a pure function of (code, evidence, locale), so feedback can be
-// re-rendered in a feedback locale other than the episode's. Evidence formats: TOO_LONG and
-// INPUT_TOO_LONG "length/limit"; UNGROUNDED_NUMBER "n1, n2"; WRONG_LANGUAGE the required locale; all
-// other codes the offending text. Messages carry no final punctuation: the templates add it.
+// re-rendered in a feedback locale other than the episode's; a required_call hook declares its own
+// message per locale in its params, found again through the violation's hook id. Evidence formats:
+// TOO_LONG and INPUT_TOO_LONG "length/limit"; UNGROUNDED_NUMBER "n1, n2"; WRONG_LANGUAGE the required
+// locale; all other codes the offending text. Messages carry no final punctuation: the templates add it.
 // ---------------------------------------------------------------------------------------------------
 
 type Describe = (evidence: string) => string;
@@ -104,14 +117,33 @@ const MESSAGES: Record<Locale, Record<string, Describe>> = {
   },
 };
 
-/** The human-readable description of a violation in `locale` (codes this engine does not know: the code). */
-export function describeViolation(code: string, evidence: string | undefined, locale: Locale): string {
+/**
+ * The message a hook of `hooks` declares for `code` in `locale` (required_call hooks), if any: the hook
+ * with id `hookId` when given, else the first that reports the code.
+ */
+function declaredMessage(hooks: readonly HookSpec[], code: string, locale: Locale, hookId?: string): string | undefined {
+  for (const h of hooks) {
+    if (hookKind(h) !== 'required_call' || (hookId !== undefined && h.id !== hookId) || h.params.code !== code) continue;
+    const message = (h.params.message as Partial<Record<Locale, unknown>> | undefined)?.[locale];
+    if (typeof message === 'string') return message;
+  }
+  return undefined;
+}
+
+/**
+ * The human-readable description of a violation in `locale`: the message a hook of `hooks` declares for
+ * the code (required_call), else the library's; codes neither knows: the code.
+ */
+export function describeViolation(code: string, evidence: string | undefined, locale: Locale, hooks: readonly HookSpec[] = []): string {
+  const declared = hooks.length > 0 ? declaredMessage(hooks, code, locale) : undefined;
+  if (declared !== undefined) return declared;
   const describe = MESSAGES[locale][code];
   return describe ? describe(evidence ?? '') : code;
 }
 
 function violation(hook: string, code: string, locale: Locale, evidence?: string): HookViolation {
-  const message = describeViolation(code, evidence, locale);
+  const describe = MESSAGES[locale][code];
+  const message = describe ? describe(evidence ?? '') : code;
   return evidence === undefined ? { hook, code, message } : { hook, code, message, evidence };
 }
 
@@ -148,7 +180,7 @@ const MAX_BY_CONTENT = 256;
 
 /** Parse and compile a spec's params once; a bad spec is a programmer error in a variant (throws). */
 function compileOnce<T>(spec: HookSpec, build: (spec: HookSpec) => T): T {
-  const slot = `${spec.id}\u0000${build.name}`;
+  const slot = `${hookKind(spec)}\u0000${spec.id}\u0000${build.name}`;
   let perParams = compiled.get(spec.params);
   if (perParams === undefined) {
     perParams = new Map();
@@ -352,6 +384,22 @@ function checkConstraints(spec: HookSpec, ctx: ReplyHookContext, out: HookViolat
   }
 }
 
+function compileRequiredCall(spec: HookSpec): RequiredCallParams {
+  return parseParams(spec, RequiredCallParamsSchema);
+}
+
+/**
+ * required_call, a stop hook: once any tool of `when_called` was called (ctx.called_tools), the reply is
+ * objected to until `require` was called too (before or after the trigger: the set has no order). The
+ * violation carries the hook's own code and message, no evidence (it would name a tool, and variants
+ * rename tools).
+ */
+function checkRequiredCall(spec: HookSpec, ctx: ReplyHookContext, out: HookViolation[]): void {
+  const p = compileOnce(spec, compileRequiredCall);
+  if (ctx.called_tools.has(p.require) || !p.when_called.some((t) => ctx.called_tools.has(t))) return;
+  out.push({ hook: spec.id, code: p.code, message: p.message[ctx.locale] });
+}
+
 type ReplyCheck = (spec: HookSpec, ctx: ReplyHookContext, out: HookViolation[]) => void;
 
 const REPLY_CHECKS = new Map<string, ReplyCheck>([
@@ -365,17 +413,18 @@ const REPLY_CHECKS = new Map<string, ReplyCheck>([
   ['prohibited_phrases', checkPhrases],
   ['factual_risk', checkNumbers],
   ['output_constraints', checkConstraints],
+  ['required_call', checkRequiredCall],
 ]);
 
 /**
  * Run the enabled reply-stage hooks on a reply candidate, in the hooks' order. Returns every violation
- * (empty when the reply passes). Hooks with an id this engine does not know are skipped.
+ * (empty when the reply passes). Hooks of a kind this engine does not know are skipped.
  */
 export function runReplyHooks(hooks: readonly HookSpec[], ctx: ReplyHookContext): HookViolation[] {
   const out: HookViolation[] = [];
   for (const spec of hooks) {
     if (!spec.enabled || spec.stage !== 'reply') continue;
-    REPLY_CHECKS.get(spec.id)?.(spec, ctx, out);
+    REPLY_CHECKS.get(hookKind(spec))?.(spec, ctx, out);
   }
   return out;
 }
@@ -396,9 +445,9 @@ export function statedRuleHooks(harness: Harness): readonly HookSpec[] {
   if (out !== undefined) return out;
   const list: HookSpec[] = [];
   if (harness.prompt.blocks.some((b) => b.id === 'output_rules')) {
-    const format = harness.hooks.find((h) => h.id === 'reply_format');
+    const format = harness.hooks.find((h) => hookKind(h) === 'reply_format');
     if (format) list.push({ ...format, enabled: true, params: { ...format.params, checks: STATED_FORM_CHECKS } });
-    const constraints = harness.hooks.find((h) => h.id === 'output_constraints');
+    const constraints = harness.hooks.find((h) => hookKind(h) === 'output_constraints');
     if (constraints?.enabled) list.push(constraints);
   }
   out = Object.freeze(list);
@@ -408,7 +457,7 @@ export function statedRuleHooks(harness: Harness): readonly HookSpec[] {
 
 /** The ending a harness requires of every reply (an enabled output constraint), if any. */
 export function requiredEnding(harness: Harness): string | undefined {
-  const h = harness.hooks.find((x) => x.id === 'output_constraints');
+  const h = harness.hooks.find((x) => hookKind(x) === 'output_constraints');
   const e = h?.enabled ? h.params.required_ending : undefined;
   return typeof e === 'string' && e.length > 0 ? e : undefined;
 }
@@ -420,7 +469,7 @@ export function requiredEnding(harness: Harness): string | undefined {
 export function runInputHooks(hooks: readonly HookSpec[], message: string, locale: Locale = 'zh-CN'): HookViolation[] {
   const out: HookViolation[] = [];
   for (const spec of hooks) {
-    if (!spec.enabled || spec.stage !== 'input' || spec.id !== 'input_guard') continue;
+    if (!spec.enabled || spec.stage !== 'input' || hookKind(spec) !== 'input_guard') continue;
     const max = compileOnce(spec, (s) => parseParams(s, InputGuardParamsSchema).max_input_chars);
     if (message.trim() === '') {
       out.push(violation(spec.id, 'EMPTY_INPUT', locale));
@@ -432,9 +481,9 @@ export function runInputHooks(hooks: readonly HookSpec[], message: string, local
   return out;
 }
 
-/** Whether a hook with this canonical id is present and enabled. */
-export function isHookEnabled(hooks: readonly HookSpec[], id: string): boolean {
-  return hooks.some((h) => h.id === id && h.enabled);
+/** Whether a hook of this kind (harness/names.ts HOOK_KINDS) is present and enabled. */
+export function isHookEnabled(hooks: readonly HookSpec[], kind: string): boolean {
+  return hooks.some((h) => hookKind(h) === kind && h.enabled);
 }
 
 /** Whether `name` is a reply skill of `harness` (in the harness's own, possibly renamed, names). */
@@ -453,8 +502,19 @@ const FRAMES: Record<Locale, { head: string; joiner: string; tail: string }> = {
 
 const TEMPLATE_SLOT_RE = /\{(message|evidence)\}/g;
 
-function feedbackLine(retry: RetryPolicy, v: HookViolation): string {
-  const message = describeViolation(v.code, v.evidence, retry.feedback_locale);
+/**
+ * A violation's message in `locale`: the one its hook declares (required_call), else the library's;
+ * for a code neither knows, the message the violation was reported with.
+ */
+function messageIn(v: HookViolation, locale: Locale, hooks: readonly HookSpec[]): string {
+  const declared = hooks.length > 0 ? declaredMessage(hooks, v.code, locale, v.hook) : undefined;
+  if (declared !== undefined) return declared;
+  const describe = MESSAGES[locale][v.code];
+  return describe ? describe(v.evidence ?? '') : v.message;
+}
+
+function feedbackLine(retry: RetryPolicy, v: HookViolation, hooks: readonly HookSpec[]): string {
+  const message = messageIn(v, retry.feedback_locale, hooks);
   const template = retry.templates[v.code];
   if (template === undefined) return message + (retry.feedback_locale === 'en' ? '.' : '。');
   return template.replace(TEMPLATE_SLOT_RE, (_, slot: string) => (slot === 'message' ? message : (v.evidence ?? '')));
@@ -465,11 +525,13 @@ function feedbackLine(retry: RetryPolicy, v: HookViolation): string {
  * - natural: one paragraph of sentences;
  * - json: `{"decision":"block","violations":[{"code":...,"message":...}]}`;
  * - tagged: `<hook_feedback>` with one `[CODE] text` line per violation.
- * Messages are re-rendered in the feedback locale from (code, evidence). Empty string when no violations.
+ * Messages are re-rendered in the feedback locale from (code, evidence), or, for a hook that declares its
+ * messages (required_call), from `hooks` (the harness's hooks: pass them whenever such a hook may have
+ * objected). Empty string when no violations.
  */
-export function feedbackMessage(retry: RetryPolicy, violations: readonly HookViolation[]): string {
+export function feedbackMessage(retry: RetryPolicy, violations: readonly HookViolation[], hooks: readonly HookSpec[] = []): string {
   if (violations.length === 0) return '';
-  const lines = violations.map((v) => feedbackLine(retry, v));
+  const lines = violations.map((v) => feedbackLine(retry, v, hooks));
   switch (retry.feedback_style) {
     case 'natural': {
       const f = FRAMES[retry.feedback_locale];

@@ -11,7 +11,7 @@
 import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 import AjvModule from 'ajv';
 import type { HookViolation, JsonSchema, ToolError, ToolSchema, TraceCall, WorldState } from '../protocol/domain.js';
-import { MCP_LIST_CHANGED_MARK } from '../protocol/harness.js';
+import { MCP_LIST_CHANGED_MARK, hookKind } from '../protocol/harness.js';
 import { Rng } from '../protocol/rng.js';
 import { extractNumbers } from '../protocol/text.js';
 import { callService } from '../mock-services/index.js';
@@ -228,14 +228,14 @@ export class ToolRouter {
     const args = call.untyped && canonicalSchema ? coerceArguments(mapped, canonicalSchema.function.parameters) : mapped;
     traced.arguments = args;
 
-    const argsHook = harness.hooks.find((h) => h.id === 'tool_args');
+    const argsHook = harness.hooks.find((h) => hookKind(h) === 'tool_args');
     if (canonicalSchema && (argsHook === undefined || argsHook.enabled)) {
       const validate = validatorFor(canonicalSchema);
       if (!validate(args)) {
         const first = (validate.errors ?? [])[0];
         const field = first ? map.paramToSurface(canonicalName, errorPath(first)) : '';
         const message = first ? describeArgError(first, field) : 'invalid arguments';
-        violations.push({ hook: 'tool_args', code: 'INVALID_ARGUMENTS', message, evidence: call.name });
+        violations.push({ hook: argsHook?.id ?? 'tool_args', code: 'INVALID_ARGUMENTS', message, evidence: call.name });
         return fail(field ? { code: 'INVALID_ARGUMENTS', message, field } : { code: 'INVALID_ARGUMENTS', message });
       }
     }

@@ -12,6 +12,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Locale, Task } from '../protocol/domain.js';
 import type { Harness } from '../protocol/harness.js';
+import { hookKind } from '../protocol/harness.js';
 import { extractNumbers, normalizeForMatch } from '../protocol/text.js';
 import { embeddedHarness } from '../harness/index.js';
 import type { HarnessSet } from '../harness/index.js';
@@ -89,7 +90,7 @@ export function informationProblems(v: BuiltVariant, base: Harness, original: Ta
     const stated = base.prompt.blocks.some((b) => b.template.includes(`{{${name}}}`) || b.items.some((i) => i.includes(`{{${name}}}`)));
     if (stated && !extractNumbers(prompt).includes(n)) problems.push(`limit ${name}=${n} is enforced but not stated in the prompt`);
   }
-  const constraints = v.harness.hooks.find((h) => h.id === 'output_constraints' && h.enabled);
+  const constraints = v.harness.hooks.find((h) => hookKind(h) === 'output_constraints' && h.enabled);
   if (constraints) {
     const folded = normalizeForMatch(prompt);
     const words = (constraints.params.forbidden_words ?? []) as string[];

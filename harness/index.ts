@@ -17,10 +17,14 @@ export {
   HOOK_IDS,
   HOOK_CODES,
   VIOLATION_CODES,
+  HOOK_KIND_STAGES,
+  HOOK_KINDS,
+  HOOK_KIND_CODES,
+  REPEATABLE_HOOK_KINDS,
   PROMPT_BLOCK_ORDER,
   PROMPT_PLACEHOLDERS,
 } from './names.js';
-export type { CanonicalTool, HookId } from './names.js';
+export type { CanonicalTool, HookId, HookKind } from './names.js';
 export {
   HOOK_PARAM_SCHEMAS,
   InputGuardParamsSchema,
@@ -28,6 +32,7 @@ export {
   ProhibitedPhrasesParamsSchema,
   FactualRiskParamsSchema,
   OutputConstraintsParamsSchema,
+  RequiredCallParamsSchema,
 } from './schema.js';
 export type {
   InputGuardParams,
@@ -35,6 +40,7 @@ export type {
   ProhibitedPhrasesParams,
   FactualRiskParams,
   OutputConstraintsParams,
+  RequiredCallParams,
 } from './schema.js';
 export { diffHarness, formatHarnessDiff } from './diff.js';
 export type { HarnessChange } from './diff.js';

@@ -13,8 +13,9 @@ import YAML from 'yaml';
 import type { JsonSchema, Locale, ToolSchema } from '../protocol/domain.js';
 import type { Harness, HookSpec, PromptBlock, PromptSpec, RetryPolicy, Skill } from '../protocol/harness.js';
 import { REFERENCE_MAX_CHARS } from '../protocol/harness.js';
-import { CANONICAL_SKILLS, CANONICAL_TOOLS, HOOK_IDS, HOOK_STAGES, INTENT_REPLY_SKILLS, PROMPT_BLOCK_ORDER, PROMPT_PLACEHOLDERS, TOOL_SERVICES } from './names.js';
-import type { HookId } from './names.js';
+import { CANONICAL_SKILLS, CANONICAL_TOOLS, HOOK_KIND_STAGES, INTENT_REPLY_SKILLS, PROMPT_BLOCK_ORDER, PROMPT_PLACEHOLDERS, TOOL_SERVICES } from './names.js';
+import type { HookKind } from './names.js';
+import { REPEATABLE_HOOK_KINDS, VIOLATION_CODES } from './names.js';
 import { HOOK_PARAM_SCHEMAS, HooksFileSchema, ManifestSchema, PromptFileSchema, ToolFileSchema, ToolI18nSchema } from './schema.js';
 import { HarnessDataError, parseSkillMarkdown } from './skill-markdown.js';
 import type { z } from 'zod';
@@ -236,16 +237,64 @@ function loadHooks(dir: string, locale: Locale, errors: string[]): Pick<Harness,
   const rel = 'hooks.yaml';
   const file = readYamlFile(dir, rel, HooksFileSchema, errors);
   if (file === undefined) return undefined;
-  const ids = file.hooks.map((h) => h.id);
-  if (ids.join() !== HOOK_IDS.join()) {
-    errors.push(`${rel}: hooks: expected hooks ${HOOK_IDS.join(', ')} in this order; got ${ids.join(', ')}`);
+  // Any subset of the library's hook kinds, in any order, under the harness's own ids. A hook without
+  // `kind` runs the check its id names. One hook per kind, except the repeatable kinds (required_call):
+  // variants find and edit the others by kind.
+  const kinds = Object.keys(HOOK_KIND_STAGES) as HookKind[];
+  const idAt = new Map<string, number>();
+  const kindAt = new Map<HookKind, number>();
+  // The harness's tools, for the tool names of required_call hooks: the `tools/*.json` file names (a
+  // missing folder is loadTools' error; then the names are not checked).
+  let toolNames: string[] | undefined;
+  try {
+    toolNames = readdirSync(join(dir, 'tools')).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort();
+  } catch {
+    toolNames = undefined;
   }
-  const hooks = file.hooks.map((h, i): HookSpec => {
-    const id = h.id as HookId;
-    if (h.stage !== HOOK_STAGES[id]) errors.push(`${rel}: hooks.${i}.stage: ${id} runs at stage ${HOOK_STAGES[id]}`);
-    const params = HOOK_PARAM_SCHEMAS[id].safeParse(h.params);
+  const hooks: HookSpec[] = [];
+  file.hooks.forEach((h, i) => {
+    const at = `${rel}: hooks.${i}`;
+    const first = idAt.get(h.id);
+    if (first !== undefined) errors.push(`${at}.id: "${h.id}" is already the id of hooks.${first}; hook ids are unique`);
+    else idAt.set(h.id, i);
+    const kind = (h.kind ?? h.id) as HookKind;
+    if (!kinds.includes(kind)) {
+      errors.push(
+        h.kind === undefined
+          ? `${at}.id: "${h.id}" is not a hook kind; give the hook a kind (kinds: ${kinds.join(', ')})`
+          : `${at}.kind: unknown hook kind "${h.kind}" (kinds: ${kinds.join(', ')})`,
+      );
+      return;
+    }
+    if (h.kind !== undefined && h.kind !== h.id && (kinds as string[]).includes(h.id)) {
+      errors.push(`${at}.id: "${h.id}" names the kind ${h.id}; give a ${kind} hook another id`);
+    }
+    const same = kindAt.get(kind);
+    if (same === undefined) kindAt.set(kind, i);
+    else if (!REPEATABLE_HOOK_KINDS.includes(kind)) {
+      errors.push(`${at}.kind: hooks.${same} is already a ${kind} hook; a harness has at most one (variants edit it by kind)`);
+    }
+    if (h.stage !== HOOK_KIND_STAGES[kind]) errors.push(`${at}.stage: ${kind} runs at stage ${HOOK_KIND_STAGES[kind]}`);
+    const params = HOOK_PARAM_SCHEMAS[kind].safeParse(h.params);
     if (!params.success) errors.push(...zodIssueLines(rel, params.error, ['hooks', i, 'params']));
-    return { id, stage: h.stage, enabled: h.enabled, params: (params.success ? params.data : {}) as HookSpec['params'] };
+    else if (kind === 'required_call') {
+      const p = params.data as { when_called: string[]; require: string; code: string };
+      const tool = (name: string, key: string) => {
+        if (toolNames !== undefined && !toolNames.includes(name)) {
+          errors.push(`${at}.params.${key}: "${name}" is not a tool of this harness (tools: ${toolNames.join(', ')})`);
+        }
+      };
+      p.when_called.forEach((name, j) => tool(name, `when_called.${j}`));
+      tool(p.require, 'require');
+      if (VIOLATION_CODES.includes(p.code)) errors.push(`${at}.params.code: ${p.code} is a code of the library's own hooks; give this hook a code of its own`);
+    }
+    const data = (params.success ? params.data : {}) as HookSpec['params'];
+    // No `kind` key when the file has none: such a hook is the same value as before kinds existed.
+    hooks.push(
+      h.kind === undefined
+        ? { id: h.id, stage: h.stage, enabled: h.enabled, params: data }
+        : { id: h.id, kind: h.kind, stage: h.stage, enabled: h.enabled, params: data },
+    );
   });
   if (locale === 'zh-CN' && file.limits.reply_max_chars < REFERENCE_MAX_CHARS) {
     errors.push(

@@ -87,7 +87,10 @@ export const INTENT_REPLY_SKILLS: Readonly<Record<Intent, readonly string[]>> = 
 /** Agent Skills name rule (agentskills.io specification). */
 export const SKILL_NAME_RE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
-/** Canonical hook ids with the stage each runs at, in the base harness's order. */
+/**
+ * The embedded harness's hook ids with the stage each runs at, in its order. Each of these ids is also
+ * the library kind of the same name (a hook without `kind` runs the check named by its id).
+ */
 export const HOOK_STAGES = {
   input_guard: 'input',
   tool_args: 'tool_args',
@@ -101,8 +104,30 @@ export const HOOK_STAGES = {
 /** A canonical hook id. */
 export type HookId = keyof typeof HOOK_STAGES;
 
-/** Canonical hook ids in the base harness's order. */
+/** The embedded harness's hook ids, in its order. */
 export const HOOK_IDS = Object.keys(HOOK_STAGES) as HookId[];
+
+/**
+ * The library's hook kinds (the checks env/hooks.ts implements) with the stage each runs at: the embedded
+ * harness's seven, and `required_call` (a stop hook: a tool that must have been called before the final
+ * reply once another was). A harness's hook names its kind with `kind`, or by its id when `kind` is absent.
+ */
+export const HOOK_KIND_STAGES = {
+  ...HOOK_STAGES,
+  required_call: 'reply',
+} as const;
+
+/** A library hook kind. */
+export type HookKind = keyof typeof HOOK_KIND_STAGES;
+
+/** The library's hook kinds: the embedded harness's, in its order, then the others. */
+export const HOOK_KINDS = Object.keys(HOOK_KIND_STAGES) as HookKind[];
+
+/**
+ * Kinds a harness may hold several hooks of. Of every other kind a harness has at most one: variants
+ * find and edit those hooks by kind.
+ */
+export const REPEATABLE_HOOK_KINDS: readonly HookKind[] = ['required_call'];
 
 /** Violation codes each hook can report. */
 export const HOOK_CODES: Readonly<Record<HookId, readonly string[]>> = {
@@ -122,8 +147,17 @@ export const HOOK_CODES: Readonly<Record<HookId, readonly string[]>> = {
   output_constraints: ['FORBIDDEN_WORD', 'MISSING_ENDING', 'WRONG_LANGUAGE'],
 };
 
-/** Every violation code, in hook order. */
+/** Every violation code of the embedded harness's hooks, in hook order. */
 export const VIOLATION_CODES: readonly string[] = HOOK_IDS.flatMap((id) => HOOK_CODES[id]);
+
+/**
+ * The violation codes of each kind. A `required_call` hook reports the code its params name (`code`), so
+ * the kind has no fixed codes: consumers of codes (rewards, records) must accept any `^[A-Z][A-Z_]*$`.
+ */
+export const HOOK_KIND_CODES: Readonly<Record<HookKind, readonly string[]>> = {
+  ...HOOK_CODES,
+  required_call: [],
+};
 
 /** The prompt blocks of the base pipeline, in order. */
 export const PROMPT_BLOCK_ORDER: readonly PromptBlockId[] = [

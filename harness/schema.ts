@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { INTENTS, LOCALES } from '../protocol/domain.js';
 import type { Locale } from '../protocol/domain.js';
 import { LIMIT_RANGES } from '../protocol/harness.js';
-import { HOOK_IDS, PROMPT_BLOCK_ORDER, SKILL_NAME_RE } from './names.js';
+import { PROMPT_BLOCK_ORDER, SKILL_NAME_RE } from './names.js';
 
 const locales = LOCALES as readonly string[];
 const intents = INTENTS as readonly string[];
@@ -166,7 +166,34 @@ export const OutputConstraintsParamsSchema = z.strictObject({
 
 const EmptyParamsSchema = z.strictObject({});
 
-/** The params schema of each canonical hook. */
+/** A tool name as the harness's files spell it (canonical: the `tools/*.json` file name). */
+const HookToolNameSchema = z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be a tool name (^[a-z][a-z0-9_]*$)');
+
+/** A violation message: no final punctuation (the feedback templates add it). */
+const ViolationMessageSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .refine((s) => !/[。．.！!？?；;，,]$/u.test(s), { message: 'must not end with punctuation (the feedback templates add it)' });
+
+/**
+ * required_call (a stop hook): once any tool of `when_called` was called in the episode, the final reply
+ * is objected to with `code` and `message` until `require` was called too. Tool names are the harness's
+ * canonical ones (the loader checks they are tools of the harness).
+ */
+export const RequiredCallParamsSchema = z
+  .strictObject({
+    when_called: z.array(HookToolNameSchema).min(1),
+    require: HookToolNameSchema,
+    code: z.string().regex(/^[A-Z][A-Z_]*$/, 'must match ^[A-Z][A-Z_]*$'),
+    message: perLocale(ViolationMessageSchema),
+  })
+  .refine((p) => !p.when_called.includes(p.require), {
+    message: 'require must not be one of when_called (the hook could never fire)',
+    path: ['require'],
+  });
+
+/** The params schema of each library hook kind. */
 export const HOOK_PARAM_SCHEMAS = {
   input_guard: InputGuardParamsSchema,
   tool_args: EmptyParamsSchema,
@@ -175,6 +202,7 @@ export const HOOK_PARAM_SCHEMAS = {
   prohibited_phrases: ProhibitedPhrasesParamsSchema,
   factual_risk: FactualRiskParamsSchema,
   output_constraints: OutputConstraintsParamsSchema,
+  required_call: RequiredCallParamsSchema,
 } as const;
 
 /** Parsed params of input_guard. */
@@ -187,12 +215,17 @@ export type ProhibitedPhrasesParams = z.infer<typeof ProhibitedPhrasesParamsSche
 export type FactualRiskParams = z.infer<typeof FactualRiskParamsSchema>;
 /** Parsed params of output_constraints. */
 export type OutputConstraintsParams = z.infer<typeof OutputConstraintsParamsSchema>;
+/** Parsed params of required_call. */
+export type RequiredCallParams = z.infer<typeof RequiredCallParamsSchema>;
 
 // ---------------------------------------------------------------------------------------------------
 // hooks.yaml
 // ---------------------------------------------------------------------------------------------------
 
-/** hooks.yaml: limits, hooks (params checked per hook id afterwards) and the retry policy. */
+/**
+ * hooks.yaml: limits, hooks and the retry policy. A hook's kind (its `kind`, else its id) is checked by
+ * the loader, then its stage and params against that kind (loadHooks), so that every error is reported.
+ */
 export const HooksFileSchema = z.strictObject({
   limits: z.strictObject({
     reply_max_chars: z.int().min(LIMIT_RANGES.reply_max_chars.min).max(LIMIT_RANGES.reply_max_chars.max),
@@ -200,7 +233,9 @@ export const HooksFileSchema = z.strictObject({
   }),
   hooks: z.array(
     z.strictObject({
-      id: z.enum(HOOK_IDS as [string, ...string[]]),
+      id: z.string().regex(/^[a-z][a-z0-9_]*$/, 'must match ^[a-z][a-z0-9_]*$'),
+      /** The library check it runs (harness/names.ts HOOK_KINDS, checked by the loader); absent: the id. */
+      kind: z.string().optional(),
       stage: z.enum(['input', 'tool_args', 'skill_load', 'reply']),
       enabled: z.boolean(),
       params: z.record(z.string(), z.unknown()),

@@ -8,6 +8,7 @@
  */
 import type { CanonicalCall } from '../protocol/domain.js';
 import type { Harness } from '../protocol/harness.js';
+import { hookKind } from '../protocol/harness.js';
 import type { EpisodeStart, Policy, PolicyInstance, PolicyObservation, SurfaceCall } from './policy.js';
 import { toSurface, writeCalls, writeReply } from './policy.js';
 
@@ -21,7 +22,7 @@ const MARKETING = new Set(['get_promotions', 'get_coupon', 'issue_coupon']);
  * output constraints demand is appended (the prompt states it, so a real agent can do the same).
  */
 function withRequiredEnding(reply: string, harness: Harness): string {
-  const hook = harness.hooks.find((h) => h.id === 'output_constraints' && h.enabled);
+  const hook = harness.hooks.find((h) => hookKind(h) === 'output_constraints' && h.enabled);
   const ending = hook?.params.required_ending;
   if (typeof ending !== 'string' || ending.length === 0 || reply.endsWith(ending)) return reply;
   // Latin text needs a space after a sentence's end; Chinese does not.

@@ -53,12 +53,22 @@ export interface PromptSpec {
 /** Where a hook runs in the request pipeline. */
 export type HookStage = 'input' | 'tool_args' | 'skill_load' | 'reply';
 
-/** A declarative hook. `id` is canonical (reported as `hook` in violations); `params` are its settings. */
+/**
+ * A declarative hook. `id` names it (unique in a harness; reported as `hook` in violations); `kind` is
+ * the library check it runs (harness/names.ts `HOOK_KINDS`), absent when it is the id (every hook of the
+ * embedded harness); `params` are its settings, in the kind's schema.
+ */
 export interface HookSpec {
   id: string;
+  kind?: string;
   stage: HookStage;
   enabled: boolean;
   params: { [key: string]: unknown };
+}
+
+/** The library check a hook runs: its `kind`, or its id when it has none. Look hooks up by this, never by id. */
+export function hookKind(spec: Pick<HookSpec, 'id' | 'kind'>): string {
+  return spec.kind ?? spec.id;
 }
 
 export type FeedbackStyle = 'natural' | 'json' | 'tagged';

@@ -6,11 +6,15 @@
  * set) passes every check a variant enables. A constraint is only enabled together with a sentence in
  * the prompt's output_rules block that states it, forbidden words are never words of the reference
  * reply, and a required ending comes with a reply limit that fits it (reference + 10 + ending).
+ *
+ * Hooks are found by kind (`hookKind`), since a harness names its hooks as it likes, and a harness may
+ * lack any of them: an operator whose hook is absent changes nothing. required_call hooks (a harness's
+ * own stop hooks) are task-relevant: no operator disables, edits or moves them.
  */
 import { harnessSetOf } from '../../harness/index.js';
 import type { Locale } from '../../protocol/domain.js';
 import type { HookSpec, PromptBlock } from '../../protocol/harness.js';
-import { LIMIT_RANGES } from '../../protocol/harness.js';
+import { LIMIT_RANGES, hookKind } from '../../protocol/harness.js';
 import type { Rng } from '../../protocol/rng.js';
 import { charLength, normalizeForMatch } from '../../protocol/text.js';
 import type { HarnessTransform, TransformContext, VariantDraft } from '../types.js';
@@ -33,11 +37,12 @@ export const REPLY_LIMIT_SLACK = 10;
 // Helpers
 // ---------------------------------------------------------------------------------------------------
 
-function hook(draft: VariantDraft, id: string): HookSpec | undefined {
-  return draft.harness.hooks.find((h) => h.id === id);
+/** The harness's hook of this kind (one at most, but for required_call, which operators leave alone). */
+function hook(draft: VariantDraft, kind: string): HookSpec | undefined {
+  return draft.harness.hooks.find((h) => hookKind(h) === kind);
 }
 
-/** The output_constraints hook, enabled (it is in the base harness, disabled). */
+/** The output_constraints hook, enabled (it is in the base harness, disabled); undefined when the harness has none. */
 function constraintsHook(draft: VariantDraft): HookSpec | undefined {
   const h = hook(draft, 'output_constraints');
   if (h) h.enabled = true;
@@ -170,8 +175,8 @@ const checksToggle: HarnessTransform = {
   apply(draft, ctx) {
     const pool = poolFor(TOGGLEABLE_CHECKS, ctx.split);
     for (const key of ctx.rng.sample(pool, ctx.rng.int(1, Math.min(2, pool.length)))) {
-      const [id, check] = key.split(':');
-      const h = hook(draft, id);
+      const [kind, check] = key.split(':');
+      const h = hook(draft, kind);
       if (h === undefined) continue;
       if (check === undefined) {
         h.enabled = false;
@@ -182,14 +187,17 @@ const checksToggle: HarnessTransform = {
   },
 };
 
-/** hooks.checks.order: run the reply hooks in another order (feedback lists violations in that order). */
+/**
+ * hooks.checks.order: run the reply hooks in another order (feedback lists violations in that order).
+ * required_call hooks keep their places.
+ */
 const checksOrder: HarnessTransform = {
   name: 'hooks.checks.order',
   family: 'hooks',
   description: 'order of the reply checks',
   apply(draft, ctx) {
     const hooks = draft.harness.hooks;
-    const slots = hooks.map((h, i) => (h.stage === 'reply' ? i : -1)).filter((i) => i >= 0);
+    const slots = hooks.map((h, i) => (h.stage === 'reply' && hookKind(h) !== 'required_call' ? i : -1)).filter((i) => i >= 0);
     const order = permute(
       ctx.rng,
       slots.map((i) => hooks[i]),
@@ -218,7 +226,7 @@ const forbiddenWords: HarnessTransform = {
     const already = Array.isArray(h?.params.forbidden_words) ? (h?.params.forbidden_words as string[]) : [];
     const pool = poolFor(FORBIDDEN_WORDS[ctx.locale], ctx.split).filter((w) => !said.includes(normalizedWord(w)) && !already.includes(w));
     const words = ctx.rng.sample(pool, ctx.rng.int(1, 2));
-    if (words.length === 0) return;
+    if (words.length === 0 || h === undefined) return;
     const spec = constraintsHook(draft) as HookSpec;
     spec.params = { ...spec.params, forbidden_words: [...already, ...words] };
     stateRule(draft, ctx.locale, pick(ctx, FORBIDDEN_STATEMENTS).replace('{words}', quoteAll(words, ctx.locale)));
@@ -247,7 +255,7 @@ const ending: HarnessTransform = {
       return forbidden.every((w) => !said.includes(w));
     };
     const pool = poolFor(REQUIRED_ENDINGS[ctx.locale], ctx.split).filter((e) => fits(e) && clean(e));
-    if (pool.length === 0) return;
+    if (pool.length === 0 || h === undefined) return;
     const chosen = ctx.rng.pick(pool);
     const spec = constraintsHook(draft) as HookSpec;
     spec.params = { ...spec.params, required_ending: chosen };
@@ -264,6 +272,7 @@ const language: HarnessTransform = {
   family: 'hooks',
   description: "IFEval constraint: reply language (the harness's own; stated in the prompt)",
   apply(draft, ctx) {
+    if (hook(draft, 'output_constraints') === undefined) return;
     const spec = constraintsHook(draft) as HookSpec;
     if (spec.params.language === ctx.locale) return;
     spec.params = { ...spec.params, language: ctx.locale };

@@ -10,7 +10,7 @@
  */
 import type { Task } from '../../protocol/domain.js';
 import type { HeaderStyle, PromptBlock } from '../../protocol/harness.js';
-import { LIMIT_RANGES } from '../../protocol/harness.js';
+import { LIMIT_RANGES, hookKind } from '../../protocol/harness.js';
 import type { Rng } from '../../protocol/rng.js';
 import { charLength } from '../../protocol/text.js';
 import type { HarnessTransform, TransformContext, VariantDraft } from '../types.js';
@@ -229,7 +229,7 @@ const blocksShuffle: HarnessTransform = {
 
 /** The shortest reply limit that keeps the task solvable: the reference reply, a margin, any required ending. */
 export function minReplyLimit(draft: VariantDraft): number {
-  const hook = draft.harness.hooks.find((h) => h.id === 'output_constraints' && h.enabled);
+  const hook = draft.harness.hooks.find((h) => hookKind(h) === 'output_constraints' && h.enabled);
   const ending = hook?.params.required_ending;
   const endingLen = typeof ending === 'string' ? charLength(ending) : 0;
   return Math.max(LIMIT_RANGES.reply_max_chars.min, charLength(draft.task.answer_key.reference_reply) + 10 + endingLen);

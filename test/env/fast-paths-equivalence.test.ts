@@ -59,6 +59,7 @@ function phrasesFound(hooks: readonly HookSpec[], locale: Locale, reply: string,
     evidence_numbers: new Set(),
     reply_skill_loaded: true,
     special_cosmetic_in_scope: cosmetic,
+    called_tools: new Set(),
   };
   return runReplyHooks(hooks, ctx)
     .filter((v: HookViolation) => v.hook === 'prohibited_phrases')

@@ -27,6 +27,7 @@ function ctx(locale: Locale, reply: string, over: Partial<ReplyHookContext> = {}
     evidence_numbers: new Set([2, 48, 89.9, 200, 20, 1299]),
     reply_skill_loaded: true,
     special_cosmetic_in_scope: false,
+    called_tools: new Set<string>(),
     ...over,
   };
 }

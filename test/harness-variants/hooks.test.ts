@@ -298,5 +298,6 @@ function ctxFor(reply: string, locale: Locale, v: BuiltVariant | null) {
     evidence_numbers: new Set<number>(),
     reply_skill_loaded: true,
     special_cosmetic_in_scope: false,
+    called_tools: new Set<string>(),
   };
 }

@@ -25,6 +25,7 @@ describe('skill example replies', () => {
           evidence_numbers: new Set<number>(),
           reply_skill_loaded: true,
           special_cosmetic_in_scope: false,
+          called_tools: new Set<string>(),
         };
         expect(runReplyHooks(h.hooks, ctx), skill).toEqual([]);
       }
