@@ -67,9 +67,10 @@ export const DEFAULT_DEFAULTS: EnvDefaults = {
 /** A config with the embedded defaults: generated tasks, the built-in reward modules and profile. */
 export function defaultEnvConfig(overrides: Partial<EnvConfig> = {}): EnvConfig {
   const registry = overrides.registry ?? defaultRegistry();
+  const harness = overrides.harness ?? embeddedHarness();
   return {
-    harness: overrides.harness ?? embeddedHarness(),
-    taskSource: overrides.taskSource ?? new GeneratorTaskSource(),
+    harness,
+    taskSource: overrides.taskSource ?? new GeneratorTaskSource(harness),
     registry,
     profiles: overrides.profiles ?? new Map([[DEFAULT_PROFILE.name, DEFAULT_PROFILE]]),
     limits: overrides.limits ?? DEFAULT_LIMITS,

@@ -11,6 +11,7 @@
 import type { ChatMessage, HookViolation, Outcome, Task, ToolErrorCode, ToolSchema, Trace, TraceTurn, WorldState, RewardResult } from '../protocol/domain.js';
 import { emptyWorldState } from '../protocol/domain.js';
 import type { Harness } from '../protocol/harness.js';
+import { harnessSetOf } from '../harness/index.js';
 import type { SurfaceMap } from '../protocol/surface.js';
 import type { ErrorInfo } from '../protocol/errors.js';
 import { worldFor } from '../mock-services/index.js';
@@ -352,6 +353,8 @@ export class Episode {
       rule_violations: reply === null ? [] : runReplyHooks(statedRuleHooks(harness), this.#replyContext(reply)),
     };
     if (ending !== undefined) trace.required_ending = ending;
+    const renamed = renamedOperations(canonical);
+    if (renamed !== undefined) trace.tool_operations = renamed;
     return trace;
   }
 
@@ -422,4 +425,21 @@ export class Episode {
     if (!this.#reward) this.#reward = scoreEpisode(this.trace(), this.params.task, this.params.profile, this.params.registry);
     return this.#reward;
   }
+}
+
+const renamedMemo = new WeakMap<Harness, Record<string, string> | null>();
+
+/**
+ * The built-in operations a harness's tools answer under other names than the embedded ones
+ * (`{ load_skill: 'open_skill' }`), for the trace's `tool_operations`; undefined when there are none.
+ */
+export function renamedOperations(canonical: Harness): Record<string, string> | undefined {
+  let hit = renamedMemo.get(canonical);
+  if (hit === undefined) {
+    const out: Record<string, string> = {};
+    for (const [tool, b] of harnessSetOf(canonical).bindings.tools) if (b.kind === 'builtin' && b.op !== tool) out[b.op] = tool;
+    hit = Object.keys(out).length > 0 ? Object.freeze(out) : null;
+    renamedMemo.set(canonical, hit);
+  }
+  return hit ?? undefined;
 }

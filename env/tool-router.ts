@@ -10,7 +10,8 @@
  */
 import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 import AjvModule from 'ajv';
-import type { HookViolation, JsonSchema, ToolError, ToolSchema, TraceCall, WorldState } from '../protocol/domain.js';
+import type { HookViolation, JsonSchema, ToolError, ToolOutcome, ToolSchema, TraceCall, WorldState } from '../protocol/domain.js';
+import { callCustomService, harnessSetOf } from '../harness/index.js';
 import { MCP_LIST_CHANGED_MARK, hookKind } from '../protocol/harness.js';
 import { Rng } from '../protocol/rng.js';
 import { extractNumbers } from '../protocol/text.js';
@@ -113,6 +114,17 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * The canonical tools of a base harness that its MCP server serves: the marketing tools under their
+ * embedded names, when the harness has a discovery tool to find them (otherwise they are plain tools).
+ */
+export function mcpTools(canonical: Harness): readonly string[] {
+  const b = harnessSetOf(canonical).bindings;
+  if (b.identity) return MARKETING_TOOLS;
+  if (b.discoverTool === undefined) return [];
+  return MARKETING_TOOLS.filter((t) => b.opOf(t) === t && canonical.tools.some((x) => x.function.name === t));
+}
+
 /** What a router reads of its episode's params (env/episode.ts `EpisodeParams`). */
 export interface RouterParams {
   seed: number;
@@ -156,7 +168,7 @@ export class ToolRouter {
     this.#facts = facts;
     this.#faultRng = new Rng(params.seed, 'faults');
     // The marketing tools arrive through discovery (MCP), as in production; the harness holds them all.
-    for (const t of MARKETING_TOOLS) {
+    for (const t of mcpTools(params.canonical)) {
       const surface = params.map.toolToSurface(t);
       if (surface !== undefined) this.#hidden.add(surface);
     }
@@ -240,15 +252,28 @@ export class ToolRouter {
       }
     }
 
-    if (canonicalName === LOAD_SKILL_TOOL) return this.#loadSkill(call, args, traced, fail);
-    if (canonicalName === DISCOVER_TOOLS_TOOL) return this.#discover(call, traced);
+    const set = harnessSetOf(this.params.canonical);
+    const binding = set.bindings.tools.get(canonicalName);
+    const op = binding?.kind === 'builtin' ? binding.op : undefined;
+    if (op === LOAD_SKILL_TOOL) return this.#loadSkill(call, args, traced, fail);
+    if (op === DISCOVER_TOOLS_TOOL) return this.#discover(call, traced);
 
     const ctx = { world: this.#facts.world(), state: this.#facts.state, viewer_id: this.params.task.viewer_id };
     const faults = this.params.faults > 0 ? { rate: this.params.faults, rng: this.#faultRng } : undefined;
-    // Marketing tools are served by the MCP server (same handlers, same fault draw); the rest in-process.
-    const outcome = MARKETING_TOOLS.includes(canonicalName)
-      ? marketingHub(this.params.task.locale, this.params.canonical).callSync(canonicalName, args, faults ? { ctx, faults } : { ctx })
-      : callService(canonicalName, args, ctx, faults);
+    let outcome: ToolOutcome;
+    if (binding?.kind === 'custom') {
+      const service = set.services.get(binding.module);
+      outcome = service
+        ? callCustomService(service, canonicalName, args, { world: ctx.world, state: ctx.state, viewer_id: ctx.viewer_id, locale: this.params.task.locale })
+        : { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no service answers "${call.name}"` } };
+    } else if (op === undefined) {
+      outcome = { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no service answers "${call.name}"` } };
+    } else if (op === canonicalName && MARKETING_TOOLS.includes(op)) {
+      // Marketing tools are served by the MCP server (same handlers, same fault draw); the rest in-process.
+      outcome = marketingHub(this.params.task.locale, this.params.canonical).callSync(op, args, faults ? { ctx, faults } : { ctx });
+    } else {
+      outcome = callService(op, args, ctx, faults);
+    }
     if (!outcome.ok) {
       // The service speaks canonical names; the policy must read the variant's.
       const message = map.rewriteText(outcome.error.message);

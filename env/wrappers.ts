@@ -68,7 +68,7 @@ export interface AdvisorStart {
   observation: Observation;
   info: Record<string, unknown>;
   /** The answer key and the variant's surface names. */
-  privileged: { task: Task; map: SurfaceMap; harness: Harness };
+  privileged: { task: Task; map: SurfaceMap; harness: Harness; canonical: Harness };
 }
 
 /** Starts an advisor for one episode (the oracle's `start`). */
@@ -82,7 +82,7 @@ export function actionFormat(parserName: string): AdvisorStart['parser'] {
 /** The privileged view of an episode: what the oracle (and any privileged policy) may read. */
 export function privilegedView(episode: Episode): AdvisorStart['privileged'] {
   const p = episode.params;
-  return { task: p.task, map: p.map, harness: p.harness };
+  return { task: p.task, map: p.map, harness: p.harness, canonical: p.canonical };
 }
 
 /** `info.oracle_action` on every observation but the final one: the advisor's next action. */

@@ -12,7 +12,7 @@
 import type { Locale } from '../protocol/domain.js';
 import { defaultEnvConfig } from '../env/index.js';
 import type { EnvConfig } from '../env/index.js';
-import { BLIND_DESCRIPTIONS, BLIND_POLICIES, memorizerPolicy, oraclePolicy } from '../policies/index.js';
+import { BLIND_DESCRIPTIONS, BLIND_POLICIES, memorizerFor, oraclePolicy } from '../policies/index.js';
 import type { Policy } from '../policies/index.js';
 import { playEpisode } from './evaluate.js';
 import type { EpisodeRecord } from './evaluate.js';
@@ -134,7 +134,7 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
   const rows: AuditRow[] = [];
   const failures: string[] = [];
   for (const preset of presets) {
-    for (const ref of [oraclePolicy, memorizerPolicy]) rows.push(rowOf(ref.name, 'reference', preset, play(ref, preset)));
+    for (const ref of [oraclePolicy, memorizerFor(config.harness)]) rows.push(rowOf(ref.name, 'reference', preset, play(ref, preset)));
     for (const name of names) rows.push(rowOf(name, 'blind', preset, play(BLIND_POLICIES.get(name) as Policy, preset)));
   }
   for (const r of rows) {

@@ -14,7 +14,7 @@ import type { Locale, Task } from '../protocol/domain.js';
 import type { Harness } from '../protocol/harness.js';
 import { hookKind } from '../protocol/harness.js';
 import { extractNumbers, normalizeForMatch } from '../protocol/text.js';
-import { embeddedHarness } from '../harness/index.js';
+import { embeddedHarness, harnessSetOf } from '../harness/index.js';
 import type { HarnessSet } from '../harness/index.js';
 import { FAMILIES, PRESETS, buildVariant } from '../harness-variants/index.js';
 import type { BuiltVariant, VariantSpec } from '../harness-variants/index.js';
@@ -65,7 +65,9 @@ const OPAQUE_RE = /^[a-z]{1,3}_[0-9a-f]{4,}$/i;
 export function informationProblems(v: BuiltVariant, base: Harness, original: Task): string[] {
   const problems: string[] = [];
   const key = original.answer_key;
-  const neededTools = new Set(['load_skill', ...key.solution.map((c) => c.name)]);
+  const loadSkill = harnessSetOf(base).bindings.loadSkillTool;
+  const needsSkills = key.reply_skills.length + key.strategy_skills.length > 0;
+  const neededTools = new Set([...(needsSkills && loadSkill !== undefined ? [loadSkill] : []), ...key.solution.map((c) => c.name)]);
   for (const t of neededTools) {
     const surface = v.map.toolToSurface(t);
     const schema = v.harness.tools.find((x) => x.function.name === surface);

@@ -221,7 +221,7 @@ async function startEpisodes(
       if (hashResetOutput(mirror.reset()).hash !== hashResetOutput(ok).hash) throw mismatch(ok.episode_id, seed, 'reset output');
     }
     const privileged: PrivilegedContext | undefined = opts.policy.privileged
-      ? { task: params.task, map: params.map, harness: params.harness }
+      ? { task: params.task, map: params.map, harness: params.harness, canonical: params.canonical }
       : undefined;
     const instance = opts.policy.start({
       seed,

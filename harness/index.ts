@@ -44,3 +44,8 @@ export type {
 } from './schema.js';
 export { diffHarness, formatHarnessDiff } from './diff.js';
 export type { HarnessChange } from './diff.js';
+export { HarnessBindings, SERVICE_OPERATIONS, OPERATION_OF_TOOL, EMBEDDED_SKILL_INTENT, bindingLabel } from './bindings.js';
+export type { ToolBinding, IntentBinding } from './bindings.js';
+export { callCustomService } from './services.js';
+export type { CustomService, CustomServiceContext, CustomServiceAnswer } from './services.js';
+export type { HarnessParts } from './loader.js';

@@ -10,14 +10,18 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { packageRoot } from '../protocol/package.js';
 import YAML from 'yaml';
-import type { JsonSchema, Locale, ToolSchema } from '../protocol/domain.js';
+import type { Intent, JsonSchema, Locale, ToolSchema } from '../protocol/domain.js';
 import type { Harness, HookSpec, PromptBlock, PromptSpec, RetryPolicy, Skill } from '../protocol/harness.js';
 import { REFERENCE_MAX_CHARS } from '../protocol/harness.js';
-import { CANONICAL_SKILLS, CANONICAL_TOOLS, HOOK_KIND_STAGES, INTENT_REPLY_SKILLS, PROMPT_BLOCK_ORDER, PROMPT_PLACEHOLDERS, TOOL_SERVICES } from './names.js';
-import type { HookKind } from './names.js';
+import { CANONICAL_SKILLS, CANONICAL_TOOLS, HOOK_KIND_STAGES, INTENT_REPLY_SKILLS, PROMPT_PLACEHOLDERS, SKILL_NAME_RE, STRATEGY_SKILLS, TOOL_SERVICES } from './names.js';
+import type { CanonicalTool, HookKind } from './names.js';
 import { REPEATABLE_HOOK_KINDS, VIOLATION_CODES } from './names.js';
 import { HOOK_PARAM_SCHEMAS, HooksFileSchema, ManifestSchema, PromptFileSchema, ToolFileSchema, ToolI18nSchema } from './schema.js';
 import { HarnessDataError, parseSkillMarkdown } from './skill-markdown.js';
+import { HarnessBindings, OPERATION_OF_TOOL, embeddedIntentBindings, intentBindingOf, toolBindingOf } from './bindings.js';
+import type { IntentBinding, ToolBinding } from './bindings.js';
+import { loadCustomService } from './services.js';
+import type { CustomService } from './services.js';
 import type { z } from 'zod';
 
 /** The directory holding the base harness's data files. */
@@ -69,25 +73,30 @@ export function zodIssueLines(file: string, error: z.ZodError, base: readonly (s
   return error.issues.map((issue) => `${file}: ${[...base, ...issue.path].map(String).join('.') || '(root)'}: ${issue.message}`);
 }
 
-/** Skills of one locale, in canonical order; exactly the canonical set, each file named after its skill. */
-function loadSkills(dir: string, locale: Locale, errors: string[]): Skill[] {
-  const folder = `skills/${locale}`;
-  let files: string[];
+/** The `.md` / `.json` file names of a folder of the directory, sorted; undefined (and an error) when it is missing. */
+function listFolder(dir: string, folder: string, ext: string, errors: string[], missing: string): string[] | undefined {
   try {
-    files = readdirSync(join(dir, folder)).filter((f) => f.endsWith('.md')).sort();
+    return readdirSync(join(dir, folder))
+      .filter((f) => f.endsWith(ext) && !f.startsWith('.'))
+      .sort();
   } catch {
-    errors.push(`${folder}: (folder): missing: a harness has one skill file per skill and locale`);
-    return [];
+    errors.push(`${folder}: (folder): missing: ${missing}`);
+    return undefined;
   }
-  const expected = [...CANONICAL_SKILLS].map((n) => `${n}.md`).sort();
-  for (const f of files) {
-    if (!expected.includes(f)) errors.push(`${folder}/${f}: name: not a skill of this harness version (skills: ${CANONICAL_SKILLS.join(', ')})`);
-  }
+}
+
+/** Every skill of one locale (file order; `orderSkills` puts them in the harness's order), each file named after its skill. */
+function loadSkills(dir: string, locale: Locale, errors: string[], fileNames: string[] = []): Skill[] {
+  const folder = `skills/${locale}`;
+  const files = listFolder(dir, folder, '.md', errors, 'a harness has one skill file per skill and locale');
+  if (!files) return [];
+  fileNames.push(...files.map((f) => f.slice(0, -'.md'.length)));
   const out: Skill[] = [];
-  for (const name of CANONICAL_SKILLS) {
-    const rel = `${folder}/${name}.md`;
-    if (!files.includes(`${name}.md`)) {
-      errors.push(`${rel}: (file): missing: the skill "${name}" is needed by ${skillUsers(name)}`);
+  for (const f of files) {
+    const rel = `${folder}/${f}`;
+    const name = f.slice(0, -'.md'.length);
+    if (!SKILL_NAME_RE.test(name) || name.length > 64) {
+      errors.push(`${rel}: (file): "${name}" is not a valid skill name (^[a-z0-9]+(-[a-z0-9]+)*$, at most 64 characters)`);
       continue;
     }
     const skill = attempt(errors, () => parseSkillMarkdown(readText(dir, rel), rel));
@@ -98,7 +107,7 @@ function loadSkills(dir: string, locale: Locale, errors: string[]): Skill[] {
   return out;
 }
 
-/** Who needs a canonical skill, for the message of a missing one. */
+/** Who needs an embedded skill, for the message of a missing one. */
 function skillUsers(name: string): string {
   const intents = Object.entries(INTENT_REPLY_SKILLS)
     .filter(([, skills]) => skills.includes(name))
@@ -106,30 +115,15 @@ function skillUsers(name: string): string {
   return intents.length > 0 ? `the intent${intents.length > 1 ? 's' : ''} ${intents.join(', ')}` : 'the strategy-skill operators and the skill index';
 }
 
-/** The canonical tool schemas with descriptions in `locale` (zh-CN in the files, others from i18n). */
+/** Every tool of the directory with descriptions in `locale` (zh-CN in the files, others from i18n). */
 function loadTools(dir: string, locale: Locale, errors: string[]): ToolSchema[] {
-  let listed: string[] = [];
-  try {
-    listed = readdirSync(join(dir, 'tools')).filter((f) => f.endsWith('.json'));
-  } catch {
-    errors.push('tools: (folder): missing: a harness has one JSON Schema file per tool');
-    return [];
-  }
-  if (locale === 'zh-CN') {
-    for (const f of listed.sort()) {
-      if (!(CANONICAL_TOOLS as readonly string[]).includes(f.replace(/\.json$/, ''))) {
-        errors.push(`tools/${f}: (file): not a tool of this harness version (tools: ${CANONICAL_TOOLS.join(', ')})`);
-      }
-    }
-  }
+  const listed = listFolder(dir, 'tools', '.json', locale === 'zh-CN' ? errors : [], 'a harness has one JSON Schema file per tool');
+  if (!listed) return [];
   const own: string[] = [];
   const tools: ToolSchema[] = [];
-  for (const name of CANONICAL_TOOLS) {
-    const rel = `tools/${name}.json`;
-    if (!listed.includes(`${name}.json`)) {
-      own.push(`${rel}: (file): missing: the tool "${name}" is bound to the ${TOOL_SERVICES[name]}`);
-      continue;
-    }
+  for (const f of listed) {
+    const name = f.slice(0, -'.json'.length);
+    const rel = `tools/${f}`;
     const raw = attempt(own, () => readJson(dir, rel));
     if (raw === undefined) continue;
     const parsed = ToolFileSchema.safeParse(raw);
@@ -182,7 +176,8 @@ function loadTools(dir: string, locale: Locale, errors: string[]): ToolSchema[] 
     };
   });
   // Keys of a tool whose file failed are not reported again (its file's errors say what is wrong).
-  const broken = (key: string) => (CANONICAL_TOOLS as readonly string[]).includes(key.split('.')[0]) && !tools.some((t) => t.function.name === key.split('.')[0]);
+  const files = new Set(listed.map((f) => f.slice(0, -'.json'.length)));
+  const broken = (key: string) => files.has(key.split('.')[0]) && !tools.some((t) => t.function.name === key.split('.')[0]);
   for (const key of Object.keys(texts)) {
     if (!wanted.has(key) && !broken(key)) errors.push(`${rel}: ${key}: names no tool or parameter`);
   }
@@ -213,10 +208,13 @@ function loadPrompt(dir: string, locale: Locale, errors: string[]): PromptSpec |
   const rel = 'prompt.yaml';
   const file = readYamlFile(dir, rel, PromptFileSchema, errors);
   if (file === undefined) return undefined;
-  const ids = file.blocks.map((b) => b.id);
-  if (ids.join() !== PROMPT_BLOCK_ORDER.join()) {
-    errors.push(`${rel}: blocks: expected blocks ${PROMPT_BLOCK_ORDER.join(', ')} in this order; got ${ids.join(', ')}`);
-  }
+  // Any of the pipeline's blocks, in any order, each at most once.
+  const seen = new Map<string, number>();
+  file.blocks.forEach((b, i) => {
+    const first = seen.get(b.id);
+    if (first !== undefined && locale === 'zh-CN') errors.push(`${rel}: blocks.${i}.id: "${b.id}" again (first at blocks.${first}); a block appears at most once`);
+    else seen.set(b.id, i);
+  });
   const blocks = file.blocks.map((b, i): PromptBlock => {
     const text = b[locale];
     checkPlaceholders(rel, `blocks.${i}.${locale}.template`, text.template, errors);
@@ -344,7 +342,17 @@ export class HarnessSet {
   readonly locales: readonly Locale[];
   readonly #byLocale: ReadonlyMap<Locale, Harness>;
 
-  constructor(dir: string, identity: HarnessIdentity, description: string, byLocale: Map<Locale, Harness>) {
+  /** What answers each tool and which skill serves each intent (docs/HARNESS.md "Bindings"). */
+  readonly bindings: HarnessBindings;
+  /** The custom service modules of the directory, by module name. */
+  readonly services: ReadonlyMap<string, CustomService>;
+  /** The task files of the directory (`tasks/*.jsonl`, absolute paths, sorted): what serves `generate: false` intents. */
+  readonly taskFiles: readonly string[];
+
+  constructor(dir: string, identity: HarnessIdentity, description: string, byLocale: Map<Locale, Harness>, parts: HarnessParts = defaultParts()) {
+    this.bindings = parts.bindings;
+    this.services = parts.services;
+    this.taskFiles = Object.freeze([...parts.taskFiles]);
     this.dir = dir;
     this.identity = Object.freeze({ ...identity });
     this.description = description;
@@ -359,6 +367,20 @@ export class HarnessSet {
     if (!h) throw new RangeError(`harness "${this.identity.name}" has no locale ${locale}`);
     return h;
   }
+}
+
+/** What a harness directory binds, besides its files' contents. */
+export interface HarnessParts {
+  bindings: HarnessBindings;
+  services: ReadonlyMap<string, CustomService>;
+  taskFiles: readonly string[];
+}
+
+/** The embedded harness's bindings: every intent served by its embedded skill, every tool by its name. */
+function defaultParts(): HarnessParts {
+  const tools = new Map<string, ToolBinding>(CANONICAL_TOOLS.map((t) => [t, { kind: 'builtin', op: t }]));
+  const strategies = new Map<string, string>(STRATEGY_SKILLS.map((s) => [s, s]));
+  return { bindings: new HarnessBindings(embeddedIntentBindings(), strategies, tools), services: new Map(), taskFiles: [] };
 }
 
 /** The set each loaded base harness belongs to (variants keep the base as `ctx.base`). */
@@ -415,23 +437,168 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
   const byLocale = new Map<Locale, Harness>();
   // The manifest names the locales; both are required in this version, and a broken manifest still lets
   // the other files be checked.
-  for (const locale of manifest?.locales ?? (['zh-CN', 'en'] as Locale[])) {
-    const skills = loadSkills(dir, locale, errors);
+  const locales = manifest?.locales ?? (['zh-CN', 'en'] as Locale[]);
+  const loadedSkills = new Map<Locale, Skill[]>();
+  const skillFiles = new Map<Locale, string[]>();
+  for (const locale of locales) {
+    const names: string[] = [];
+    const skills = loadSkills(dir, locale, errors, names);
+    loadedSkills.set(locale, skills);
+    skillFiles.set(locale, names);
     const tools = loadTools(dir, locale, errors);
     const prompt = loadPrompt(dir, locale, errors);
     const hooks = loadHooks(dir, locale, errors);
     if (prompt && hooks) byLocale.set(locale, { id: 'base', locale, skills, tools, prompt, ...hooks });
   }
-  // The simulated services read the embedded tools' parameters: a harness may reword a tool, not change
-  // what its service takes (the embedded harness is the reference, so it is not compared with itself).
+  checkSkillSets(skillFiles, loadedSkills, errors);
   const zh = byLocale.get('zh-CN');
-  if (zh && dir !== resolve(harnessDataDir())) errors.push(...serviceSignatureErrors(zh.tools, embeddedHarness().get('zh-CN').tools));
+  const skills = loadedSkills.get('zh-CN') ?? [];
+  const toolNames = listFolder(dir, 'tools', '.json', [], '')?.map((f) => f.slice(0, -'.json'.length)) ?? [];
+  const bindings = bindHarness(manifest, skills, toolNames, errors);
+  const services = new Map<string, CustomService>();
+  for (const b of bindings.tools.values()) {
+    if (b.kind === 'custom' && !services.has(b.module)) {
+      const svc = loadCustomService(dir, b.module, errors);
+      if (svc) services.set(b.module, svc);
+    }
+  }
+  // A built-in operation reads the embedded tool's parameters: a harness may rename and reword a tool,
+  // not change what its service takes (the embedded harness is the reference, not compared with itself).
+  if (zh && dir !== resolve(harnessDataDir())) errors.push(...serviceSignatureErrors(zh.tools, bindings, embeddedHarness().get('zh-CN').tools));
+  const taskFiles = listFolder(dir, 'tasks', '.jsonl', [], '')?.map((f) => join(dir, 'tasks', f)) ?? [];
   const unique = [...new Set(errors)];
   if (unique.length > 0 || !manifest) return { ok: false, errors: unique };
-  for (const h of byLocale.values()) deepFreeze(h);
-  const set = new HarnessSet(dir, { name: manifest.name, version: manifest.version, hash }, manifest.description ?? '', byLocale);
+  for (const [locale, h] of byLocale) {
+    byLocale.set(locale, deepFreeze({ ...h, skills: orderSkills(h.skills, bindings), tools: orderTools(h.tools, bindings) }));
+  }
+  const set = new HarnessSet(dir, { name: manifest.name, version: manifest.version, hash }, manifest.description ?? '', byLocale, {
+    bindings,
+    services,
+    taskFiles,
+  });
   loaded.set(key, set);
   return { ok: true, harness: set };
+}
+
+/** Both locales must hold the same skill files, each skill of the same kind. */
+function checkSkillSets(files: ReadonlyMap<Locale, readonly string[]>, byLocale: ReadonlyMap<Locale, readonly Skill[]>, errors: string[]): void {
+  const [first, ...rest] = [...files.entries()];
+  if (!first) return;
+  const missing = (locale: Locale, name: string, other: Locale) =>
+    `skills/${locale}/${name}.md: (file): missing: every skill has a file in each locale (skills/${other}/${name}.md exists)`;
+  for (const [locale, names] of rest) {
+    for (const n of first[1]) if (!names.includes(n)) errors.push(missing(locale, n, first[0]));
+    for (const n of names) if (!first[1].includes(n)) errors.push(missing(first[0], n, locale));
+    for (const s of byLocale.get(locale) ?? []) {
+      const other = byLocale.get(first[0])?.find((x) => x.name === s.name);
+      if (other && other.kind !== s.kind) errors.push(`skills/${locale}/${s.name}.md: metadata.kind: "${s.kind}" but skills/${first[0]}/${s.name}.md says "${other.kind}"`);
+    }
+  }
+}
+
+type Manifest = z.infer<typeof ManifestSchema>;
+
+/**
+ * The bindings of a harness: the manifest's `intents`, `strategies` and `tools` sections, or the embedded
+ * harness's where a section is absent. Every binding must name a skill or tool of the directory.
+ */
+function bindHarness(manifest: Manifest | undefined, skills: readonly Skill[], toolNames: readonly string[], errors: string[]): HarnessBindings {
+  const kindOf = new Map(skills.map((s) => [s.name, s.kind]));
+  const rel = 'harness.yaml';
+  // Intents.
+  const intents = new Map<Intent, IntentBinding>();
+  if (manifest?.intents !== undefined) {
+    for (const [intent, entry] of Object.entries(manifest.intents)) {
+      const b = intentBindingOf(entry);
+      if (intent === 'multi_intent') {
+        if (b.skill !== undefined) errors.push(`${rel}: intents.multi_intent.skill: multi_intent is served by its parts' skills; give { generate: true } or leave it out`);
+      } else if (b.skill === undefined) {
+        errors.push(`${rel}: intents.${intent}: names no skill (give the reply skill that serves it)`);
+        continue;
+      } else if (!kindOf.has(b.skill)) {
+        errors.push(`${rel}: intents.${intent}: "${b.skill}" is not a skill of the harness (skills: ${[...kindOf.keys()].join(', ')})`);
+        continue;
+      } else if (kindOf.get(b.skill) !== 'reply') {
+        errors.push(`${rel}: intents.${intent}: "${b.skill}" is a strategy skill; an intent is served by a reply skill (metadata.kind: reply)`);
+        continue;
+      }
+      intents.set(intent as Intent, intent === 'multi_intent' ? { generate: b.generate } : b);
+    }
+  } else if (manifest !== undefined || skills.length > 0) {
+    for (const [intent, b] of embeddedIntentBindings()) {
+      if (b.skill !== undefined && !kindOf.has(b.skill)) {
+        errors.push(`skills/zh-CN/${b.skill}.md: (file): missing: the skill "${b.skill}" is needed by ${skillUsers(b.skill)} (or bind the intents to your skills under intents: in harness.yaml)`);
+        continue;
+      }
+      intents.set(intent, b);
+    }
+  }
+  // Strategy roles.
+  const strategies = new Map<string, string>();
+  if (manifest?.strategies !== undefined) {
+    for (const [role, skill] of Object.entries(manifest.strategies)) {
+      if (!kindOf.has(skill)) errors.push(`${rel}: strategies.${role}: "${skill}" is not a skill of the harness`);
+      else strategies.set(role, skill);
+    }
+  } else {
+    for (const role of STRATEGY_SKILLS) if (kindOf.has(role)) strategies.set(role, role);
+  }
+  // Tools.
+  const tools = new Map<string, ToolBinding>();
+  const files = new Set(toolNames);
+  if (manifest?.tools !== undefined) {
+    const byOp = new Map<string, string>();
+    for (const [tool, value] of Object.entries(manifest.tools)) {
+      if (!files.has(tool)) {
+        errors.push(`${rel}: tools.${tool}: no file tools/${tool}.json`);
+        continue;
+      }
+      const b = toolBindingOf(value);
+      if (b.kind === 'builtin') {
+        const prior = byOp.get(b.op);
+        if (prior !== undefined) {
+          errors.push(`${rel}: tools.${tool}: ${value} is already bound to ${prior}; an operation answers one tool`);
+          continue;
+        }
+        byOp.set(b.op, tool);
+      }
+      tools.set(tool, b);
+    }
+    for (const t of toolNames) {
+      if (!Object.hasOwn(manifest.tools, t)) errors.push(`tools/${t}.json: (file): not bound: add "${t}: <service>.<operation>" or "${t}: custom.<module>" under tools: in harness.yaml`);
+    }
+  } else {
+    for (const t of toolNames) {
+      if ((CANONICAL_TOOLS as readonly string[]).includes(t)) tools.set(t, { kind: 'builtin', op: t as CanonicalTool });
+      else errors.push(`tools/${t}.json: (file): not bound: "${t}" is not an embedded tool's name; bind it under tools: in harness.yaml (tools: ${CANONICAL_TOOLS.join(', ')})`);
+    }
+  }
+  const loadSkill = [...tools].find(([, b]) => b.kind === 'builtin' && b.op === 'load_skill');
+  if (loadSkill === undefined && [...intents.values()].some((b) => b.skill !== undefined)) {
+    errors.push(`${rel}: tools: no tool is bound to environment.load_skill, so no skill can be loaded (bind one, e.g. load_skill: environment.load_skill)`);
+  }
+  return new HarnessBindings(intents, strategies, tools);
+}
+
+/** Where a skill sits in the harness: at its role's place in the embedded order, then the others by name. */
+function orderSkills(skills: readonly Skill[], b: HarnessBindings): Skill[] {
+  const rank = new Map<string, number>();
+  const note = (name: string | undefined, at: number) => {
+    if (name !== undefined && at >= 0 && at < (rank.get(name) ?? Infinity)) rank.set(name, at);
+  };
+  for (const [intent, ib] of b.intents) note(ib.skill, CANONICAL_SKILLS.indexOf(INTENT_REPLY_SKILLS[intent][0] ?? ''));
+  for (const [role, skill] of b.strategies) note(skill, CANONICAL_SKILLS.indexOf(role));
+  for (const s of skills) note(s.name, CANONICAL_SKILLS.indexOf(s.name));
+  return [...skills].sort((x, y) => (rank.get(x.name) ?? Infinity) - (rank.get(y.name) ?? Infinity) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+}
+
+/** Where a tool sits: at its operation's place in the embedded order, then custom tools by name. */
+function orderTools(tools: readonly ToolSchema[], b: HarnessBindings): ToolSchema[] {
+  const rank = (t: ToolSchema) => {
+    const op = b.opOf(t.function.name);
+    return op === undefined ? Infinity : CANONICAL_TOOLS.indexOf(op);
+  };
+  return [...tools].sort((x, y) => rank(x) - rank(y) || (x.function.name < y.function.name ? -1 : x.function.name > y.function.name ? 1 : 0));
 }
 
 /** What a tool's service reads of a parameter: its type, and its enum or item schema when it has one. */
@@ -441,18 +608,19 @@ function signature(schema: JsonSchema): string {
 }
 
 /** Tools whose parameters are not the ones their simulated service reads. */
-function serviceSignatureErrors(tools: readonly ToolSchema[], reference: readonly ToolSchema[]): string[] {
+function serviceSignatureErrors(tools: readonly ToolSchema[], bindings: HarnessBindings, reference: readonly ToolSchema[]): string[] {
   const errors: string[] = [];
   for (const tool of tools) {
     const name = tool.function.name;
-    const ref = reference.find((t) => t.function.name === name);
-    if (!ref) continue;
+    const op = bindings.opOf(name);
+    const ref = op === undefined ? undefined : reference.find((t) => t.function.name === op);
+    if (!ref || op === undefined) continue;
     const rel = `tools/${name}.json`;
     const props = tool.function.parameters.properties as Record<string, JsonSchema>;
     const want = ref.function.parameters.properties as Record<string, JsonSchema>;
-    const service = TOOL_SERVICES[name as keyof typeof TOOL_SERVICES];
+    const service = `${TOOL_SERVICES[op]} (${OPERATION_OF_TOOL[op]})`;
     for (const p of Object.keys(props)) {
-      if (!Object.hasOwn(want, p)) errors.push(`${rel}: function.parameters.properties.${p}: the ${service} reads no parameter "${p}" (${name} takes ${Object.keys(want).join(', ')})`);
+      if (!Object.hasOwn(want, p)) errors.push(`${rel}: function.parameters.properties.${p}: the ${service} reads no parameter "${p}" (it takes ${Object.keys(want).join(', ')})`);
       else if (signature(props[p]) !== signature(want[p])) {
         errors.push(`${rel}: function.parameters.properties.${p}: the ${service} reads ${signature(want[p])}, the file says ${signature(props[p])}`);
       }

@@ -8,6 +8,7 @@ import { INTENTS, LOCALES } from '../protocol/domain.js';
 import type { Locale } from '../protocol/domain.js';
 import { LIMIT_RANGES } from '../protocol/harness.js';
 import { PROMPT_BLOCK_ORDER, SKILL_NAME_RE } from './names.js';
+import { IntentsSectionSchema, StrategiesSectionSchema, ToolsSectionSchema } from './bindings.js';
 
 const locales = LOCALES as readonly string[];
 const intents = INTENTS as readonly string[];
@@ -42,6 +43,12 @@ export const ManifestSchema = z.strictObject({
     .refine((l) => l.length === locales.length && locales.every((x) => l.includes(x as Locale)), {
       message: `must list both locales, ${locales.join(' and ')} (every file holds both in this version)`,
     }),
+  /** Intent -> the reply skill serving it (docs/HARNESS.md "Bindings"); absent: the embedded harness's. */
+  intents: IntentsSectionSchema.optional(),
+  /** Built-in strategy role -> the skill playing it; absent: the skills named like the roles. */
+  strategies: StrategiesSectionSchema.optional(),
+  /** Tool -> the operation or custom service answering it; absent: each tool by its embedded name. */
+  tools: ToolsSectionSchema.optional(),
 });
 
 // ---------------------------------------------------------------------------------------------------

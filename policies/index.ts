@@ -3,6 +3,6 @@ export type { Policy, PolicyInstance, PolicyObservation, PrivilegedContext, Epis
 export { writeCalls, writeReply, toSurface } from './policy.js';
 export { oraclePolicy } from './oracle.js';
 export { randomPolicy } from './random.js';
-export { memorizerPolicy } from './memorizer.js';
-export { POLICIES } from './registry.js';
+export { memorizerPolicy, memorizerFor } from './memorizer.js';
+export { POLICIES, policyFor } from './registry.js';
 export { BLIND_POLICIES, BLIND_DESCRIPTIONS } from './blind.js';

@@ -12,6 +12,7 @@
  * get_promotions); the last turn is the reply, composed from templates and the facts read.
  */
 import type { CanonicalCall } from '../protocol/domain.js';
+import type { HarnessSet } from '../harness/index.js';
 import { charLength } from '../protocol/text.js';
 import type { EpisodeStart, Policy, PolicyInstance, PolicyObservation, SurfaceCall } from './policy.js';
 import { writeCalls, writeReply } from './policy.js';
@@ -45,7 +46,23 @@ function clip(text: string, max: number): string {
   return (m && charLength(m[1]) >= max / 2 ? m[1] : cut).replace(/[，；,;]$/, '');
 }
 
+/** How a memorizer fitted to a harness writes the embedded script's names: that harness's tools and skills. */
+interface Fit {
+  tool(name: string): string;
+  skill(name: string): string;
+}
+
+const EMBEDDED_FIT: Fit = { tool: (n) => n, skill: (n) => n };
+
+/** The names a memorizer fitted to `set` uses: each embedded tool and skill as the harness binds its role. */
+function fitTo(set: HarnessSet): Fit {
+  const b = set.bindings;
+  if (b.identity) return EMBEDDED_FIT;
+  return { tool: (n) => b.toolOf(n) ?? n, skill: (n) => b.skillFor(n) ?? n };
+}
+
 class MemorizerInstance implements PolicyInstance {
+  readonly #fit: Fit;
   readonly #parser: string;
   readonly #room: RoomFacts;
   readonly #parts: Part[];
@@ -57,7 +74,8 @@ class MemorizerInstance implements PolicyInstance {
   #turn = 0;
   #lastReply: string | null = null;
 
-  constructor(start: EpisodeStart) {
+  constructor(start: EpisodeStart, fit: Fit) {
+    this.#fit = fit;
     this.#parser = start.parser;
     // Only the chat transcript is read: system prompt, earlier dialogue, the viewer's message.
     const messages = start.observation.messages;
@@ -144,7 +162,12 @@ class MemorizerInstance implements PolicyInstance {
 
   #send(cs: readonly CanonicalCall[]): unknown {
     this.#sent = cs.map((c) => signature(c.name, c.arguments));
-    const out: SurfaceCall[] = cs.map((c, i) => ({ id: `call_m${this.#turn}_${i}`, name: c.name, arguments: c.arguments }));
+    const fit = this.#fit;
+    const out: SurfaceCall[] = cs.map((c, i) => ({
+      id: `call_m${this.#turn}_${i}`,
+      name: fit.tool(c.name),
+      arguments: c.name === LOAD_SKILL && typeof c.arguments.name === 'string' ? { ...c.arguments, name: fit.skill(c.arguments.name) } : c.arguments,
+    }));
     return writeCalls(this.#parser, out);
   }
 
@@ -188,9 +211,26 @@ class MemorizerInstance implements PolicyInstance {
   }
 }
 
-/** The memorizer reference policy: base-harness habits, no privileged knowledge. */
+/** The memorizer reference policy: the embedded harness's habits, no privileged knowledge. */
 export const memorizerPolicy: Policy = {
   name: 'memorizer',
   privileged: false,
-  start: (episode) => new MemorizerInstance(episode),
+  start: (episode) => new MemorizerInstance(episode, EMBEDDED_FIT),
 };
+
+const fitted = new WeakMap<HarnessSet, Policy>();
+
+/**
+ * The memorizer fitted to a harness: the same script and habits, in that harness's names (its tools and
+ * skills as it binds the embedded roles), as a small model fine-tuned on that harness alone would play.
+ */
+export function memorizerFor(set: HarnessSet): Policy {
+  if (set.bindings.identity) return memorizerPolicy;
+  let p = fitted.get(set);
+  if (!p) {
+    const fit = fitTo(set);
+    p = { name: 'memorizer', privileged: false, start: (episode) => new MemorizerInstance(episode, fit) };
+    fitted.set(set, p);
+  }
+  return p;
+}

@@ -11,6 +11,7 @@ import type { Harness } from '../protocol/harness.js';
 import { hookKind } from '../protocol/harness.js';
 import type { EpisodeStart, Policy, PolicyInstance, PolicyObservation, SurfaceCall } from './policy.js';
 import { toSurface, writeCalls, writeReply } from './policy.js';
+import { embeddedHarness, harnessSetOf } from '../harness/index.js';
 
 const LOAD_SKILL = 'load_skill';
 const DISCOVER_TOOLS = 'discover_tools';
@@ -43,10 +44,15 @@ class OracleInstance implements PolicyInstance {
     const key = ctx.task.answer_key;
     // Marketing tools are offered only after MCP discovery: a solution that uses one discovers first
     // (generated answer keys already do; a hand-written task file may not).
-    const needsDiscovery = key.solution.some((c) => MARKETING.has(c.name)) && !key.solution.some((c) => c.name === DISCOVER_TOOLS);
+    // The base harness names its tools: the skill-loading and discovery tools are found by what they do.
+    const b = harnessSetOf(ctx.canonical ?? embeddedHarness().get(ctx.task.locale)).bindings;
+    const loadSkill = b.loadSkillTool ?? LOAD_SKILL;
+    const discover = b.discoverTool ?? DISCOVER_TOOLS;
+    const needsDiscovery =
+      b.discoverTool !== undefined && key.solution.some((c) => MARKETING.has(c.name) && b.opOf(c.name) === c.name) && !key.solution.some((c) => c.name === discover);
     const canonical: CanonicalCall[] = [
-      ...key.reply_skills.map((s) => ({ name: LOAD_SKILL, arguments: { name: ctx.map.skillToSurface(s) ?? s } })),
-      ...(needsDiscovery ? [{ name: DISCOVER_TOOLS, arguments: { server: 'marketing' } }] : []),
+      ...key.reply_skills.map((s) => ({ name: loadSkill, arguments: { name: ctx.map.skillToSurface(s) ?? s } })),
+      ...(needsDiscovery ? [{ name: discover, arguments: { server: 'marketing' } }] : []),
       ...key.solution,
     ];
     this.#pending = [];

@@ -17,6 +17,8 @@ export interface PrivilegedContext {
   task: Task;
   map: SurfaceMap;
   harness: Harness;
+  /** The base harness the variant was drawn from (its names are the task's); absent: the embedded one. */
+  canonical?: Harness;
 }
 
 /** What every episode tells its policy at the start. */

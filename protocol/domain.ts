@@ -272,6 +272,11 @@ export interface Trace {
   rule_violations?: HookViolation[];
   /** The ending the prompt requires of every reply, when it requires one (part of the reply's length budget). */
   required_ending?: string;
+  /**
+   * Built-in operations the harness's tools answer under names other than the embedded ones (operation,
+   * named by its embedded tool -> the harness's tool): `{ "load_skill": "open_skill" }`. Absent when none.
+   */
+  tool_operations?: Record<string, string>;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -23,10 +23,16 @@ export function stableStringify(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify(obj[k])}`).join(',')}}`;
 }
 
-/** Every tool call of the trace except `load_skill`, in order. */
+/** The trace's name of a built-in operation's tool (`load_skill`, `refuse_request`, ...): its harness may rename it. */
+export function toolOf(trace: Trace, op: string): string {
+  return trace.tool_operations?.[op] ?? op;
+}
+
+/** Every tool call of the trace except skill loads, in order. */
 export function toolCalls(trace: Trace): TraceCall[] {
   const out: TraceCall[] = [];
-  for (const turn of trace.turns) for (const call of turn.calls) if (call.name !== LOAD_SKILL) out.push(call);
+  const load = toolOf(trace, LOAD_SKILL);
+  for (const turn of trace.turns) for (const call of turn.calls) if (call.name !== load) out.push(call);
   return out;
 }
 

@@ -5,7 +5,7 @@
  * name the key path, so a typo such as `limits.max_bach` is reported rather than silently ignored.
  * This module never reads `process.env`; the serve command does.
  */
-import { DEFAULT_DEFAULTS, JsonlTaskSource } from '../env/index.js';
+import { DEFAULT_DEFAULTS, JsonlTaskSource, loadHarnessTasks } from '../env/index.js';
 import type { EnvDefaults } from '../env/index.js';
 import { embeddedHarness, loadHarnessDir } from '../harness/index.js';
 import type { HarnessSet } from '../harness/index.js';
@@ -252,6 +252,8 @@ export function harnessOf(config: Pick<ServerConfig, 'harness'>): HarnessSet {
   if (config.harness === null) return embeddedHarness();
   const loaded = loadHarnessDir(config.harness);
   if (!loaded.ok) throw new TypeError(`harness ${config.harness} is invalid: ${loaded.errors.join('; ')}`);
+  const tasks = loadHarnessTasks(loaded.harness);
+  if (!tasks.ok) throw new TypeError(`harness ${config.harness} is invalid: ${tasks.errors.join('; ')}`);
   return loaded.harness;
 }
 

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { diffHarness, embeddedHarness, formatHarnessDiff, loadHarnessDir } from '../../harness/index.js';
 import type { HarnessSet } from '../../harness/index.js';
-import { JsonlTaskSource } from '../../env/index.js';
+import { JsonlTaskSource, loadHarnessTasks } from '../../env/index.js';
 import type { TaskSource } from '../../env/index.js';
 import { CliError, EXIT, fileError, joinErrors } from '../errors.js';
 
@@ -14,6 +14,8 @@ import { CliError, EXIT, fileError, joinErrors } from '../errors.js';
 export function loadHarnessFlag(dir: string, flag: string): HarnessSet {
   const loaded = loadHarnessDir(dir);
   if (!loaded.ok) throw fileError(`${flag} ${dir} is not a valid harness directory: ${joinErrors(loaded.errors)}`);
+  const tasks = loadHarnessTasks(loaded.harness);
+  if (!tasks.ok) throw fileError(`${flag} ${dir} is not a valid harness directory: ${joinErrors(tasks.errors)}`);
   return loaded.harness;
 }
 

@@ -8,7 +8,8 @@ import type { Locale } from '../../protocol/domain.js';
 import { PARSERS, HarnessGymEnv, defaultEnvConfig } from '../../env/index.js';
 import type { EnvDefaults, EpisodeLimits } from '../../env/index.js';
 import { Recorder } from '../../recording/index.js';
-import { POLICIES } from '../../policies/index.js';
+import { POLICIES, policyFor } from '../../policies/index.js';
+import type { Policy } from '../../policies/index.js';
 import { evaluate, evaluateRemote } from '../../eval/index.js';
 import type { EvalSummary } from '../../eval/index.js';
 import { formatSummary } from '../format.js';
@@ -62,14 +63,15 @@ export function registerLocalCommands(program: Command): void {
     .option('--harness <dir>', "a harness directory to play in (default: the embedded harness); with --url, the server's")
     .option('--tasks <file>', "task file, JSONL (repeatable; default: generated tasks); with --url, the server's", collect)
     .action(async (opts: EvalFlags) => {
-      const policy = POLICIES.get(opts.policy);
-      if (!policy) throw usageError(`unknown policy ${opts.policy}`);
+      if (!POLICIES.has(opts.policy)) throw usageError(`unknown policy ${opts.policy}`);
       const { variant } = resolveVariantFlags(opts, 'identity');
       if (opts.recordSample !== undefined && opts.record === undefined) throw usageError('--record-sample needs --record DIR');
       if (opts.token !== undefined && opts.url === undefined) throw usageError('--token needs --url (the in-process eval has no server)');
       if (opts.record !== undefined) writableDir(opts.record, '--record');
       const { harness } = harnessOption(opts.harness);
       const config = { ...(harness ? { harness } : {}), ...tasksOption(opts.tasks, harness ?? embeddedHarness()) };
+      // The memorizer plays the harness it is run in, as if fine-tuned on it.
+      const policy = policyFor(opts.policy, harness ?? embeddedHarness()) as Policy;
       const common = {
         config,
         policy,

@@ -8,13 +8,14 @@ import stringWidth from 'string-width';
 import { LOCALES, INTENTS } from '../../protocol/domain.js';
 import type { ChatMessage, Intent, Locale, ToolSchema } from '../../protocol/domain.js';
 import type { HarnessSet } from '../../harness/index.js';
+import { embeddedHarness } from '../../harness/index.js';
 import { harnessOption } from './harness.js';
 import { FAMILIES, OPERATORS, PRESETS, PRESET_NAMES, buildVariant } from '../../harness-variants/index.js';
 import type { VariantSpec } from '../../harness-variants/index.js';
 import { worldFor } from '../../mock-services/index.js';
 import { generateTask } from '../../env/tasks/index.js';
 import { createEpisode, defaultEnvConfig, privilegedView, renderSystemPrompt } from '../../env/index.js';
-import { POLICIES, memorizerPolicy, oraclePolicy } from '../../policies/index.js';
+import { POLICIES, memorizerFor, oraclePolicy, policyFor } from '../../policies/index.js';
 import { evaluate, runCheck } from '../../eval/index.js';
 import { choiceOption, intArg, listArg, numberListArg, rateArg } from '../args.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -331,10 +332,11 @@ export function registerVariantCommands(program: Command): void {
         evaluate({ policy, episodes: opts.episodes, seed: opts.seed, variant, locale: opts.locale, config }).reward.mean;
       const custom = variantFlagsGiven(opts) ? resolveVariantFlags(opts, 'train') : null;
       if (custom && custom.spec === null) throw usageError('--variant identity has no families to report on; give train, eval or a spec');
-      const identity = run(memorizerPolicy, 'identity');
+      const memorizer = memorizerFor(config.harness ?? embeddedHarness());
+      const identity = run(memorizer, 'identity');
       const rows: Record<string, ReportRow> = {};
       const add = (name: string, spec: VariantSpec, variant: string | VariantSpec = spec) => {
-        const m = run(memorizerPolicy, variant);
+        const m = run(memorizer, variant);
         rows[name] = { spec, memorizer: m, drop: round4(identity - m), oracle: run(oraclePolicy, variant) };
       };
       if (custom?.spec) {
@@ -407,7 +409,7 @@ export function registerVariantCommands(program: Command): void {
             const spec: VariantSpec = { families, intensity, split: opts.split, ...(share !== undefined ? { identity_share: share } : {}) };
             const mean: Record<string, number> = {};
             for (const name of opts.policies) {
-              const policy = POLICIES.get(name);
+              const policy = policyFor(name, config.harness);
               if (policy) mean[name] = evaluate({ policy, episodes: opts.episodes, seed: opts.seed, variant: spec, locale: opts.locale, config }).reward.mean;
             }
             rows.push({ families: [...families], intensity, mean });

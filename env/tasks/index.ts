@@ -11,7 +11,8 @@ export {
 } from './generate.js';
 export type { GenerateOptions, GeneratedTaskRef } from './generate.js';
 export { AnswerKeySchema, TaskSchema } from './schema.js';
-export { GeneratorTaskSource, JsonlTaskSource } from './source.js';
+export { GeneratorTaskSource, JsonlTaskSource, loadHarnessTasks } from './source.js';
+export { adaptTask, generateFor, generatedIntents } from './harness-tasks.js';
 export type { JsonlError, JsonlLoad, TaskPick, TaskSelector, TaskSource } from './source.js';
 export { REFERENCE_MAX_CHARS } from './kit.js';
 export { eligibleCoupons } from './intents/commerce.js';

@@ -9,6 +9,9 @@ import { charLength } from '../../protocol/text.js';
 import type { Intent, Locale, Split, Task } from '../../protocol/domain.js';
 import { INTENTS } from '../../protocol/domain.js';
 import { generateTask, parseGeneratedTaskId } from './generate.js';
+import { generateFor, generatedIntents, sampleServedIntent } from './harness-tasks.js';
+import { HarnessDataError, embeddedHarness } from '../../harness/index.js';
+import type { HarnessSet } from '../../harness/index.js';
 import { TaskSchema } from './schema.js';
 
 /** Which task to pick: a specific id, or any task of an intent and split. */
@@ -42,26 +45,104 @@ function checkSelector(selector: TaskSelector): TaskPick | null {
   return null;
 }
 
-/** Tasks from the seeded generator: infinite, and any generated task can be regenerated from its id. */
+/**
+ * Tasks from the seeded generator, in a harness's names (env/tasks/harness-tasks.ts): infinite, and any
+ * generated task can be regenerated from its id. Intents the harness binds with `generate: false` are
+ * drawn from the harness's own task files (`tasks/*.jsonl`). A reset without an intent samples one with
+ * the production mix over the intents the harness serves.
+ */
 export class GeneratorTaskSource implements TaskSource {
   readonly name = 'generator';
+  readonly #set: HarnessSet;
+  readonly #files: JsonlTaskSource | undefined;
+
+  constructor(set: HarnessSet = embeddedHarness()) {
+    this.#set = set;
+    const loaded = loadHarnessTasks(set);
+    if (!loaded.ok) throw new HarnessDataError('tasks', '(files)', loaded.errors.join('; '));
+    this.#files = loaded.source;
+  }
+
+  /** The intents served in a locale and split: generated ones, then those of the harness's task files. */
+  served(locale: Locale, split: Split): Intent[] {
+    const generated = generatedIntents(this.#set, locale, split);
+    const files = this.#files;
+    return INTENTS.filter(
+      (i) =>
+        generated.includes(i) ||
+        (files !== undefined && this.#set.bindings.intents.get(i)?.generate === false && files.tasks().some((t) => t.intent === i && t.locale === locale && t.split === split)),
+    );
+  }
 
   pick(seed: number, selector: TaskSelector, locale: Locale): TaskPick {
     const bad = checkSelector(selector);
     if (bad) return bad;
+    const label = `harness "${this.#set.identity.name}"`;
     if (selector.id !== undefined) {
       const ref = parseGeneratedTaskId(selector.id);
-      if (!ref)
+      if (!ref) {
+        if (this.#files) {
+          const hit = this.#files.pick(seed, { id: selector.id }, locale);
+          if (hit.ok) return hit;
+        }
         return {
           ok: false,
           code: 'UNKNOWN_TASK',
-          message: `"${selector.id}" is not a generated task id (gen-<split>-<locale>-<seed>-<intent>)`,
+          message: `"${selector.id}" is not a generated task id (gen-<split>-<locale>-<seed>-<intent>)${this.#files ? ` nor a task of ${label}'s task files` : ''}`,
         };
-      return { ok: true, task: generateTask(ref.seed, ref.locale, { intent: ref.intent, split: ref.split }) };
+      }
+      const task = generateFor(this.#set, ref.seed, ref.locale, ref.intent, ref.split);
+      if (!task) return { ok: false, code: 'UNKNOWN_TASK', message: `${label} serves no generated ${ref.intent} task (see its intents: in harness.yaml)` };
+      return { ok: true, task };
     }
     if (!Number.isSafeInteger(seed)) return { ok: false, code: 'INVALID_MESSAGE', message: `seed must be an integer, got ${seed}` };
-    return { ok: true, task: generateTask(seed, locale, { intent: selector.intent, split: selector.split ?? 'train' }) };
+    const split = selector.split ?? 'train';
+    if (this.#set.bindings.identity && this.#files === undefined) {
+      return { ok: true, task: generateTask(seed, locale, { intent: selector.intent, split }) };
+    }
+    const served = this.served(locale, split);
+    const intent = selector.intent ?? sampleServedIntent(seed, served);
+    if (intent === undefined) return { ok: false, code: 'UNKNOWN_TASK', message: `${label} serves no intent in locale ${locale}, split ${split}` };
+    if (!served.includes(intent)) {
+      return { ok: false, code: 'UNKNOWN_TASK', message: `${label} does not serve intent ${intent} in locale ${locale}, split ${split} (it serves ${served.join(', ') || 'none'})` };
+    }
+    if (generatedIntents(this.#set, locale, split).includes(intent)) {
+      const task = generateFor(this.#set, seed, locale, intent, split);
+      if (task) return { ok: true, task };
+      return { ok: false, code: 'UNKNOWN_TASK', message: `${label}: no generated ${intent} task of seed ${seed} fits the harness` };
+    }
+    return (this.#files as JsonlTaskSource).pick(seed, { intent, split }, locale);
   }
+}
+
+const harnessTasksMemo = new WeakMap<HarnessSet, { ok: true; source?: JsonlTaskSource } | { ok: false; errors: string[] }>();
+
+/**
+ * The task files of a harness directory (`tasks/*.jsonl`), validated against the harness, and the intents
+ * bound with `generate: false` checked to have tasks. Memoised per harness.
+ */
+export function loadHarnessTasks(set: HarnessSet): { ok: true; source?: JsonlTaskSource } | { ok: false; errors: string[] } {
+  const hit = harnessTasksMemo.get(set);
+  if (hit) return hit;
+  let out: { ok: true; source?: JsonlTaskSource } | { ok: false; errors: string[] };
+  const fileOnly = [...set.bindings.intents].filter(([, b]) => !b.generate).map(([i]) => i);
+  if (set.taskFiles.length === 0) {
+    out =
+      fileOnly.length === 0
+        ? { ok: true }
+        : { ok: false, errors: fileOnly.map((i) => `harness.yaml: intents.${i}: generate: false, but the harness has no task files (tasks/*.jsonl) to serve it`) };
+  } else {
+    const loaded = JsonlTaskSource.fromFiles(set.taskFiles, set.get(set.locales[0]));
+    if (!loaded.ok) out = { ok: false, errors: loaded.errors.map((e) => e.replace(`${set.dir}/`, '')) };
+    else {
+      const errors = fileOnly
+        .filter((i) => !loaded.source.tasks().some((t) => t.intent === i))
+        .map((i) => `harness.yaml: intents.${i}: generate: false, but no task of tasks/*.jsonl has intent ${i}`);
+      out = errors.length > 0 ? { ok: false, errors } : { ok: true, source: loaded.source };
+    }
+  }
+  harnessTasksMemo.set(set, out);
+  return out;
 }
 
 /** A line-numbered validation error of a JSONL task file. */

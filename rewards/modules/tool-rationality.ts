@@ -7,7 +7,7 @@
  * call nor the retry after it is penalised.
  */
 import type { CanonicalCall, RewardDetail, Task, Trace, TraceCall } from '../../protocol/domain.js';
-import { INJECTED_FAULTS, LOAD_SKILL, clamp01, numParam, stableStringify, toolCalls } from '../common.js';
+import { INJECTED_FAULTS, LOAD_SKILL, clamp01, numParam, stableStringify, toolCalls, toolOf } from '../common.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `tool_rationality`. */
@@ -57,15 +57,15 @@ function scoreToolRationality(trace: Trace, task: Task, params: Readonly<Record<
   const requiredFrac = key.required_calls.length === 0 ? 1 : met / key.required_calls.length;
   reasons.unshift(`required calls: ${met}/${key.required_calls.length} satisfied`);
 
-  const relevant = new Set<string>([LOAD_SKILL, ...key.optional_tools]);
+  const relevant = new Set<string>([toolOf(trace, LOAD_SKILL), ...key.optional_tools]);
   for (const req of key.required_calls) for (const want of req.any_of) relevant.add(want.name);
   // The state-changing tools are relevant whenever the expected state needs their effect, even when a
   // task lists them only in expected_state (a refusal is checked as state, not as a required call).
   const exp = key.expected_state;
-  if (key.expect === 'refuse' || exp.refusals.length > 0) relevant.add('refuse_request');
-  if (key.expect === 'handoff' || exp.handoffs.length > 0) relevant.add('handoff_to_human');
-  if (exp.issued_coupons.length > 0) relevant.add('issue_coupon');
-  if (exp.pushed_cards.length > 0) relevant.add('push_link_card');
+  if (key.expect === 'refuse' || exp.refusals.length > 0) relevant.add(toolOf(trace, 'refuse_request'));
+  if (key.expect === 'handoff' || exp.handoffs.length > 0) relevant.add(toolOf(trace, 'handoff_to_human'));
+  if (exp.issued_coupons.length > 0) relevant.add(toolOf(trace, 'issue_coupon'));
+  if (exp.pushed_cards.length > 0) relevant.add(toolOf(trace, 'push_link_card'));
 
   let failed = 0;
   let irrelevant = 0;

@@ -1,0 +1,112 @@
+/**
+ * Tasks for any harness (docs/HARNESS.md "Tasks"). The generator and its answer keys speak the embedded
+ * harness's names; a harness binds its own names to the same roles (harness/bindings.ts), so a generated
+ * task is carried over into them (`adaptTask`), and a task the harness cannot serve (it needs a tool no
+ * tool of the harness answers, or an intent the harness does not bind) is never produced: the seed is
+ * redrawn instead, deterministically. Intents a harness binds with `generate: false` are served from the
+ * harness's own task files (`tasks/*.jsonl` of its directory).
+ */
+import type { Intent, Locale, Split, Task } from '../../protocol/domain.js';
+import { INTENTS } from '../../protocol/domain.js';
+import { Rng, deriveSeed } from '../../protocol/rng.js';
+import type { HarnessBindings, HarnessSet } from '../../harness/index.js';
+import { INTENT_WEIGHTS, generateTask, generatedTaskId } from './generate.js';
+
+/**
+ * A generated task in a harness's names, or null when the harness cannot serve it. The identity for a
+ * harness whose bindings are the embedded ones.
+ */
+export function adaptTask(task: Task, b: HarnessBindings): Task | null {
+  if (b.identity) return task;
+  const key = task.answer_key;
+  const reply: string[] = [];
+  if (task.intent === 'multi_intent') {
+    for (const s of key.reply_skills) {
+      const mapped = b.skillFor(s);
+      if (mapped === undefined) return null;
+      if (!reply.includes(mapped)) reply.push(mapped);
+    }
+  } else if (key.reply_skills.length > 0) {
+    const mapped = b.intents.get(task.intent)?.skill;
+    if (mapped === undefined) return null;
+    reply.push(mapped);
+  }
+  const strategy: string[] = [];
+  for (const s of key.strategy_skills) {
+    const mapped = b.strategies.get(s);
+    if (mapped !== undefined && !strategy.includes(mapped) && !reply.includes(mapped)) strategy.push(mapped);
+  }
+  const requiredCalls: Task['answer_key']['required_calls'] = [];
+  for (const r of key.required_calls) {
+    const anyOf = r.any_of.flatMap((c) => {
+      const name = b.toolOf(c.name);
+      return name === undefined ? [] : [{ name, arguments: c.arguments }];
+    });
+    if (anyOf.length === 0) return null;
+    requiredCalls.push({ any_of: anyOf });
+  }
+  const solution: Task['answer_key']['solution'] = [];
+  for (const c of key.solution) {
+    const name = b.toolOf(c.name);
+    if (name === undefined) return null;
+    solution.push({ name, arguments: c.arguments });
+  }
+  const optional = key.optional_tools.flatMap((t) => {
+    const name = b.toolOf(t);
+    return name === undefined ? [] : [name];
+  });
+  if ((reply.length > 0 || strategy.length > 0) && b.loadSkillTool === undefined) return null;
+  return {
+    ...task,
+    answer_key: { ...key, reply_skills: reply, strategy_skills: strategy, required_calls: requiredCalls, solution, optional_tools: optional },
+  };
+}
+
+/** How many seeds a task of a served intent may try before the harness is said not to serve it. */
+const SERVE_ATTEMPTS = 48;
+
+/**
+ * The generated task of `(seed, locale, intent, split)` in the harness's names, or null when none of the
+ * seed's redraws fits the harness. Deterministic: the task id (which carries `seed`) regenerates it.
+ */
+export function generateFor(set: HarnessSet, seed: number, locale: Locale, intent: Intent, split: Split): Task | null {
+  const b = set.bindings;
+  if (b.identity) return generateTask(seed, locale, { intent, split });
+  if (b.intents.get(intent)?.generate !== true) return null;
+  for (let k = 0; k < SERVE_ATTEMPTS; k++) {
+    const s = k === 0 ? seed : deriveSeed(seed, `serve:${k}`);
+    const adapted = adaptTask(generateTask(s, locale, { intent, split }), b);
+    if (adapted) return k === 0 ? adapted : { ...adapted, id: generatedTaskId(seed, locale, intent, split) };
+  }
+  return null;
+}
+
+const servedMemo = new WeakMap<HarnessSet, Map<string, readonly Intent[]>>();
+
+/**
+ * The intents the generator serves for a harness, in INTENTS order: bound with `generate` (the default),
+ * and with at least one generated task that fits the harness among the first seeds.
+ */
+export function generatedIntents(set: HarnessSet, locale: Locale, split: Split): readonly Intent[] {
+  let memo = servedMemo.get(set);
+  if (!memo) servedMemo.set(set, (memo = new Map()));
+  const key = `${locale}/${split}`;
+  const hit = memo.get(key);
+  if (hit) return hit;
+  const out = INTENTS.filter((intent) => {
+    if (set.bindings.intents.get(intent)?.generate !== true) return false;
+    if (set.bindings.identity) return true;
+    for (let seed = 0; seed < 8; seed++) if (generateFor(set, seed, locale, intent, split)) return true;
+    return false;
+  });
+  memo.set(key, out);
+  return out;
+}
+
+/** Sample an intent with the production mix, restricted to `served` (the full mix draws as `sampleIntent`). */
+export function sampleServedIntent(seed: number, served: readonly Intent[]): Intent | undefined {
+  if (served.length === 0) return undefined;
+  const weights: Partial<Record<Intent, number>> = {};
+  for (const intent of Object.keys(INTENT_WEIGHTS) as Intent[]) if (served.includes(intent)) weights[intent] = INTENT_WEIGHTS[intent];
+  return new Rng(seed, 'task/intent').weighted(weights as Record<Intent, number>);
+}
