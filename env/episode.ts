@@ -14,7 +14,7 @@ import type { Harness } from '../protocol/harness.js';
 import { harnessSetOf } from '../harness/index.js';
 import type { SurfaceMap } from '../protocol/surface.js';
 import type { ErrorInfo } from '../protocol/errors.js';
-import { worldFor } from '../mock-services/index.js';
+import { worldOfTask } from '../mock-services/index.js';
 import type { World } from '../mock-services/index.js';
 import { needsAsyncScoring, scoreEpisode, scoreEpisodeAsync } from '../rewards/index.js';
 import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
@@ -92,6 +92,8 @@ export class Episode {
    * The generated world, held weakly: a server keeps thousands of live episodes (ended ones too, until
    * closed), and a world is larger than the rest of an identity episode. While anything else holds it
    * (the world cache, a group sharing it) this is a lookup; once collected, it is regenerated, identical.
+   * A task's inline world (`task.world`) is held by the task itself, so it is never collected while the
+   * episode lives.
    */
   #world: WeakRef<World>;
   readonly #state: WorldState = emptyWorldState();
@@ -120,7 +122,7 @@ export class Episode {
 
   constructor(params: EpisodeParams) {
     this.params = params;
-    this.#world = new WeakRef(params.world ?? worldFor(params.task.world_seed, params.task.locale));
+    this.#world = new WeakRef(params.world ?? worldOfTask(params.task));
     this.#router = new ToolRouter(params, {
       world: () => this.world,
       state: this.#state,
@@ -135,11 +137,11 @@ export class Episode {
     return this.#router.offeredTools();
   }
 
-  /** The episode's world: the task source's own (`params.world`), or `worldFor(world_seed, locale)`. */
+  /** The episode's world: the task source's own (`params.world`), or the task's (`worldOfTask`: inline, or generated). */
   get world(): World {
     let world = this.params.world ?? this.#world.deref();
     if (world === undefined) {
-      world = worldFor(this.params.task.world_seed, this.params.task.locale);
+      world = worldOfTask(this.params.task);
       this.#world = new WeakRef(world);
     }
     return world;

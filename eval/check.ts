@@ -18,7 +18,7 @@ import { embeddedHarness, harnessSetOf } from '../harness/index.js';
 import type { HarnessSet } from '../harness/index.js';
 import { FAMILIES, PRESETS, buildVariant } from '../harness-variants/index.js';
 import type { BuiltVariant, VariantSpec } from '../harness-variants/index.js';
-import { worldFor } from '../mock-services/index.js';
+import { worldOfTask } from '../mock-services/index.js';
 import { generateTask } from '../env/tasks/index.js';
 import { defaultEnvConfig, renderSystemPrompt } from '../env/index.js';
 import { playEpisode } from './evaluate.js';
@@ -82,7 +82,7 @@ export function informationProblems(v: BuiltVariant, base: Harness, original: Ta
     const surface = v.map.skillToSurface(s);
     if (surface === undefined || !v.harness.skills.some((x) => x.name === surface)) problems.push(`needed skill ${s} is missing`);
   }
-  const world = worldFor(original.world_seed, original.locale);
+  const world = worldOfTask(original);
   const prompt = renderSystemPrompt(v.harness, world, v.task);
   const { reply_max_chars, max_turns } = v.harness.limits;
   for (const [name, n] of [

@@ -7,9 +7,9 @@
  * nearly every world, and the bench's env throughput rose by 43% at 4,096). Bounded, about 25 MB at most,
  * so that a long run never grows memory.
  */
-import type { Locale } from '../protocol/domain.js';
+import type { Locale, Task } from '../protocol/domain.js';
 import { generateWorld } from './generate.js';
-import type { World } from './world.js';
+import type { World, WorldData } from './world.js';
 
 /** Worlds a process keeps (split between the isolates that hold episodes: see `setWorldCacheShare`). */
 export const WORLD_CACHE_SIZE = 1024;
@@ -39,5 +39,25 @@ export function worldFor(seed: number, locale: Locale): World {
     cache.delete(key); // to the young end
   }
   cache.set(key, world);
+  return world;
+}
+
+// Inline worlds by the task's world data: a task file's tasks live as long as the server, and a task's
+// variant copies (`{...task, messages}`) share its `world` object, so each inline world is built once.
+const inline = new WeakMap<WorldData, World>();
+
+/**
+ * The world a task is played in: its inline `world` (docs/HARNESS.md "Tasks from production logs") with
+ * the task's `world_seed` and locale, or else `worldFor(world_seed, locale)`. Read-only, like `worldFor`'s.
+ */
+export function worldOfTask(task: Pick<Task, 'world_seed' | 'locale' | 'world'>): World {
+  const data = task.world;
+  if (data === undefined) return worldFor(task.world_seed, task.locale);
+  const seed = task.world_seed >>> 0;
+  let world = inline.get(data);
+  if (world === undefined || world.seed !== seed || world.locale !== task.locale) {
+    world = { seed, locale: task.locale, ...data };
+    inline.set(data, world);
+  }
   return world;
 }

@@ -1,5 +1,5 @@
 /** Public surface of `mock-services/`: the world generator, its types and the canonical tool services. */
-export { worldFor, setWorldCacheShare, WORLD_CACHE_SIZE } from './cache.js';
+export { worldFor, worldOfTask, setWorldCacheShare, WORLD_CACHE_SIZE } from './cache.js';
 export { generateWorld, couponCovers, exclusionCodesOf, isCustomSku } from './generate.js';
 export { CATEGORIES } from './world.js';
 export type {
@@ -20,6 +20,7 @@ export type {
   Order,
   Room,
   World,
+  WorldData,
 } from './world.js';
 export type { ExclusionCode } from './catalog.js';
 export { EXCLUSION_TEXT } from './catalog.js';

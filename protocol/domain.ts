@@ -5,6 +5,7 @@
  * They live in `protocol/` because the leaf folders (`mock-services/`, `rewards/`, `harness-variants/`)
  * may import only `protocol/` (see STYLE.md, "Imports flow one way").
  */
+import type { WorldData } from './world.js';
 
 /** Languages every generator supports; Chinese is the production language. */
 export type Locale = 'zh-CN' | 'en';
@@ -194,8 +195,16 @@ export interface Task {
   intent: Intent;
   locale: Locale;
   split: Split;
-  /** The world is `generateWorld(world_seed, locale)`. */
+  /**
+   * The world is `generateWorld(world_seed, locale)`, unless `world` is given; then the world is that data,
+   * and `world_seed` only seeds what the simulation derives (hand-off ticket ids).
+   */
   world_seed: number;
+  /**
+   * The world stated inline (a task made from a production log: the room as it was, its products, the
+   * viewer's orders and coupons). Absent on generated tasks. docs/HARNESS.md "Tasks from production logs".
+   */
+  world?: WorldData;
   /** The viewer who wrote the message(s). */
   viewer_id: string;
   /** One message, or a merged window of several (danmaku merged within a short window). */

@@ -12,7 +12,7 @@ import { embeddedHarness } from '../../harness/index.js';
 import { harnessOption } from './harness.js';
 import { FAMILIES, OPERATORS, PRESETS, PRESET_NAMES, buildVariant } from '../../harness-variants/index.js';
 import type { VariantSpec } from '../../harness-variants/index.js';
-import { worldFor } from '../../mock-services/index.js';
+import { worldOfTask } from '../../mock-services/index.js';
 import { generateTask } from '../../env/tasks/index.js';
 import { createEpisode, defaultEnvConfig, privilegedView, renderSystemPrompt } from '../../env/index.js';
 import { POLICIES, memorizerFor, oraclePolicy, policyFor } from '../../policies/index.js';
@@ -279,7 +279,7 @@ export function registerVariantCommands(program: Command): void {
       const base = defaultEnvConfig(harnessOption(opts.harness)).harness.get(opts.locale);
       const task = generateTask(opts.seed, opts.locale, opts.intent ? { intent: opts.intent as Intent } : {});
       const v = buildVariant(base, spec, opts.seed, task);
-      const world = worldFor(task.world_seed, task.locale);
+      const world = worldOfTask(task);
       const before = renderSystemPrompt(base, world, task);
       const after = renderSystemPrompt(v.harness, world, v.task);
       if (opts.json) {

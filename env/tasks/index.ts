@@ -11,6 +11,8 @@ export {
 } from './generate.js';
 export type { GenerateOptions, GeneratedTaskRef } from './generate.js';
 export { AnswerKeySchema, TaskSchema } from './schema.js';
+export { WorldDataSchema, worldProblems } from './world-schema.js';
+export type { WorldProblem } from './world-schema.js';
 export { GeneratorTaskSource, JsonlTaskSource, loadHarnessTasks } from './source.js';
 export { adaptTask, generateFor, generatedIntents } from './harness-tasks.js';
 export type { JsonlError, JsonlLoad, TaskPick, TaskSelector, TaskSource } from './source.js';

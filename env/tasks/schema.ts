@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { Task } from '../../protocol/domain.js';
 import { INTENTS, LOCALES } from '../../protocol/domain.js';
+import { WorldDataSchema, worldProblems } from './world-schema.js';
 
 const FactSchema = z.object({ key: z.string().min(1), values: z.array(z.string().min(1)).min(1) }).strict();
 
@@ -48,8 +49,15 @@ export const TaskSchema = z
     messages: z.array(z.string().min(1)).min(1),
     history: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }).strict()),
     answer_key: AnswerKeySchema,
+    /** The world stated inline (env/tasks/world-schema.ts); absent: `generateWorld(world_seed, locale)`. */
+    world: WorldDataSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((task, ctx) => {
+    // Runs once the shape is valid: an inline world must also be consistent, and hold the asking viewer.
+    if (task.world === undefined) return;
+    for (const p of worldProblems(task.world, task.viewer_id)) ctx.addIssue({ code: 'custom', path: ['world', ...p.path], message: p.message });
+  });
 
 // Compile-time check that the schema and the protocol type agree in both directions.
 type Parsed = z.infer<typeof TaskSchema>;
