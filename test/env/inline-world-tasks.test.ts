@@ -196,6 +196,21 @@ describe('inline worlds', () => {
     ]);
   });
 
+  it("docs/HARNESS.md's complete example line loads and the oracle solves it", () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'HARNESS.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Tasks from production logs'));
+    const line = /```json\n(.*)\n```/.exec(section)?.[1];
+    expect(line).toBeDefined();
+    const path = join(tempDir('hg-inline-doc-'), 'doc.jsonl');
+    writeFileSync(path, `${line}\n`);
+    const loaded = JsonlTaskSource.fromFiles([path], zh);
+    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+    const config = defaultEnvConfig({ taskSource: loaded.source });
+    const [task] = loaded.source.tasks();
+    expect(task.world?.coupons).toEqual([]);
+    for (const [variant, seed] of [['identity', 1], ['train', 2]] as const) expect(playOracle(config, task, variant, seed).reward).toBe(1);
+  });
+
   it('record and replay: eval --tasks --record, then replay, identical', async () => {
     const dir = tempDir('hg-inline-rec-');
     const played = await cli(['eval', '--tasks', EXAMPLE, '--episodes', '8', '--variant', 'train', '--record', dir, '--json']);
