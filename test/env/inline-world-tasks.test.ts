@@ -11,6 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { JsonlTaskSource, createEpisode, defaultEnvConfig, generateTask, privilegedView } from '../../env/index.js';
 import type { EnvConfig } from '../../env/index.js';
 import { TaskSchema } from '../../env/tasks/index.js';
+import { checkSpecs, informationProblems, roundTripProblems } from '../../eval/index.js';
+import { buildVariant } from '../../harness-variants/index.js';
+import type { VariantSpec } from '../../harness-variants/index.js';
 import { embeddedHarness } from '../../harness/index.js';
 import { worldFor, worldOfTask } from '../../mock-services/index.js';
 import { oraclePolicy } from '../../policies/index.js';
@@ -28,7 +31,7 @@ function loadExample(): { config: EnvConfig; tasks: readonly Task[] } {
 }
 
 /** Play one task with the oracle; every observation and step output, as JSON, and the final reward. */
-function playOracle(config: EnvConfig, task: Task, variant: string, seed: number): { transcript: string; reward: number; info: Record<string, unknown> } {
+function playOracle(config: EnvConfig, task: Task, variant: string | VariantSpec, seed: number): { transcript: string; reward: number; info: Record<string, unknown> } {
   const created = createEpisode(config, { episode_id: 'inline', seed, task: { id: task.id }, variant, options: { locale: task.locale } });
   if (!created.ok) throw new Error(created.error.message);
   const episode = created.episode;
@@ -95,6 +98,26 @@ describe('the production-log example file', () => {
       }
     }
     for (const [id, rewards] of Object.entries(scores)) expect(rewards, id).toEqual([1, 1, 1, 1]);
+  });
+
+  it("keeps the checker's proofs (harness-gym check) under every family alone and the presets", () => {
+    const { config, tasks } = loadExample();
+    const set = embeddedHarness();
+    const problems: string[] = [];
+    for (const [i, task] of tasks.entries()) {
+      const seed = 100 + i;
+      const base = set.get(task.locale);
+      const identity = playOracle(config, task, 'identity', seed).reward;
+      for (const { name, spec } of checkSpecs()) {
+        const a = buildVariant(base, spec, seed, task);
+        const b = buildVariant(base, spec, seed, task);
+        if (JSON.stringify([a.harness, a.tables, a.task]) !== JSON.stringify([b.harness, b.tables, b.task])) problems.push(`${task.id} ${name}: not deterministic`);
+        for (const p of [...roundTripProblems(a, task), ...informationProblems(a, base, task)]) problems.push(`${task.id} ${name}: ${p}`);
+        const played = playOracle(config, task, spec, seed).reward;
+        if (played !== identity) problems.push(`${task.id} ${name}: reward ${identity} -> ${played}`);
+      }
+    }
+    expect(problems).toEqual([]);
   });
 
   it('plays byte-identically twice, the file loaded anew each time', () => {
