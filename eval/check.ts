@@ -19,7 +19,6 @@ import type { HarnessSet } from '../harness/index.js';
 import { FAMILIES, PRESETS, buildVariant } from '../harness-variants/index.js';
 import type { BuiltVariant, VariantSpec } from '../harness-variants/index.js';
 import { worldOfTask } from '../mock-services/index.js';
-import { generateTask } from '../env/tasks/index.js';
 import { defaultEnvConfig, renderSystemPrompt } from '../env/index.js';
 import { playEpisode } from './evaluate.js';
 import { oraclePolicy } from '../policies/index.js';
@@ -156,7 +155,10 @@ export function runCheck(opts: CheckOptions): CheckReport {
     const seed = (from + i) >>> 0;
     const locale = locales[i % locales.length];
     const base = harness.get(locale);
-    const task = generateTask(seed, locale);
+    // The task an episode of this seed plays: the harness's own (generated in its names, or from its task files).
+    const picked = env.taskSource.pick(seed, {}, locale);
+    if (!picked.ok) throw new RangeError(`check: no task for seed ${seed} (${locale}): ${picked.message}`);
+    const task = picked.task;
     const identity = playEpisode(env, { policy: oraclePolicy, episodes: 1, seed, variant: 'identity', locale }, seed);
     for (const { name, spec } of specs) {
       const a = buildVariant(base, spec, seed, task);

@@ -18,7 +18,7 @@ import type { CanonicalTool, HookKind } from './names.js';
 import { REPEATABLE_HOOK_KINDS, VIOLATION_CODES } from './names.js';
 import { HOOK_PARAM_SCHEMAS, HooksFileSchema, ManifestSchema, PromptFileSchema, ToolFileSchema, ToolI18nSchema } from './schema.js';
 import { HarnessDataError, parseSkillMarkdown } from './skill-markdown.js';
-import { HarnessBindings, OPERATION_OF_TOOL, embeddedIntentBindings, intentBindingOf, toolBindingOf } from './bindings.js';
+import { HarnessBindings, IntentsSectionSchema, OPERATION_OF_TOOL, StrategiesSectionSchema, ToolsSectionSchema, embeddedIntentBindings, intentBindingOf, toolBindingOf } from './bindings.js';
 import type { IntentBinding, ToolBinding } from './bindings.js';
 import { loadCustomService } from './services.js';
 import type { CustomService } from './services.js';
@@ -90,7 +90,7 @@ function loadSkills(dir: string, locale: Locale, errors: string[], fileNames: st
   const folder = `skills/${locale}`;
   const files = listFolder(dir, folder, '.md', errors, 'a harness has one skill file per skill and locale');
   if (!files) return [];
-  fileNames.push(...files.map((f) => f.slice(0, -'.md'.length)));
+  fileNames.push(...files.map((f) => f.slice(0, -'.md'.length)).filter((n) => SKILL_NAME_RE.test(n) && n.length <= 64));
   const out: Skill[] = [];
   for (const f of files) {
     const rel = `${folder}/${f}`;
@@ -454,7 +454,7 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
   const zh = byLocale.get('zh-CN');
   const skills = loadedSkills.get('zh-CN') ?? [];
   const toolNames = listFolder(dir, 'tools', '.json', [], '')?.map((f) => f.slice(0, -'.json'.length)) ?? [];
-  const bindings = bindHarness(manifest, skills, toolNames, errors);
+  const bindings = bindHarness(manifestSections(dir, manifest), skills, toolNames, errors);
   const services = new Map<string, CustomService>();
   for (const b of bindings.tools.values()) {
     if (b.kind === 'custom' && !services.has(b.module)) {
@@ -498,17 +498,49 @@ function checkSkillSets(files: ReadonlyMap<Locale, readonly string[]>, byLocale:
 
 type Manifest = z.infer<typeof ManifestSchema>;
 
+/** The binding sections of harness.yaml: parsed, absent (undefined), or present but invalid (null: its errors are reported already). */
+interface ManifestSections {
+  present: boolean;
+  intents?: Manifest['intents'] | null;
+  strategies?: Manifest['strategies'] | null;
+  tools?: Manifest['tools'] | null;
+}
+
+/**
+ * The sections of the manifest, each parsed on its own, so that an error in one section (or in the name)
+ * does not make the others fall back to the embedded bindings and report what is not wrong.
+ */
+function manifestSections(dir: string, manifest: Manifest | undefined): ManifestSections {
+  if (manifest) return { present: true, intents: manifest.intents, strategies: manifest.strategies, tools: manifest.tools };
+  let raw: unknown;
+  try {
+    raw = YAML.parse(readFileSync(join(dir, 'harness.yaml'), 'utf8'));
+  } catch {
+    return { present: false };
+  }
+  if (raw === null || typeof raw !== 'object') return { present: false };
+  const r = raw as Record<string, unknown>;
+  const section = <T extends z.ZodType>(key: string, schema: T): z.infer<T> | null | undefined =>
+    r[key] === undefined ? undefined : ((schema.safeParse(r[key]).data as z.infer<T> | undefined) ?? null);
+  return {
+    present: true,
+    intents: section('intents', IntentsSectionSchema),
+    strategies: section('strategies', StrategiesSectionSchema),
+    tools: section('tools', ToolsSectionSchema),
+  };
+}
+
 /**
  * The bindings of a harness: the manifest's `intents`, `strategies` and `tools` sections, or the embedded
  * harness's where a section is absent. Every binding must name a skill or tool of the directory.
  */
-function bindHarness(manifest: Manifest | undefined, skills: readonly Skill[], toolNames: readonly string[], errors: string[]): HarnessBindings {
+function bindHarness(manifest: ManifestSections, skills: readonly Skill[], toolNames: readonly string[], errors: string[]): HarnessBindings {
   const kindOf = new Map(skills.map((s) => [s.name, s.kind]));
   const rel = 'harness.yaml';
   // Intents.
   const intents = new Map<Intent, IntentBinding>();
-  if (manifest?.intents !== undefined) {
-    for (const [intent, entry] of Object.entries(manifest.intents)) {
+  if (manifest.intents !== undefined) {
+    for (const [intent, entry] of Object.entries(manifest.intents ?? {})) {
       const b = intentBindingOf(entry);
       if (intent === 'multi_intent') {
         if (b.skill !== undefined) errors.push(`${rel}: intents.multi_intent.skill: multi_intent is served by its parts' skills; give { generate: true } or leave it out`);
@@ -524,7 +556,7 @@ function bindHarness(manifest: Manifest | undefined, skills: readonly Skill[], t
       }
       intents.set(intent as Intent, intent === 'multi_intent' ? { generate: b.generate } : b);
     }
-  } else if (manifest !== undefined || skills.length > 0) {
+  } else if (manifest.present || skills.length > 0) {
     for (const [intent, b] of embeddedIntentBindings()) {
       if (b.skill !== undefined && !kindOf.has(b.skill)) {
         errors.push(`skills/zh-CN/${b.skill}.md: (file): missing: the skill "${b.skill}" is needed by ${skillUsers(b.skill)} (or bind the intents to your skills under intents: in harness.yaml)`);
@@ -535,8 +567,8 @@ function bindHarness(manifest: Manifest | undefined, skills: readonly Skill[], t
   }
   // Strategy roles.
   const strategies = new Map<string, string>();
-  if (manifest?.strategies !== undefined) {
-    for (const [role, skill] of Object.entries(manifest.strategies)) {
+  if (manifest.strategies !== undefined) {
+    for (const [role, skill] of Object.entries(manifest.strategies ?? {})) {
       if (!kindOf.has(skill)) errors.push(`${rel}: strategies.${role}: "${skill}" is not a skill of the harness`);
       else strategies.set(role, skill);
     }
@@ -546,9 +578,10 @@ function bindHarness(manifest: Manifest | undefined, skills: readonly Skill[], t
   // Tools.
   const tools = new Map<string, ToolBinding>();
   const files = new Set(toolNames);
-  if (manifest?.tools !== undefined) {
+  if (manifest.tools !== undefined) {
     const byOp = new Map<string, string>();
-    for (const [tool, value] of Object.entries(manifest.tools)) {
+    const listed = manifest.tools ?? {};
+    for (const [tool, value] of Object.entries(listed)) {
       if (!files.has(tool)) {
         errors.push(`${rel}: tools.${tool}: no file tools/${tool}.json`);
         continue;
@@ -565,7 +598,7 @@ function bindHarness(manifest: Manifest | undefined, skills: readonly Skill[], t
       tools.set(tool, b);
     }
     for (const t of toolNames) {
-      if (!Object.hasOwn(manifest.tools, t)) errors.push(`tools/${t}.json: (file): not bound: add "${t}: <service>.<operation>" or "${t}: custom.<module>" under tools: in harness.yaml`);
+      if (manifest.tools !== null && !Object.hasOwn(listed, t)) errors.push(`tools/${t}.json: (file): not bound: add "${t}: <service>.<operation>" or "${t}: custom.<module>" under tools: in harness.yaml`);
     }
   } else {
     for (const t of toolNames) {
@@ -574,7 +607,7 @@ function bindHarness(manifest: Manifest | undefined, skills: readonly Skill[], t
     }
   }
   const loadSkill = [...tools].find(([, b]) => b.kind === 'builtin' && b.op === 'load_skill');
-  if (loadSkill === undefined && [...intents.values()].some((b) => b.skill !== undefined)) {
+  if (manifest.tools !== null && loadSkill === undefined && [...intents.values()].some((b) => b.skill !== undefined)) {
     errors.push(`${rel}: tools: no tool is bound to environment.load_skill, so no skill can be loaded (bind one, e.g. load_skill: environment.load_skill)`);
   }
   return new HarnessBindings(intents, strategies, tools);

@@ -19,7 +19,8 @@ const ALLOWED: Record<string, string[]> = {
   rewards: ['protocol'],
   'mock-services': ['protocol'],
   'harness-variants': ['protocol', 'harness'],
-  policies: ['protocol'],
+  // Policies read a harness's bindings (the oracle finds its skill loader; the memorizer is fitted to its names).
+  policies: ['protocol', 'harness'],
   env: ['protocol', 'harness', 'rewards', 'mock-services', 'harness-variants'],
   recording: ['protocol', 'harness', 'rewards', 'mock-services', 'harness-variants', 'policies', 'env'],
   client: ['protocol'],

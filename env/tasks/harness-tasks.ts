@@ -10,6 +10,7 @@ import type { Intent, Locale, Split, Task } from '../../protocol/domain.js';
 import { INTENTS } from '../../protocol/domain.js';
 import { Rng, deriveSeed } from '../../protocol/rng.js';
 import type { HarnessBindings, HarnessSet } from '../../harness/index.js';
+import { EMBEDDED_SKILL_INTENT } from '../../harness/index.js';
 import { INTENT_WEIGHTS, generateTask, generatedTaskId } from './generate.js';
 
 /**
@@ -22,7 +23,9 @@ export function adaptTask(task: Task, b: HarnessBindings): Task | null {
   const reply: string[] = [];
   if (task.intent === 'multi_intent') {
     for (const s of key.reply_skills) {
-      const mapped = b.skillFor(s);
+      // Every part's intent must be one the generator serves (not one left to the harness's task files).
+      const part = EMBEDDED_SKILL_INTENT[s];
+      const mapped = part === undefined || b.intents.get(part)?.generate !== true ? undefined : b.skillFor(s);
       if (mapped === undefined) return null;
       if (!reply.includes(mapped)) reply.push(mapped);
     }

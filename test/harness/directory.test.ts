@@ -165,20 +165,20 @@ describe('a broken harness', () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     const tools = 'get_product, search_products, check_stock, get_promotions, get_coupon, issue_coupon, push_link_card, list_orders, get_order_status, check_return_eligibility, search_faq, refuse_request, handoff_to_human, load_skill, discover_tools';
-    const skills = 'product-qa, chitchat, clarify-intent, after-sales, promotion, purchase-guide, risk-refusal, human-handoff, multi-intent, refusal-whitelist, live-tone, compliance-guard';
     const placeholders = 'persona_name, persona_style, current_product, lineup, faq, room, viewer, skills, tools, reply_max_chars, max_turns';
     expect(r.errors).toEqual([
       'harness.yaml: name: must be 1-64 of a-z, 0-9, ".", "_", "-", starting with a letter or digit',
       'skills/zh-CN/live-tone.md: name: "chitchat" does not match the file name',
-      `tools/get_weather.json: (file): not a tool of this harness version (tools: ${tools})`,
       'tools/check_stock.json: function.name: "check_inventory" does not match the file name',
+      'tools/get_weather.json: function.name: "get_coupon" does not match the file name',
       `prompt.yaml: blocks.0.zh-CN.template: unknown placeholder {{persona_nmae}} (placeholders: ${placeholders})`,
       'hooks.yaml: hooks.0.params.max_input_chars: Too small: expected number to be >=1',
       'hooks.yaml: limits.reply_max_chars: 100 is shorter than the longest reply the tasks need (120 characters); use at least 120',
-      `skills/en/Chit_Chat.md: name: not a skill of this harness version (skills: ${skills})`,
-      'skills/en/chitchat.md: (file): missing: the skill "chitchat" is needed by the intent chitchat',
+      'skills/en/Chit_Chat.md: (file): "Chit_Chat" is not a valid skill name (^[a-z0-9]+(-[a-z0-9]+)*$, at most 64 characters)',
       'tools/i18n/en.json: get_product: missing description',
       'tools/i18n/en.json: get_produkt: names no tool or parameter',
+      'skills/en/chitchat.md: (file): missing: every skill has a file in each locale (skills/zh-CN/chitchat.md exists)',
+      `tools/get_weather.json: (file): not bound: "get_weather" is not an embedded tool's name; bind it under tools: in harness.yaml (tools: ${tools})`,
     ]);
   });
 
@@ -197,10 +197,10 @@ describe('a broken harness', () => {
     expect(r.ok === false && r.errors).toEqual([
       'tools/i18n/en.json: check_stock.itemId: missing description',
       'tools/i18n/en.json: check_stock.item_id: names no tool or parameter',
-      'tools/check_stock.json: function.parameters.properties.sku_id: the inventory service reads {"type":"string"}, the file says {"type":"integer"}',
-      'tools/check_stock.json: function.parameters.properties.itemId: the inventory service reads no parameter "itemId" (check_stock takes item_id, sku_id)',
-      'tools/check_stock.json: function.parameters.properties: missing "item_id", which the inventory service reads',
-      'tools/check_stock.json: function.parameters.required: the inventory service requires ["item_id"], the file says ["itemId"]',
+      'tools/check_stock.json: function.parameters.properties.sku_id: the inventory service (inventory.check_stock) reads {"type":"string"}, the file says {"type":"integer"}',
+      'tools/check_stock.json: function.parameters.properties.itemId: the inventory service (inventory.check_stock) reads no parameter "itemId" (it takes item_id, sku_id)',
+      'tools/check_stock.json: function.parameters.properties: missing "item_id", which the inventory service (inventory.check_stock) reads',
+      'tools/check_stock.json: function.parameters.required: the inventory service (inventory.check_stock) requires ["item_id"], the file says ["itemId"]',
     ]);
   });
 
