@@ -6,12 +6,13 @@
 import type { JsonSchema, Locale } from '../protocol/domain.js';
 import type { Harness } from '../protocol/harness.js';
 import type { HarnessSet } from './loader.js';
+import { bindingLabel } from './bindings.js';
 
 /** One difference: what kind of part, its name, and what happened to it. */
 export interface HarnessChange {
   /** `+` added, `-` removed, `~` changed. */
   op: '+' | '-' | '~';
-  part: 'skill' | 'tool' | 'parameter' | 'hook' | 'prompt block' | 'prompt' | 'retry' | 'limits';
+  part: 'skill' | 'tool' | 'parameter' | 'hook' | 'prompt block' | 'prompt' | 'retry' | 'limits' | 'binding' | 'task file';
   /** The part's name (`tool.parameter` for a parameter). */
   name: string;
   /** Locales where it happened (both when the change is the same in each). */
@@ -104,7 +105,38 @@ export function diffHarness(before: HarnessSet, after: HarnessSet): HarnessChang
       else merged.set(key, { ...c, locales: [locale] });
     }
   }
+  const all = [...before.locales, ...after.locales].filter((l, i, xs) => xs.indexOf(l) === i && before.locales.includes(l) && after.locales.includes(l));
+  for (const c of bindingChanges(before, after)) merged.set(`binding\0${c.name}`, { ...c, locales: all });
   return [...merged.values()];
+}
+
+/** How a binding reads in a diff: `skill product-qa`, `product.get_product`, `not served`. */
+function bindingValues(h: HarnessSet): Map<string, string> {
+  const out = new Map<string, string>();
+  const b = h.bindings;
+  for (const [intent, ib] of b.intents) out.set(`intent ${intent}`, `${ib.skill ?? '(its parts)'}${ib.generate ? '' : ' (task files only)'}`);
+  for (const [role, skill] of b.strategies) out.set(`strategy ${role}`, skill);
+  for (const [tool, tb] of b.tools) out.set(`tool ${tool}`, bindingLabel(tb));
+  return out;
+}
+
+/** Bindings added, removed or rebound, and task files of the directory added or removed. */
+function bindingChanges(before: HarnessSet, after: HarnessSet): Omit<HarnessChange, 'locales'>[] {
+  const out: Omit<HarnessChange, 'locales'>[] = [];
+  const a = bindingValues(before);
+  const b = bindingValues(after);
+  for (const [name, v] of a) if (!b.has(name)) out.push({ op: '-', part: 'binding', name, fields: [v] });
+  for (const [name, v] of b) {
+    const old = a.get(name);
+    if (old === undefined) out.push({ op: '+', part: 'binding', name, fields: [v] });
+    else if (old !== v) out.push({ op: '~', part: 'binding', name, fields: [`${old} -> ${v}`] });
+  }
+  const rel = (h: HarnessSet) => new Set(h.taskFiles.map((f) => f.slice(h.dir.length + 1)));
+  const ta = rel(before);
+  const tb = rel(after);
+  for (const f of ta) if (!tb.has(f)) out.push({ op: '-', part: 'task file', name: f });
+  for (const f of tb) if (!ta.has(f)) out.push({ op: '+', part: 'task file', name: f });
+  return out;
 }
 
 /** The changes as lines: `~ tool get_product: description (zh-CN, en)`. */

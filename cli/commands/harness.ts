@@ -8,7 +8,15 @@ import { diffHarness, embeddedHarness, formatHarnessDiff, loadHarnessDir } from 
 import type { HarnessSet } from '../../harness/index.js';
 import { JsonlTaskSource, loadHarnessTasks } from '../../env/index.js';
 import type { TaskSource } from '../../env/index.js';
-import { CliError, EXIT, fileError, joinErrors } from '../errors.js';
+import { CliError, EXIT, fileError, joinErrors, usageError } from '../errors.js';
+import { harnessLabel } from '../../harness/index.js';
+import { LOCALES } from '../../protocol/domain.js';
+import type { Locale } from '../../protocol/domain.js';
+import { PRESETS } from '../../harness-variants/index.js';
+import { memorizerFor, oraclePolicy } from '../../policies/index.js';
+import type { Policy } from '../../policies/index.js';
+import { evaluate } from '../../eval/index.js';
+import { choiceOption, intArg } from '../args.js';
 
 /** A harness directory; a broken one fails with its first errors (exit 4). */
 export function loadHarnessFlag(dir: string, flag: string): HarnessSet {
@@ -54,6 +62,12 @@ export function registerHarnessCommands(program: Command): void {
         throw fileError(`${dir} is not a valid harness: ${loaded.errors.length} error${loaded.errors.length === 1 ? '' : 's'} (listed on stdout)`);
       }
       const h = loaded.harness;
+      const tasks = loadHarnessTasks(h);
+      if (!tasks.ok) {
+        if (opts.json) process.stdout.write(JSON.stringify({ ok: false, errors: tasks.errors }) + '\n');
+        else process.stdout.write(tasks.errors.map((e) => `${e}\n`).join(''));
+        throw fileError(`${dir} is not a valid harness: ${tasks.errors.length} error${tasks.errors.length === 1 ? '' : 's'} (listed on stdout)`);
+      }
       const zh = h.get(h.locales[0]);
       const summary = {
         ok: true,
@@ -63,11 +77,13 @@ export function registerHarnessCommands(program: Command): void {
         tools: zh.tools.length,
         prompt_blocks: zh.prompt.blocks.length,
         hooks: zh.hooks.length,
+        intents: [...h.bindings.intents.keys()],
+        tasks: tasks.source?.size ?? 0,
       };
       process.stdout.write(
         opts.json
           ? JSON.stringify(summary) + '\n'
-          : `ok: harness "${h.identity.name}" ${h.identity.version} (${h.identity.hash}): ${summary.skills} skills, ${summary.tools} tools, ${summary.prompt_blocks} prompt blocks, ${summary.hooks} hooks, locales ${h.locales.join(', ')}\n`,
+          : `ok: harness "${h.identity.name}" ${h.identity.version} (${h.identity.hash}): ${summary.skills} skills, ${summary.tools} tools, ${summary.prompt_blocks} prompt blocks, ${summary.hooks} hooks, ${summary.intents.length} intents served, ${summary.tasks} tasks in task files, locales ${h.locales.join(', ')}\n`,
       );
     });
   harness
@@ -85,5 +101,50 @@ export function registerHarnessCommands(program: Command): void {
       if (changes.length > 0) {
         throw new CliError(EXIT.verdict, `${changes.length} change${changes.length === 1 ? '' : 's'} from "${before.identity.name}" ${before.identity.version} to "${after.identity.name}" ${after.identity.version}`);
       }
+    });
+  harness
+    .command('cost')
+    .description(
+      'what an edit costs a model that memorised the old harness: the memorizer fitted to OLD played in OLD (identity) and in NEW (identity and HSA presets), beside the oracle in NEW',
+    )
+    .argument('<old>', 'the harness the memorizer is fitted to (a directory, or "embedded")')
+    .argument('<new>', 'the edited harness')
+    .option('--presets <list>', 'presets played in NEW, comma-separated', (v: string) => v.split(',').filter(Boolean), ['identity', 'train', 'eval'])
+    .option('--episodes <n>', 'episodes per row', intArg('--episodes', 1, 100_000), 200)
+    .option('--seed <n>', 'first seed', intArg('--seed', 0, 0xffffffff), 1)
+    .addOption(choiceOption('--locale <locale>', 'language', [...LOCALES]).default('zh-CN'))
+    .option('--json', 'print one JSON line')
+    .action((oldDir: string, newDir: string, opts: { presets: string[]; episodes: number; seed: number; locale: Locale; json?: boolean }) => {
+      const before = harnessArg(oldDir, '<old>');
+      const after = harnessArg(newDir, '<new>');
+      for (const p of opts.presets) if (!Object.hasOwn(PRESETS, p)) throw usageError(`--presets: unknown preset "${p}" (presets: ${Object.keys(PRESETS).join(', ')})`);
+      const memorizer = memorizerFor(before);
+      const run = (policy: Policy, harness: HarnessSet, variant: string) =>
+        evaluate({ policy, episodes: opts.episodes, seed: opts.seed, variant, locale: opts.locale, config: { harness } }).reward.mean;
+      const oldIdentity = run(memorizer, before, 'identity');
+      const rows = opts.presets.map((preset) => ({ harness: 'new', preset, memorizer: run(memorizer, after, preset), oracle: run(oraclePolicy, after, preset) }));
+      const identityRow = rows.find((r) => r.preset === 'identity');
+      const result = {
+        old: before.identity,
+        new: after.identity,
+        episodes: opts.episodes,
+        seed: opts.seed,
+        locale: opts.locale,
+        memorizer_old_identity: oldIdentity,
+        rows,
+        ...(identityRow ? { edit_cost: Math.round((oldIdentity - identityRow.memorizer) * 1e4) / 1e4 } : {}),
+      };
+      if (opts.json) {
+        process.stdout.write(JSON.stringify(result) + '\n');
+        return;
+      }
+      const lines = [
+        `memorizer fitted to ${harnessLabel(before.identity)}, played in ${harnessLabel(after.identity)} (${opts.episodes} episodes from seed ${opts.seed}, ${opts.locale})`,
+        'harness  preset     memorizer  oracle',
+        `old      identity   ${oldIdentity.toFixed(4).padStart(9)}`,
+        ...rows.map((r) => `new      ${r.preset.padEnd(9)}  ${r.memorizer.toFixed(4).padStart(9)}  ${r.oracle.toFixed(4)}`),
+      ];
+      if (result.edit_cost !== undefined) lines.push(`the edit costs the memorizer ${result.edit_cost.toFixed(4)} on identity`);
+      process.stdout.write(lines.join('\n') + '\n');
     });
 }
