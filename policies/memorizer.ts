@@ -11,8 +11,9 @@
  * later turns make the follow-up calls (an order id found by list_orders, a coupon chosen from
  * get_promotions); the last turn is the reply, composed from templates and the facts read.
  */
-import type { CanonicalCall } from '../protocol/domain.js';
+import type { CanonicalCall, Intent } from '../protocol/domain.js';
 import type { HarnessSet } from '../harness/index.js';
+import { hookKind } from '../protocol/harness.js';
 import { charLength } from '../protocol/text.js';
 import type { EpisodeStart, Policy, PolicyInstance, PolicyObservation, SurfaceCall } from './policy.js';
 import { writeCalls, writeReply } from './policy.js';
@@ -49,16 +50,35 @@ function clip(text: string, max: number): string {
 /** How a memorizer fitted to a harness writes the embedded script's names: that harness's tools and skills. */
 interface Fit {
   tool(name: string): string;
-  skill(name: string): string;
+  /** The harness's skill for an embedded skill name; `intent` when the part serves another intent than the skill's own. */
+  skill(name: string, intent?: Intent): string;
+  /**
+   * The harness's stop hooks (`required_call`) as habits: before an embedded tool the hook watches, the
+   * tool it requires, with the watched call's arguments that the required tool takes.
+   */
+  companions: ReadonlyMap<string, { tool: string; params: readonly string[] }>;
 }
 
-const EMBEDDED_FIT: Fit = { tool: (n) => n, skill: (n) => n };
+const EMBEDDED_FIT: Fit = { tool: (n) => n, skill: (n) => n, companions: new Map() };
+
+/** Script parts that answer a question the harness binds to the whitelist intent (in the embedded harness, product-qa serves both). */
+const WHITELIST_PARTS = new Set(['whitelist', 'ingredients']);
 
 /** The names a memorizer fitted to `set` uses: each embedded tool and skill as the harness binds its role. */
 function fitTo(set: HarnessSet): Fit {
   const b = set.bindings;
   if (b.identity) return EMBEDDED_FIT;
-  return { tool: (n) => b.toolOf(n) ?? n, skill: (n) => b.skillFor(n) ?? n };
+  const base = set.get(set.locales[0]);
+  const companions = new Map<string, { tool: string; params: readonly string[] }>();
+  for (const h of base.hooks) {
+    if (hookKind(h) !== 'required_call' || !h.enabled) continue;
+    const { when_called: watched, require } = h.params as { when_called?: string[]; require?: string };
+    const schema = base.tools.find((t) => t.function.name === require);
+    if (!schema || require === undefined) continue;
+    const params = Object.keys((schema.function.parameters.properties as object | undefined) ?? {});
+    for (const w of watched ?? []) companions.set(b.opOf(w) ?? w, { tool: require, params });
+  }
+  return { tool: (n) => b.toolOf(n) ?? n, skill: (n, intent) => b.skillFor(n, intent) ?? n, companions };
 }
 
 class MemorizerInstance implements PolicyInstance {
@@ -73,6 +93,8 @@ class MemorizerInstance implements PolicyInstance {
   #sent: string[] = [];
   #turn = 0;
   #lastReply: string | null = null;
+  /** Stop-hook companions already called. */
+  readonly #companionsSent = new Set<string>();
 
   constructor(start: EpisodeStart, fit: Fit) {
     this.#fit = fit;
@@ -129,14 +151,14 @@ class MemorizerInstance implements PolicyInstance {
       }
     }
     if (this.#turn === 1) {
-      const skills = [...new Set(this.#parts.map((p) => p.skill))];
+      const skills = [...new Set(this.#parts.map((p) => this.#fit.skill(p.skill, WHITELIST_PARTS.has(p.kind) ? 'whitelist' : undefined)))];
       // The base habit: marketing tools come through discovery, so a promotion script discovers first.
       const discover = this.#parts.some((p) => p.skill === 'promotion')
         ? [{ name: DISCOVER_TOOLS, arguments: { server: 'marketing' } }]
         : [];
       needed.unshift(...skills.map((name) => ({ name: LOAD_SKILL, arguments: { name } })), ...discover);
     }
-    if (needed.length > 0) return this.#send(needed);
+    if (needed.length > 0) return this.#send(this.#withCompanions(needed));
     const text = clip(this.#compose(this.#compact, giveUp), MEMORIZED_MAX_CHARS);
     this.#lastReply = text;
     return writeReply(this.#parser, text);
@@ -160,13 +182,31 @@ class MemorizerInstance implements PolicyInstance {
     return this.#room.locale === 'en' ? text.replace(/^[a-z]/, (c) => c.toUpperCase()) : text;
   }
 
+  /** The calls with each stop hook's required call in front of the call it watches, once per episode. */
+  #withCompanions(cs: CanonicalCall[]): CanonicalCall[] {
+    const companions = this.#fit.companions;
+    if (companions.size === 0) return cs;
+    const out: CanonicalCall[] = [];
+    for (const c of cs) {
+      const companion = companions.get(c.name);
+      if (companion && !this.#companionsSent.has(companion.tool)) {
+        this.#companionsSent.add(companion.tool);
+        const args: Record<string, unknown> = {};
+        for (const p of companion.params) if (Object.hasOwn(c.arguments, p)) args[p] = c.arguments[p];
+        out.push({ name: companion.tool, arguments: args });
+      }
+      out.push(c);
+    }
+    return out;
+  }
+
   #send(cs: readonly CanonicalCall[]): unknown {
     this.#sent = cs.map((c) => signature(c.name, c.arguments));
     const fit = this.#fit;
     const out: SurfaceCall[] = cs.map((c, i) => ({
       id: `call_m${this.#turn}_${i}`,
       name: fit.tool(c.name),
-      arguments: c.name === LOAD_SKILL && typeof c.arguments.name === 'string' ? { ...c.arguments, name: fit.skill(c.arguments.name) } : c.arguments,
+      arguments: c.arguments,
     }));
     return writeCalls(this.#parser, out);
   }

@@ -13,7 +13,6 @@ import { harnessOption } from './harness.js';
 import { FAMILIES, OPERATORS, PRESETS, PRESET_NAMES, buildVariant } from '../../harness-variants/index.js';
 import type { VariantSpec } from '../../harness-variants/index.js';
 import { worldOfTask } from '../../mock-services/index.js';
-import { generateTask } from '../../env/tasks/index.js';
 import { createEpisode, defaultEnvConfig, privilegedView, renderSystemPrompt } from '../../env/index.js';
 import { POLICIES, memorizerFor, oraclePolicy, policyFor } from '../../policies/index.js';
 import { evaluate, runCheck } from '../../eval/index.js';
@@ -276,8 +275,12 @@ export function registerVariantCommands(program: Command): void {
       const resolved = resolveVariantFlags({ ...opts, variant: opts.variant ?? opts.preset }, 'train');
       const spec = resolved.spec;
       if (spec === null) throw usageError('--variant identity is the base harness: nothing to compare; give train, eval or a spec');
-      const base = defaultEnvConfig(harnessOption(opts.harness)).harness.get(opts.locale);
-      const task = generateTask(opts.seed, opts.locale, opts.intent ? { intent: opts.intent as Intent } : {});
+      const env = defaultEnvConfig(harnessOption(opts.harness));
+      const base = env.harness.get(opts.locale);
+      // The task an episode of this seed plays in the harness (generated in its names, or its own).
+      const picked = env.taskSource.pick(opts.seed, opts.intent ? { intent: opts.intent as Intent } : {}, opts.locale);
+      if (!picked.ok) throw usageError(picked.message);
+      const task = picked.task;
       const v = buildVariant(base, spec, opts.seed, task);
       const world = worldOfTask(task);
       const before = renderSystemPrompt(base, world, task);
