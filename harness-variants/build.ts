@@ -120,7 +120,8 @@ export function buildVariant(
   const draft: VariantDraft = { harness: cloneHarness(base), tables: emptyTables(), task };
   const applied: string[] = [];
   operators.forEach((op, i) => {
-    if (!applies[i]) return;
+    // An operator with nothing to work with in this harness (no wordings for it) is skipped, unlisted.
+    if (!applies[i] || op.notApplicable?.(base) !== undefined) return;
     // Rng seeds itself on its first draw: an operator that draws nothing costs no seeding.
     op.apply(draft, { rng: new Rng(effective, `op:${op.name}`), intensity: norm.intensity, split: norm.split, locale: base.locale, base });
     applied.push(op.name);
@@ -141,4 +142,17 @@ export function buildVariant(
     tables: draft.tables,
     identity: false,
   };
+}
+
+/**
+ * The operators that are not applicable in a base harness, each with its reason (`notApplicable`): a
+ * variant of that harness never applies them. Empty when all apply.
+ */
+export function notApplicableOperators(base: Harness, operators: readonly HarnessTransform[] = OPERATORS): { name: string; reason: string }[] {
+  const out: { name: string; reason: string }[] = [];
+  for (const op of operators) {
+    const reason = op.notApplicable?.(base);
+    if (reason !== undefined) out.push({ name: op.name, reason });
+  }
+  return out;
 }

@@ -69,4 +69,10 @@ export interface HarnessTransform {
   readonly description: string;
   /** Transform the draft in place. Must keep the task solvable with the same canonical actions. */
   apply(draft: VariantDraft, ctx: TransformContext): void;
+  /**
+   * Why the operator can change nothing in this base harness (e.g. its directory gives no wordings for
+   * it), or undefined when it can. A variant skips an operator that is not applicable (`applied` never
+   * lists it); `variants list|report` and `check` say which are not, and why. Absent: always applicable.
+   */
+  notApplicable?(base: Harness): string | undefined;
 }

@@ -4,6 +4,8 @@
  */
 export { loadBaseHarness, harnessDataDir, deepFreeze, loadHarnessDir, embeddedHarness, harnessLabel, harnessSetOf, harnessHash, HarnessSet, zodIssueLines } from './loader.js';
 export type { HarnessIdentity, HarnessLoadResult } from './loader.js';
+export { loadParaphrases, ParaphrasesFileSchema, PARAPHRASES_FILE } from './paraphrases.js';
+export type { Paraphrases, ParaphraseNames, SkillWordings, ToolWordings, BlockWording, WordingPool } from './paraphrases.js';
 export { parseSkillMarkdown, renderSkillMarkdown, HarnessDataError } from './skill-markdown.js';
 export {
   CANONICAL_TOOLS,

@@ -1,7 +1,8 @@
 /**
  * Loads a harness directory (docs/HARNESS.md): `harness.yaml` (the manifest), `skills/<locale>/*.md`,
- * `tools/*.json` (+ `tools/i18n/en.json`), `prompt.yaml` and `hooks.yaml`. The embedded harness (the
- * `harness/` folder of the package) is one such directory, loaded by the same code. Every file is read
+ * `tools/*.json` (+ `tools/i18n/en.json`), `prompt.yaml`, `hooks.yaml` and the optional
+ * `paraphrases.yaml` (harness/paraphrases.ts). The embedded harness (the `harness/` folder of the
+ * package) is one such directory, loaded by the same code. Every file is read
  * and validated once; every error of the directory is reported at once, each with its file and key; the
  * result is deep-frozen and shared.
  */
@@ -13,7 +14,7 @@ import YAML from 'yaml';
 import type { Intent, JsonSchema, Locale, ToolSchema } from '../protocol/domain.js';
 import type { Harness, HookSpec, PromptBlock, PromptSpec, RetryPolicy, Skill } from '../protocol/harness.js';
 import { REFERENCE_MAX_CHARS } from '../protocol/harness.js';
-import { CANONICAL_SKILLS, CANONICAL_TOOLS, HOOK_KIND_STAGES, INTENT_REPLY_SKILLS, PROMPT_PLACEHOLDERS, SKILL_NAME_RE, STRATEGY_SKILLS, TOOL_SERVICES } from './names.js';
+import { CANONICAL_SKILLS, CANONICAL_TOOLS, HOOK_KIND_STAGES, INTENT_REPLY_SKILLS, PROMPT_BLOCK_ORDER, PROMPT_PLACEHOLDERS, SKILL_NAME_RE, STRATEGY_SKILLS, TOOL_SERVICES } from './names.js';
 import type { CanonicalTool, HookKind } from './names.js';
 import { REPEATABLE_HOOK_KINDS, VIOLATION_CODES } from './names.js';
 import { HOOK_PARAM_SCHEMAS, HooksFileSchema, ManifestSchema, PromptFileSchema, ToolFileSchema, ToolI18nSchema } from './schema.js';
@@ -22,6 +23,8 @@ import { HarnessBindings, IntentsSectionSchema, OPERATION_OF_TOOL, StrategiesSec
 import type { IntentBinding, ToolBinding } from './bindings.js';
 import { loadCustomService } from './services.js';
 import type { CustomService } from './services.js';
+import { loadParaphrases } from './paraphrases.js';
+import type { Paraphrases } from './paraphrases.js';
 import type { z } from 'zod';
 
 /** The directory holding the base harness's data files. */
@@ -348,11 +351,14 @@ export class HarnessSet {
   readonly services: ReadonlyMap<string, CustomService>;
   /** The task files of the directory (`tasks/*.jsonl`, absolute paths, sorted): what serves `generate: false` intents. */
   readonly taskFiles: readonly string[];
+  /** The alternative wordings of `paraphrases.yaml` (undefined without the file: the operators that need them do not apply). */
+  readonly paraphrases: Paraphrases | undefined;
 
   constructor(dir: string, identity: HarnessIdentity, description: string, byLocale: Map<Locale, Harness>, parts: HarnessParts = defaultParts()) {
     this.bindings = parts.bindings;
     this.services = parts.services;
     this.taskFiles = Object.freeze([...parts.taskFiles]);
+    this.paraphrases = parts.paraphrases;
     this.dir = dir;
     this.identity = Object.freeze({ ...identity });
     this.description = description;
@@ -374,6 +380,8 @@ export interface HarnessParts {
   bindings: HarnessBindings;
   services: ReadonlyMap<string, CustomService>;
   taskFiles: readonly string[];
+  /** `paraphrases.yaml`, when the directory has one. */
+  paraphrases?: Paraphrases;
 }
 
 /** The embedded harness's bindings: every intent served by its embedded skill, every tool by its name. */
@@ -466,6 +474,13 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
   // not change what its service takes (the embedded harness is the reference, not compared with itself).
   if (zh && dir !== resolve(harnessDataDir())) errors.push(...serviceSignatureErrors(zh.tools, bindings, embeddedHarness().get('zh-CN').tools));
   const taskFiles = listFolder(dir, 'tasks', '.jsonl', [], '')?.map((f) => join(dir, 'tasks', f)) ?? [];
+  // Its keys name the zh-CN harness's skills and tools (their files: one that failed is reported once, by
+  // its own file) and prompt blocks (any of the pipeline's when prompt.yaml did not load).
+  const paraphrases = loadParaphrases(
+    dir,
+    { skills: skillFiles.get('zh-CN') ?? [], tools: toolNames, blocks: zh?.prompt.blocks.map((b) => b.id) ?? PROMPT_BLOCK_ORDER },
+    errors,
+  );
   const unique = [...new Set(errors)];
   if (unique.length > 0 || !manifest) return { ok: false, errors: unique };
   for (const [locale, h] of byLocale) {
@@ -475,6 +490,7 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
     bindings,
     services,
     taskFiles,
+    ...(paraphrases ? { paraphrases } : {}),
   });
   loaded.set(key, set);
   return { ok: true, harness: set };

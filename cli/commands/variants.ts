@@ -10,7 +10,7 @@ import type { ChatMessage, Intent, Locale, ToolSchema } from '../../protocol/dom
 import type { HarnessSet } from '../../harness/index.js';
 import { embeddedHarness } from '../../harness/index.js';
 import { harnessOption } from './harness.js';
-import { FAMILIES, OPERATORS, PRESETS, PRESET_NAMES, buildVariant } from '../../harness-variants/index.js';
+import { FAMILIES, OPERATORS, PRESETS, PRESET_NAMES, buildVariant, notApplicableOperators } from '../../harness-variants/index.js';
 import type { VariantSpec } from '../../harness-variants/index.js';
 import { worldOfTask } from '../../mock-services/index.js';
 import { createEpisode, defaultEnvConfig, privilegedView, renderSystemPrompt } from '../../env/index.js';
@@ -66,6 +66,31 @@ function variantFlagsGiven(f: VariantFlags): boolean {
 }
 
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
+
+/**
+ * The operators that are not applicable in a harness (e.g. no wordings for them in its paraphrases.yaml),
+ * with the reason in each locale where they are not: `{operator: {locale: reason}}`, empty when all apply.
+ */
+export function notApplicableIn(set: HarnessSet, locales: readonly Locale[] = set.locales): Record<string, Partial<Record<Locale, string>>> {
+  const out: Record<string, Partial<Record<Locale, string>>> = {};
+  for (const locale of locales) {
+    for (const { name, reason } of notApplicableOperators(set.get(locale))) (out[name] ??= {})[locale] = reason;
+  }
+  return out;
+}
+
+/** Why an operator is not applicable: the reason, prefixed by its locale where it is not the same in all. */
+function notApplicableReason(byLocale: Partial<Record<Locale, string>>, locales: readonly Locale[]): string {
+  const reasons = Object.entries(byLocale);
+  const same = reasons.length === locales.length && reasons.every(([, r]) => r === reasons[0][1]);
+  return same ? (reasons[0]?.[1] ?? '') : reasons.map(([l, r]) => `in ${l}: ${r}`).join('; ');
+}
+
+/** One line per operator that is not applicable: its name and why. */
+function notApplicableLines(na: Record<string, Partial<Record<Locale, string>>>, locales: readonly Locale[]): string[] {
+  const w = Math.max(0, ...Object.keys(na).map((n) => n.length));
+  return Object.entries(na).map(([name, byLocale]) => `  ${name.padEnd(w)}  ${notApplicableReason(byLocale, locales)}`);
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Prompt sizes (`variants sizes`).
@@ -213,7 +238,8 @@ export function registerVariantCommands(program: Command): void {
     .option('--harness <dir>', 'the harness directory to check (default: the embedded harness)')
     .option('--json', 'print one JSON line')
     .action((opts: { seeds: number; from: number; harness?: string; json?: boolean }) => {
-      const report = runCheck({ seeds: opts.seeds, from: opts.from, ...harnessOption(opts.harness) });
+      const config = harnessOption(opts.harness);
+      const report = runCheck({ seeds: opts.seeds, from: opts.from, ...config });
       const { examples, ...summary } = report;
       const failures = summary.determinism.failures + summary.round_trip.failures + summary.information.failures;
       const failed = failures > 0 || summary.task_preservation.max_delta > 0;
@@ -227,6 +253,9 @@ export function registerVariantCommands(program: Command): void {
           `information        ${summary.information.checked} checked, ${summary.information.failures} failures`,
           ...examples.map((e) => `  ! ${e}`),
         ];
+        const set = config.harness ?? embeddedHarness();
+        const na = notApplicableIn(set);
+        if (Object.keys(na).length > 0) lines.push(`not applicable     ${Object.keys(na).length} operators never apply in this harness:`, ...notApplicableLines(na, set.locales));
         process.stdout.write(lines.join('\n') + '\n');
       }
       if (failed) {
@@ -241,10 +270,13 @@ export function registerVariantCommands(program: Command): void {
 
   variants
     .command('list')
-    .description('every HSA operator with its family, and the presets')
+    .description('every HSA operator with its family, and the presets; operators the harness gives nothing to work with are marked not applicable')
+    .option('--harness <dir>', 'the harness directory (default: the embedded harness)')
     .option('--json', 'print JSON')
-    .action((opts: { json?: boolean }) => {
-      const ops = OPERATORS.map((o) => ({ name: o.name, family: o.family, description: o.description }));
+    .action((opts: { harness?: string; json?: boolean }) => {
+      const set = harnessOption(opts.harness).harness ?? embeddedHarness();
+      const na = notApplicableIn(set);
+      const ops = OPERATORS.map((o) => ({ name: o.name, family: o.family, description: o.description, ...(na[o.name] ? { not_applicable: na[o.name] } : {}) }));
       if (opts.json) {
         process.stdout.write(JSON.stringify({ presets: PRESETS, families: FAMILIES, operators: ops }) + '\n');
         return;
@@ -253,7 +285,10 @@ export function registerVariantCommands(program: Command): void {
       const lines = [`${ops.length} operators in ${FAMILIES.length} families; presets: ${PRESET_NAMES.join(', ')}`];
       for (const f of FAMILIES) {
         lines.push(`${f}:`);
-        for (const o of ops.filter((x) => x.family === f)) lines.push(`  ${o.name.padEnd(w)}  ${o.description}`);
+        for (const o of ops.filter((x) => x.family === f)) {
+          const mark = o.not_applicable ? `  [not applicable: ${notApplicableReason(o.not_applicable, set.locales)}]` : '';
+          lines.push(`  ${o.name.padEnd(w)}  ${o.description}${mark}`);
+        }
       }
       process.stdout.write(lines.join('\n') + '\n');
     });
@@ -331,6 +366,7 @@ export function registerVariantCommands(program: Command): void {
     .option('--json', 'print one JSON line')
     .action((opts: VariantFlags & { episodes: number; seed: number; locale: Locale; harness?: string; json?: boolean }) => {
       const config = harnessOption(opts.harness);
+      const na = notApplicableIn(config.harness ?? embeddedHarness(), [opts.locale]);
       const run = (policy: typeof oraclePolicy, variant: string | VariantSpec) =>
         evaluate({ policy, episodes: opts.episodes, seed: opts.seed, variant, locale: opts.locale, config }).reward.mean;
       const custom = variantFlagsGiven(opts) ? resolveVariantFlags(opts, 'train') : null;
@@ -354,7 +390,14 @@ export function registerVariantCommands(program: Command): void {
       }
       if (opts.json) {
         process.stdout.write(
-          JSON.stringify({ episodes: opts.episodes, seed: opts.seed, locale: opts.locale, memorizer_identity: identity, families: rows }) +
+          JSON.stringify({
+            episodes: opts.episodes,
+            seed: opts.seed,
+            locale: opts.locale,
+            memorizer_identity: identity,
+            families: rows,
+            not_applicable: Object.fromEntries(Object.entries(na).map(([name, r]) => [name, r[opts.locale]])),
+          }) +
             '\n',
         );
         return;
@@ -362,6 +405,7 @@ export function registerVariantCommands(program: Command): void {
       const lines = [
         `memorizer on identity: ${identity.toFixed(4)} (${opts.episodes} episodes from seed ${opts.seed}, ${opts.locale})`,
         ...(custom ? [`variant ${custom.label}`] : []),
+        ...(Object.keys(na).length > 0 ? [`not applicable in this harness (never applied):`, ...notApplicableLines(na, [opts.locale])] : []),
         'variant   memorizer   drop     oracle',
       ];
       for (const [name, r] of Object.entries(rows))

@@ -17,7 +17,6 @@ import type { HarnessTransform, TransformContext, VariantDraft } from '../types.
 import { mentionsName, poolFor, share, stringMemo } from './kit.js';
 import type { SplitPool } from './kit.js';
 import {
-  BLOCK_PARAPHRASES,
   IRRELEVANT_CONTEXT,
   ITEM_STYLES,
   MESSAGE_PREFIXES,
@@ -27,6 +26,7 @@ import {
   SEPARATORS,
 } from './pools-prompt.js';
 import type { Typo } from './pools-prompt.js';
+import { blockParaphrases, needsWordings } from './wordings.js';
 
 /** Header styles (the base style, Markdown, is in neither half, so the change is always visible). */
 export const HEADER_STYLES: SplitPool<HeaderStyle> = { train: ['brackets', 'plain'], eval: ['xml'] };
@@ -172,7 +172,7 @@ const itemsStyle: HarnessTransform = {
 
 /** Paraphrase one block in place; a part that would lose an anchor (or was already changed) is kept. */
 function paraphraseBlock(block: PromptBlock, ctx: TransformContext, anchorsOf: (text: string) => ReadonlySet<string>): void {
-  const pool = BLOCK_PARAPHRASES[block.id]?.[ctx.locale];
+  const pool = blockParaphrases(ctx.base, block.id, ctx.locale);
   if (!pool) return;
   const alt = ctx.rng.pick(poolFor(pool, ctx.split));
   if (alt.title !== undefined) block.title = alt.title;
@@ -185,14 +185,21 @@ function paraphraseBlock(block: PromptBlock, ctx: TransformContext, anchorsOf: (
   }
 }
 
-/** prompt.instructions.paraphrase: other block titles, templates and rule wordings (same meaning). */
+/**
+ * prompt.instructions.paraphrase: other block titles, templates and rule wordings (same meaning), from
+ * paraphrases.yaml `blocks.<block>.<locale>`.
+ */
 const instructionsParaphrase: HarnessTransform = {
   name: 'prompt.instructions.paraphrase',
   family: 'prompt',
   description: 'paraphrase block titles, templates and rules (placeholders and tool names kept)',
+  notApplicable: needsWordings(
+    '<locale> prompt block paraphrases (blocks.<block>.<locale>)',
+    (base) => base.prompt.blocks.some((b) => blockParaphrases(base, b.id, base.locale) !== undefined),
+  ),
   apply(draft, ctx) {
     const anchorsOf = anchorsFor(ctx.base.tools.map((t) => t.function.name));
-    const blocks = draft.harness.prompt.blocks.filter((b) => BLOCK_PARAPHRASES[b.id] !== undefined);
+    const blocks = draft.harness.prompt.blocks.filter((b) => blockParaphrases(ctx.base, b.id, ctx.locale) !== undefined);
     if (blocks.length === 0) return;
     for (const b of ctx.rng.sample(blocks, share(blocks.length, ctx.intensity, ctx.rng))) paraphraseBlock(b, ctx, anchorsOf);
   },

@@ -7,38 +7,13 @@
  * decoys never take a canonical name and say plainly that they serve nothing here.
  */
 import type { Locale } from '../../protocol/domain.js';
-import type { Skill } from '../../protocol/harness.js';
+import type { Harness, Skill } from '../../protocol/harness.js';
 import type { Rng } from '../../protocol/rng.js';
-import type { HarnessTransform, VariantDraft } from '../types.js';
-import { freshFrom, mentionsName, opaqueName, poolFor, recase, share, stringMemo, usedNames } from './kit.js';
+import type { HarnessTransform, TransformContext, VariantDraft } from '../types.js';
 import type { SplitPool } from './kit.js';
-import {
-  CASE_STYLES,
-  DISTRACTOR_SKILLS,
-  NEAR_DUPLICATE_PATTERNS,
-  NEAR_DUPLICATE_TEXT,
-  NUMBERING_STYLES,
-  OPAQUE_PREFIXES,
-  RULE_FORMATS,
-  SKILL_DESCRIPTIONS,
-  SKILL_LOCALE_NAMES,
-} from './pools-skills.js';
-
-/** Semantic synonyms per canonical skill. */
-export const SKILL_SYNONYMS: Readonly<Record<string, SplitPool<string>>> = {
-  'product-qa': { train: ['item-answers', 'goods-qa'], eval: ['product-consult', 'merch-questions'] },
-  chitchat: { train: ['small-talk', 'casual-chat'], eval: ['viewer-banter', 'friendly-talk'] },
-  'clarify-intent': { train: ['ask-back', 'disambiguate'], eval: ['clarifying-question', 'confirm-target'] },
-  'after-sales': { train: ['post-purchase', 'order-care'], eval: ['returns-desk', 'service-after-sale'] },
-  promotion: { train: ['deals', 'coupon-guide'], eval: ['offers-desk', 'campaign-talk'] },
-  'purchase-guide': { train: ['how-to-buy', 'checkout-help'], eval: ['buying-steps', 'order-guide'] },
-  'risk-refusal': { train: ['safe-decline', 'compliance-refusal'], eval: ['policy-decline', 'risk-guard'] },
-  'human-handoff': { train: ['escalate', 'to-human-agent'], eval: ['staff-transfer', 'manual-service'] },
-  'multi-intent': { train: ['many-questions', 'split-requests'], eval: ['compound-asks', 'mixed-intents'] },
-  'refusal-whitelist': { train: ['allowed-answers', 'no-over-refusal'], eval: ['safe-to-answer', 'answer-whitelist'] },
-  'live-tone': { train: ['host-voice', 'stream-tone'], eval: ['anchor-style', 'broadcast-voice'] },
-  'compliance-guard': { train: ['ad-law-check', 'claims-check'], eval: ['wording-audit', 'regulation-guard'] },
-};
+import { freshFrom, mentionsName, opaqueName, poolFor, recase, share, stringMemo, usedNames } from './kit.js';
+import { CASE_STYLES, DISTRACTOR_SKILLS, NEAR_DUPLICATE_PATTERNS, NEAR_DUPLICATE_TEXT, NUMBERING_STYLES, OPAQUE_PREFIXES, RULE_FORMATS } from './pools-skills.js';
+import { needsWordings, skillDescriptions, skillNames } from './wordings.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Helpers
@@ -133,16 +108,20 @@ function skillsWithRules(draft: VariantDraft, min = 1): Skill[] {
   return draft.harness.skills.filter((s) => parsedBody(s.body).longestRun >= min);
 }
 
-/** Rename some of the unrenamed skills, each with `name(canonical)` (null: leave it). */
+/**
+ * Rename some of the unrenamed skills (those `eligible` says it can rename), each with `name(canonical)`
+ * (null: leave it).
+ */
 function renameSome(
   draft: VariantDraft,
   rng: Rng,
   intensity: number,
   base: readonly Skill[],
   name: (n: string, used: Set<string>) => string | null,
+  eligible: (n: string) => boolean = () => true,
 ): void {
   const used = takenNames(draft, base);
-  const names = unrenamed(draft, base);
+  const names = unrenamed(draft, base).filter(eligible);
   if (names.length === 0) return;
   // Each skill independently, so that several rename operators together leave a mix of styles.
   const p = 0.25 + 0.35 * intensity;
@@ -188,15 +167,33 @@ const mask: HarnessTransform = {
   },
 };
 
-/** skills.rename.semantic: rename some skills to meaningful synonyms. */
+/** Rename some skills to names of the base harness's `kind` pools (paraphrases.yaml). */
+function renameFromPools(draft: VariantDraft, ctx: TransformContext, kind: 'synonyms' | 'locale_names'): void {
+  const pool = (n: string) => skillNames(ctx.base, n, kind);
+  renameSome(
+    draft,
+    ctx.rng,
+    ctx.intensity,
+    ctx.base.skills,
+    (n, used) => {
+      const p = pool(n);
+      return p ? freshFrom(ctx.rng, poolFor(p, ctx.split), used) : null;
+    },
+    (n) => pool(n) !== undefined,
+  );
+}
+
+/** Whether a skill of the base harness has a pool of `kind`. */
+const hasSkillNames = (kind: 'synonyms' | 'locale_names') => (base: Harness) => base.skills.some((s) => skillNames(base, s.name, kind) !== undefined);
+
+/** skills.rename.semantic: rename some skills to meaningful synonyms (paraphrases.yaml `skills.<skill>.synonyms`). */
 const renameSemantic: HarnessTransform = {
   name: 'skills.rename.semantic',
   family: 'skills',
   description: 'rename skills to semantic synonyms (product-qa -> item-answers)',
+  notApplicable: needsWordings('skill synonyms (skills.<skill>.synonyms)', hasSkillNames('synonyms')),
   apply(draft, ctx) {
-    renameSome(draft, ctx.rng, ctx.intensity, ctx.base.skills, (n, used) =>
-      SKILL_SYNONYMS[n] ? freshFrom(ctx.rng, poolFor(SKILL_SYNONYMS[n], ctx.split), used) : null,
-    );
+    renameFromPools(draft, ctx, 'synonyms');
   },
 };
 
@@ -211,15 +208,14 @@ const renameOpaque: HarnessTransform = {
   },
 };
 
-/** skills.rename.locale: Chinese names (商品答疑) or pinyin (shangpin-dayi). */
+/** skills.rename.locale: Chinese names (商品答疑) or pinyin (shangpin-dayi) (paraphrases.yaml `skills.<skill>.locale_names`). */
 const renameLocale: HarnessTransform = {
   name: 'skills.rename.locale',
   family: 'skills',
   description: 'rename skills to Chinese or pinyin names (product-qa -> 商品答疑, shangpin-dayi)',
+  notApplicable: needsWordings('locale-style skill names (skills.<skill>.locale_names)', hasSkillNames('locale_names')),
   apply(draft, ctx) {
-    renameSome(draft, ctx.rng, ctx.intensity, ctx.base.skills, (n, used) =>
-      SKILL_LOCALE_NAMES[n] ? freshFrom(ctx.rng, poolFor(SKILL_LOCALE_NAMES[n], ctx.split), used) : null,
-    );
+    renameFromPools(draft, ctx, 'locale_names');
   },
 };
 
@@ -241,16 +237,23 @@ const renameCase: HarnessTransform = {
   },
 };
 
-/** skills.describe.paraphrase: another wording of some skills' descriptions (same meaning). */
+/**
+ * skills.describe.paraphrase: another wording of some skills' descriptions (same meaning), from
+ * paraphrases.yaml `skills.<skill>.description.<locale>`.
+ */
 const describeParaphrase: HarnessTransform = {
   name: 'skills.describe.paraphrase',
   family: 'skills',
   description: 'paraphrase skill descriptions (held-out templates in eval)',
+  notApplicable: needsWordings(
+    '<locale> skill descriptions (skills.<skill>.description.<locale>)',
+    (base) => base.skills.some((s) => skillDescriptions(base, s.name, base.locale) !== undefined),
+  ),
   apply(draft, ctx) {
-    const targets = draft.harness.skills.filter((s) => SKILL_DESCRIPTIONS[s.name] !== undefined);
+    const targets = draft.harness.skills.filter((s) => skillDescriptions(ctx.base, s.name, ctx.locale) !== undefined);
     if (targets.length === 0) return;
     for (const s of ctx.rng.sample(targets, share(targets.length, ctx.intensity, ctx.rng))) {
-      s.description = ctx.rng.pick(poolFor(SKILL_DESCRIPTIONS[s.name][ctx.locale], ctx.split));
+      s.description = ctx.rng.pick(poolFor(skillDescriptions(ctx.base, s.name, ctx.locale) as SplitPool<string>, ctx.split));
     }
   },
 };

@@ -28,26 +28,8 @@ import {
   RESULT_SYNONYMS,
   SIMILAR_DESCRIPTIONS,
   SIMILAR_NAMES,
-  TOOL_DESCRIPTIONS,
 } from './pools-tools.js';
-
-/** Semantic synonyms per canonical tool; the eval half is never used in training. */
-export const TOOL_SYNONYMS: Readonly<Record<string, SplitPool<string>>> = {
-  get_product: { train: ['query_item', 'fetch_product_detail', 'item_info'], eval: ['lookup_goods', 'product_profile'] },
-  search_products: { train: ['find_items', 'product_search'], eval: ['goods_finder', 'catalog_query'] },
-  check_stock: { train: ['query_inventory', 'stock_lookup'], eval: ['inventory_status', 'sku_availability'] },
-  get_promotions: { train: ['list_promotions', 'query_campaigns'], eval: ['marketing_offers', 'deal_center'] },
-  get_coupon: { train: ['coupon_detail', 'query_coupon'], eval: ['voucher_info', 'lookup_voucher'] },
-  issue_coupon: { train: ['grant_coupon', 'send_coupon'], eval: ['dispatch_voucher', 'award_voucher'] },
-  push_link_card: { train: ['show_product_card', 'pin_item_link'], eval: ['display_cart_link', 'surface_link_card'] },
-  list_orders: { train: ['query_orders', 'user_orders'], eval: ['order_history', 'buyer_orders'] },
-  get_order_status: { train: ['order_status', 'track_order'], eval: ['shipment_progress', 'order_tracker'] },
-  check_return_eligibility: { train: ['return_check', 'can_return'], eval: ['refund_eligibility', 'aftersale_check'] },
-  search_faq: { train: ['faq_lookup', 'query_faq'], eval: ['knowledge_search', 'help_center_query'] },
-  refuse_request: { train: ['decline_request', 'compliance_refusal'], eval: ['policy_block', 'safe_decline'] },
-  handoff_to_human: { train: ['transfer_to_agent', 'escalate_human'], eval: ['human_support', 'route_to_staff'] },
-  load_skill: { train: ['open_skill', 'read_skill'], eval: ['fetch_playbook', 'get_skill_doc'] },
-};
+import { needsWordings, toolDescriptions, toolSynonyms } from './wordings.js';
 
 /** The prefix of opaque tool names (`t_3f9a2c`). */
 export const OPAQUE_TOOL_PREFIX = 't_';
@@ -125,16 +107,18 @@ function renameFields(
 // Names
 // ---------------------------------------------------------------------------------------------------
 
-/** tools.rename.semantic: rename some tools to meaningful synonyms. */
+/** tools.rename.semantic: rename some tools to meaningful synonyms (paraphrases.yaml `tools.<tool>.synonyms`). */
 const renameSemantic: HarnessTransform = {
   name: 'tools.rename.semantic',
   family: 'tools',
   description: 'rename tools to semantic synonyms (get_product -> query_item)',
+  notApplicable: needsWordings('tool synonyms (tools.<tool>.synonyms)', (base) => base.tools.some((t) => toolSynonyms(base, t.function.name) !== undefined)),
   apply(draft, ctx) {
     const used = usedNames(draft);
-    const names = realTools(draft).filter((n) => TOOL_SYNONYMS[n] && draft.tables.tools[n] === undefined);
+    const names = realTools(draft).filter((n) => toolSynonyms(ctx.base, n) !== undefined && draft.tables.tools[n] === undefined);
+    if (names.length === 0) return;
     for (const n of ctx.rng.sample(names, share(names.length, ctx.intensity, ctx.rng))) {
-      const fresh = freshFrom(ctx.rng, poolFor(TOOL_SYNONYMS[n], ctx.split), used);
+      const fresh = freshFrom(ctx.rng, poolFor(toolSynonyms(ctx.base, n) as SplitPool<string>, ctx.split), used);
       if (fresh) draft.tables.tools[n] = fresh;
     }
   },
@@ -212,15 +196,25 @@ const resultRename: HarnessTransform = {
 // Descriptions and schemas
 // ---------------------------------------------------------------------------------------------------
 
-/** tools.describe.paraphrase: reword tool descriptions (per-tool templates in the harness's locale). */
+/**
+ * tools.describe.paraphrase: reword tool descriptions (per-tool texts in the harness's locale, from
+ * paraphrases.yaml `tools.<tool>.description.<locale>`).
+ */
 const describeParaphrase: HarnessTransform = {
   name: 'tools.describe.paraphrase',
   family: 'tools',
   description: 'paraphrase tool descriptions',
+  notApplicable: needsWordings(
+    '<locale> tool descriptions (tools.<tool>.description.<locale>)',
+    (base) => base.tools.some((t) => toolDescriptions(base, t.function.name, base.locale) !== undefined),
+  ),
   apply(draft, ctx) {
-    const names = realTools(draft).filter((n) => TOOL_DESCRIPTIONS[n] && typeof toolByName(draft, n)?.function.description === 'string');
+    const names = realTools(draft).filter(
+      (n) => toolDescriptions(ctx.base, n, ctx.locale) !== undefined && typeof toolByName(draft, n)?.function.description === 'string',
+    );
+    if (names.length === 0) return;
     for (const n of ctx.rng.sample(names, share(names.length, ctx.intensity, ctx.rng))) {
-      (toolByName(draft, n) as ToolSchema).function.description = ctx.rng.pick(poolFor(TOOL_DESCRIPTIONS[n][ctx.locale], ctx.split));
+      (toolByName(draft, n) as ToolSchema).function.description = ctx.rng.pick(poolFor(toolDescriptions(ctx.base, n, ctx.locale) as SplitPool<string>, ctx.split));
     }
   },
 };

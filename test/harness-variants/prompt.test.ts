@@ -4,12 +4,12 @@ import type { Locale, Split, Task } from '../../protocol/domain.js';
 import type { Harness } from '../../protocol/harness.js';
 import { LIMIT_RANGES } from '../../protocol/harness.js';
 import { charLength, extractNumbers } from '../../protocol/text.js';
-import { loadBaseHarness } from '../../harness/index.js';
+import { embeddedHarness, loadBaseHarness } from '../../harness/index.js';
+import type { BlockWording as BlockParaphrase } from '../../harness/index.js';
 import { buildVariant } from '../../harness-variants/index.js';
 import type { BuiltVariant, HarnessTransform } from '../../harness-variants/index.js';
 import { HEADER_STYLES, PROMPT_OPS, replyLimitPool, turnLimitPool } from '../../harness-variants/ops/prompt.js';
 import {
-  BLOCK_PARAPHRASES,
   IRRELEVANT_CONTEXT,
   ITEM_STYLES,
   MESSAGE_PREFIXES,
@@ -18,13 +18,18 @@ import {
   MESSAGE_TYPOS,
   SEPARATORS,
 } from '../../harness-variants/ops/pools-prompt.js';
-import type { BlockParaphrase } from '../../harness-variants/ops/pools-prompt.js';
 import type { SplitPool } from '../../harness-variants/ops/kit.js';
 import { generateTask } from '../../env/tasks/index.js';
 import { renderSystemPrompt } from '../../env/prompt.js';
 import { worldFor } from '../../mock-services/index.js';
 
 const op = (name: string): HarnessTransform => opFrom(PROMPT_OPS, name);
+
+/** The embedded harness's block paraphrases (harness/paraphrases.yaml `blocks`), in the shape of the table they replaced. */
+const BLOCK_PARAPHRASES: Record<string, Record<Locale, SplitPool<BlockParaphrase>>> = {};
+for (const [id, byLocale] of Object.entries(embeddedHarness().paraphrases?.blocks ?? {})) {
+  if (byLocale['zh-CN'] && byLocale.en) BLOCK_PARAPHRASES[id] = { 'zh-CN': byLocale['zh-CN'], en: byLocale.en };
+}
 
 function build(o: HarnessTransform, seed: number, locale: Locale, split: Split): { v: BuiltVariant; base: Harness; task: Task } {
   const base = loadBaseHarness(locale);

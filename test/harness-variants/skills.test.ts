@@ -2,10 +2,10 @@ import { SEEDS, SPLITS, LOCALES, opFrom, cases, expectDisjoint, expectOracleScor
 import { describe, expect, it } from 'vitest';
 import type { Locale, Split } from '../../protocol/domain.js';
 import type { Harness } from '../../protocol/harness.js';
-import { loadBaseHarness } from '../../harness/index.js';
+import { embeddedHarness, loadBaseHarness } from '../../harness/index.js';
 import { buildVariant } from '../../harness-variants/index.js';
 import type { BuiltVariant, HarnessTransform } from '../../harness-variants/index.js';
-import { SKILL_OPS, SKILL_SYNONYMS } from '../../harness-variants/ops/skills.js';
+import { SKILL_OPS } from '../../harness-variants/ops/skills.js';
 import {
   CASE_STYLES,
   DISTRACTOR_SKILLS,
@@ -13,14 +13,30 @@ import {
   NUMBERING_STYLES,
   OPAQUE_PREFIXES,
   RULE_FORMATS,
-  SKILL_DESCRIPTIONS,
-  SKILL_LOCALE_NAMES,
 } from '../../harness-variants/ops/pools-skills.js';
+import type { SplitPool } from '../../harness-variants/ops/kit.js';
 import { generateTask } from '../../env/tasks/index.js';
 import { renderSystemPrompt } from '../../env/prompt.js';
 import { worldFor } from '../../mock-services/index.js';
 
 const CANONICAL = loadBaseHarness('zh-CN').skills.map((s) => s.name);
+
+/** The embedded harness's wordings (harness/paraphrases.yaml), in the shape of the tables they replaced. */
+function wordings<W, T>(table: Readonly<Record<string, W>>, get: (w: W) => T | undefined): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const [k, w] of Object.entries(table)) {
+    const x = get(w);
+    if (x !== undefined) out[k] = x;
+  }
+  return out;
+}
+
+const SKILL_WORDINGS = embeddedHarness().paraphrases?.skills ?? {};
+const SKILL_SYNONYMS: Record<string, SplitPool<string>> = wordings(SKILL_WORDINGS, (w) => w.synonyms);
+const SKILL_LOCALE_NAMES: Record<string, SplitPool<string>> = wordings(SKILL_WORDINGS, (w) => w.locale_names);
+const SKILL_DESCRIPTIONS: Record<string, Record<Locale, SplitPool<string>>> = wordings(SKILL_WORDINGS, (w) =>
+  w.description?.['zh-CN'] && w.description.en ? { 'zh-CN': w.description['zh-CN'], en: w.description.en } : undefined,
+);
 
 const op = (name: string): HarnessTransform => opFrom(SKILL_OPS, name);
 

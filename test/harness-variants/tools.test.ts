@@ -2,10 +2,10 @@ import { SPLITS, LOCALES, opFrom, cases, expectDisjoint, expectOracleScoresOne }
 import { describe, expect, it } from 'vitest';
 import type { Locale, Split, ToolSchema } from '../../protocol/domain.js';
 import type { Harness } from '../../protocol/harness.js';
-import { loadBaseHarness } from '../../harness/index.js';
+import { embeddedHarness, loadBaseHarness } from '../../harness/index.js';
 import { buildVariant } from '../../harness-variants/index.js';
 import type { BuiltVariant, HarnessTransform, VariantSpec } from '../../harness-variants/index.js';
-import { TOOL_OPS, TOOL_SYNONYMS, isOpaqueTool } from '../../harness-variants/ops/tools.js';
+import { TOOL_OPS, isOpaqueTool } from '../../harness-variants/ops/tools.js';
 import {
   CANONICAL_PARAMS,
   CANONICAL_RESULT_FIELDS,
@@ -18,7 +18,6 @@ import {
   RESULT_SYNONYMS,
   SIMILAR_DESCRIPTIONS,
   SIMILAR_NAMES,
-  TOOL_DESCRIPTIONS,
 } from '../../harness-variants/ops/pools-tools.js';
 import type { SplitPool } from '../../harness-variants/ops/kit.js';
 import { generateTask } from '../../env/index.js';
@@ -28,6 +27,22 @@ import { memorizerPolicy, oraclePolicy } from '../../policies/index.js';
 import { evaluate } from '../../eval/index.js';
 
 const CANONICAL_FIELDS = new Set([...CANONICAL_PARAMS, ...CANONICAL_RESULT_FIELDS]);
+
+/** The embedded harness's wordings (harness/paraphrases.yaml), in the shape of the tables they replaced. */
+function wordings<W, T>(table: Readonly<Record<string, W>>, get: (w: W) => T | undefined): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const [k, w] of Object.entries(table)) {
+    const x = get(w);
+    if (x !== undefined) out[k] = x;
+  }
+  return out;
+}
+
+const TOOL_WORDINGS = embeddedHarness().paraphrases?.tools ?? {};
+const TOOL_SYNONYMS: Record<string, SplitPool<string>> = wordings(TOOL_WORDINGS, (w) => w.synonyms);
+const TOOL_DESCRIPTIONS: Record<string, Record<Locale, SplitPool<string>>> = wordings(TOOL_WORDINGS, (w) =>
+  w.description?.['zh-CN'] && w.description.en ? { 'zh-CN': w.description['zh-CN'], en: w.description.en } : undefined,
+);
 
 const op = (name: string): HarnessTransform => opFrom(TOOL_OPS, name);
 
