@@ -108,20 +108,16 @@ function skillsWithRules(draft: VariantDraft, min = 1): Skill[] {
   return draft.harness.skills.filter((s) => parsedBody(s.body).longestRun >= min);
 }
 
-/**
- * Rename some of the unrenamed skills (those `eligible` says it can rename), each with `name(canonical)`
- * (null: leave it).
- */
+/** Rename some of the unrenamed skills, each with `name(canonical)` (null: leave it). */
 function renameSome(
   draft: VariantDraft,
   rng: Rng,
   intensity: number,
   base: readonly Skill[],
   name: (n: string, used: Set<string>) => string | null,
-  eligible: (n: string) => boolean = () => true,
 ): void {
   const used = takenNames(draft, base);
-  const names = unrenamed(draft, base).filter(eligible);
+  const names = unrenamed(draft, base);
   if (names.length === 0) return;
   // Each skill independently, so that several rename operators together leave a mix of styles.
   const p = 0.25 + 0.35 * intensity;
@@ -167,20 +163,16 @@ const mask: HarnessTransform = {
   },
 };
 
-/** Rename some skills to names of the base harness's `kind` pools (paraphrases.yaml). */
+/**
+ * Rename some skills to names of the base harness's `kind` pools (paraphrases.yaml). Skills are picked
+ * among all the unrenamed ones, wordings or not (which are picked does not depend on the file); a picked
+ * skill without a pool keeps its name.
+ */
 function renameFromPools(draft: VariantDraft, ctx: TransformContext, kind: 'synonyms' | 'locale_names'): void {
-  const pool = (n: string) => skillNames(ctx.base, n, kind);
-  renameSome(
-    draft,
-    ctx.rng,
-    ctx.intensity,
-    ctx.base.skills,
-    (n, used) => {
-      const p = pool(n);
-      return p ? freshFrom(ctx.rng, poolFor(p, ctx.split), used) : null;
-    },
-    (n) => pool(n) !== undefined,
-  );
+  renameSome(draft, ctx.rng, ctx.intensity, ctx.base.skills, (n, used) => {
+    const pool = skillNames(ctx.base, n, kind);
+    return pool ? freshFrom(ctx.rng, poolFor(pool, ctx.split), used) : null;
+  });
 }
 
 /** Whether a skill of the base harness has a pool of `kind`. */
