@@ -98,6 +98,16 @@ export function urlArg(flag: string, protocols: readonly string[], example: stri
   };
 }
 
+/** A repeatable URL flag (`urlArg` for each value): the list in the order given, each URL at most once. */
+export function urlListArg(flag: string, protocols: readonly string[], example: string) {
+  const one = urlArg(flag, protocols, example);
+  return (value: string, previous: string[] | undefined): string[] => {
+    const url = one(value);
+    if (previous?.includes(url)) throw usageError(`${flag} ${url} is given twice; give each server once`);
+    return [...(previous ?? []), url];
+  };
+}
+
 /** Commander collector for repeatable flags. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];

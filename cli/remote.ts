@@ -2,15 +2,18 @@
  * What a failure of the client means to a person running a command against a server (`eval --url`,
  * `rollout`): the client's typed error (client/client.ts `HarnessGymError`) as one line that names the
  * URL and what to do, with the exit code of its kind: 3 when the server could not be reached or the
- * connection was lost, 5 when it answered and refused.
+ * connection was lost, 5 when it answered and refused. With several URLs (replicas behind a
+ * `ShardedClient`) the line names the replica the error came from (`details.replica`).
  */
 import { HarnessGymError } from '../client/index.js';
 import { networkError, runError } from './errors.js';
 import type { CliError } from './errors.js';
 
-/** The CliError for a client failure against `url`, or null when `e` is not one. */
-export function serverFailure(e: unknown, url: string): CliError | null {
+/** The CliError for a client failure against `url` (or one of `url`), or null when `e` is not one. */
+export function serverFailure(e: unknown, urls: string | readonly string[]): CliError | null {
   if (!(e instanceof HarnessGymError)) return null;
+  const replica = (e.details as { replica?: unknown } | undefined)?.replica;
+  const url = typeof replica === 'string' ? replica : typeof urls === 'string' ? urls : urls.join(' ');
   const msg = e.message.replace(/^[A-Z_]+: /, '');
   switch (e.code) {
     case 'CONNECTION_FAILED': {
@@ -33,6 +36,10 @@ export function serverFailure(e: unknown, url: string): CliError | null {
     }
     case 'CONNECTION_CLOSED':
       return networkError(`lost the connection to ${url}: ${msg}`);
+    case 'REPLICA_DOWN':
+      return networkError(`lost replica ${url}: ${msg}`);
+    case 'NO_REPLICA':
+      return networkError(`no replica is up (${url}): ${msg}; start them with harness-gym serve, or check --url`);
     case 'CLIENT_TIMEOUT':
       return networkError(`${url} did not answer: ${msg}`);
     case 'UNAUTHORIZED':

@@ -10,7 +10,9 @@
  * Reconnect with resume: when the socket drops without a close frame (close code 1006), the client
  * reconnects, sends `hello {resume: session_id, token}` and re-sends every request still unanswered with
  * its original id and bytes. The server replays the stored reply of a request it had already applied, so
- * nothing is applied twice (PROTOCOL.md "Sessions").
+ * nothing is applied twice (PROTOCOL.md "Sessions"). Behind a router that pins sessions to replicas with a
+ * cookie (deploy/haproxy.cfg), the cookies the first upgrade response set are sent back on every resume's
+ * upgrade request, so the resume reaches the replica that holds the session (PROTOCOL.md "Routers").
  */
 import WebSocket from 'ws';
 import { MsgpackCodec } from '../protocol/codec.js';
@@ -83,6 +85,11 @@ export interface ClientOptions {
   timeout_ms?: number;
   /** Frame-level errors that name no request (`id: null`) and unreadable frames land here. */
   onError?: (error: HarnessGymError) => void;
+  /**
+   * Called once when the session ends other than by `close()`/`disconnect()`: the connection closed and
+   * was not (or could not be) resumed. `error` is the `CONNECTION_CLOSED` the pending requests got.
+   */
+  onClose?: (error: HarnessGymError) => void;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -123,6 +130,8 @@ export class HarnessGymClient {
   #nextId = 1;
   #state: State = 'connecting';
   #closed: Promise<void> | null = null;
+  /** Cookies set by the upgrade responses (a router's replica pin), sent back on every later connection. */
+  readonly #cookies = new Map<string, string>();
 
   private constructor(url: string, opts: ClientOptions) {
     this.url = url;
@@ -161,6 +170,11 @@ export class HarnessGymClient {
   /** True once the session ended (cleanly or not) and no more requests can be made. */
   get isClosed(): boolean {
     return this.#state === 'closing' || this.#state === 'closed';
+  }
+
+  /** True while a dropped connection is being resumed (requests queue until it is, or fail if it is not). */
+  get isReconnecting(): boolean {
+    return this.#state === 'reconnecting';
   }
 
   /** Reset a batch of episodes; one result per item, in item order. */
@@ -271,8 +285,17 @@ export class HarnessGymClient {
   /** Open a socket, send `hello` (resuming `resume` when given) and await `welcome`. */
   async #attach(resume: string | undefined): Promise<WelcomeMessage> {
     const ws = await new Promise<WebSocket>((resolve, reject) => {
-      const sock = new WebSocket(this.url, { perMessageDeflate: false });
+      const cookie = [...this.#cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+      const sock = new WebSocket(this.url, { perMessageDeflate: false, ...(cookie !== '' ? { headers: { cookie } } : {}) });
       sock.binaryType = 'nodebuffer';
+      // A router's replica pin (PROTOCOL.md "Routers"): keep the name=value of every cookie it sets.
+      sock.once('upgrade', (res) => {
+        for (const line of res.headers['set-cookie'] ?? []) {
+          const pair = line.split(';', 1)[0] as string;
+          const eq = pair.indexOf('=');
+          if (eq > 0) this.#cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+        }
+      });
       const onError = (e: Error) => {
         sock.removeListener('open', onOpen);
         reject(new HarnessGymError({ code: 'CONNECTION_FAILED', message: e.message }));
@@ -353,13 +376,14 @@ export class HarnessGymClient {
       }
     }
     if (this.#state === 'connecting' || this.#state === 'reconnecting') return;
+    const lost = this.#state === 'open';
     if (this.#state === 'open' && code === ABNORMAL_CLOSURE && this.#opts.reconnect && this.#opts.reconnect.retries > 0) {
       this.#state = 'reconnecting';
       void this.#reconnect(this.#opts.reconnect);
       return;
     }
     this.#state = 'closed';
-    this.#finish(`connection closed (${code} ${reason})`, { code, reason });
+    this.#finish(`connection closed (${code} ${reason})`, { code, reason }, lost);
   }
 
   async #reconnect(policy: ReconnectPolicy): Promise<void> {
@@ -390,15 +414,16 @@ export class HarnessGymClient {
     }
     if (this.#state !== 'reconnecting') return;
     this.#state = 'closed';
-    this.#finish(`resume failed: ${last?.message ?? 'no attempt'}`, { cause: last?.code });
+    this.#finish(`resume failed: ${last?.message ?? 'no attempt'}`, { cause: last?.code }, true);
   }
 
-  /** Reject everything still pending: the session cannot answer any more. */
-  #finish(message: string, details?: unknown): void {
+  /** Reject everything still pending: the session cannot answer any more. `lost`: not the client's doing. */
+  #finish(message: string, details?: unknown, lost = false): void {
     for (const p of [...this.#pending.values()]) {
       this.#settle(p.id);
       p.reject(new HarnessGymError({ code: 'CONNECTION_CLOSED', message, details }));
     }
     if (this.#state !== 'closing') this.#state = 'closed';
+    if (lost) this.#opts.onClose?.(new HarnessGymError({ code: 'CONNECTION_CLOSED', message, details }));
   }
 }

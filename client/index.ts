@@ -1,6 +1,8 @@
-/** Public surface of `client/`: the WebSocket client, the vector-env helper and the remote evaluation. */
+/** Public surface of `client/`: the WebSocket client, the sharding client over replicas, the vector-env helper and the rollouts. */
 export { HarnessGymClient, HarnessGymError, isItemError, unwrap } from './client.js';
 export type { ClientOptions, ReconnectPolicy } from './client.js';
+export { ShardedClient, fnv1a32, shardIndex, shardKey } from './sharded.js';
+export type { EpisodeClient, RejoinPolicy, ReplicaStatus, ShardedClientOptions } from './sharded.js';
 export { VectorEnv } from './vector.js';
 export { runRollout, formatRolloutSummary, summarizeRollout, completionToAction, backoffDelay, ORACLE_ACTION_HEADER } from './rollout.js';
 export type { RolloutOptions, RolloutRecord, RolloutSummary, RolloutResult, RolloutTranscript, GroupStat } from './rollout.js';

@@ -14,6 +14,10 @@
  * first), so that a run in which every episode failed can say what to fix. Records and the summary are in
  * episode order, whatever order episodes finish in.
  *
+ * Several servers: with a list of URLs the episodes go through a `ShardedClient` (client/sharded.ts),
+ * placed by group (GRPO siblings together) or seed. An episode whose replica dies fails alone
+ * (`step: REPLICA_DOWN: replica <url> went down; ...`) and the run goes on on the survivors.
+ *
  * Test hook: with `oracleHints` the reset asks for `options.oracle_hints` (servers started with
  * `allow_oracle_hints` only) and every request to the endpoint carries the environment's
  * `info.oracle_action` in the `x-harness-gym-oracle-action` header (JSON). A fake endpoint in the tests
@@ -21,7 +25,8 @@
  */
 import type { ChatMessage, ToolSchema } from '../protocol/domain.js';
 import { HarnessGymClient } from './client.js';
-import type { ClientOptions } from './client.js';
+import { ShardedClient } from './sharded.js';
+import type { EpisodeClient, ShardedClientOptions } from './sharded.js';
 import type { ResetItem, ResetOptions, StepInfo, VariantSpec, WelcomeMessage } from './types.js';
 
 /** The header that carries `info.oracle_action` to a test endpoint (see the module comment). */
@@ -29,8 +34,8 @@ export const ORACLE_ACTION_HEADER = 'x-harness-gym-oracle-action';
 
 /** Options of `runRollout`. */
 export interface RolloutOptions {
-  /** The environment server's WebSocket URL, e.g. `ws://127.0.0.1:8080/v1/env`. */
-  url: string;
+  /** The environment server's WebSocket URL, e.g. `ws://127.0.0.1:8080/v1/env`; several: replicas (sharded). */
+  url: string | readonly string[];
   token?: string;
   /** The endpoint's base URL, e.g. `http://127.0.0.1:8000/v1` (`/chat/completions` is appended). */
   baseUrl: string;
@@ -62,7 +67,8 @@ export interface RolloutOptions {
   sampling?: Record<string, unknown>;
   /** Called after each finished episode (progress bars). */
   onEpisode?: (done: number, total: number, record: RolloutRecord) => void;
-  client?: Omit<ClientOptions, 'token'>;
+  /** Client options (with several URLs, the sharding client's: rejoin policy too). */
+  client?: Omit<ShardedClientOptions, 'token'>;
   /** Injected for tests; default the global `fetch`. */
   fetch?: typeof fetch;
   /** Injected for tests; default `setTimeout`. */
@@ -335,11 +341,15 @@ function variantLabelOf(v: RolloutOptions['variant']): string {
  * an endpoint failure (that episode is failed), only when the server cannot be reached at all.
  */
 export async function runRollout(opts: RolloutOptions): Promise<RolloutResult> {
-  const client = await HarnessGymClient.connect(opts.url, {
-    ...(opts.client ?? {}),
-    ...(opts.token !== undefined ? { token: opts.token } : {}),
-    client: opts.client?.client ?? 'harness-gym-rollout',
-  });
+  const urls = typeof opts.url === 'string' ? [opts.url] : [...opts.url];
+  const common = { ...(opts.token !== undefined ? { token: opts.token } : {}), client: opts.client?.client ?? 'harness-gym-rollout' };
+  let client: EpisodeClient;
+  if (urls.length === 1) {
+    const { rejoin: _rejoin, onReplica: _onReplica, ...clientOpts } = opts.client ?? {};
+    client = await HarnessGymClient.connect(urls[0] as string, { ...clientOpts, ...common });
+  } else {
+    client = await ShardedClient.connect(urls, { ...(opts.client ?? {}), ...common });
+  }
   const endpoint = new Endpoint(opts);
   const label = variantLabelOf(opts.variant);
   const records: RolloutRecord[] = new Array(opts.episodes);
@@ -363,13 +373,13 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutResult> {
   try {
     await Promise.all(Array.from({ length: Math.min(limit, opts.episodes) }, worker));
   } finally {
-    await client.close();
+    await client.disconnect();
   }
   return { summary: summarizeRollout(opts.model, label, records), records, welcome };
 }
 
 async function playEpisode(
-  client: HarnessGymClient,
+  client: EpisodeClient,
   endpoint: Endpoint,
   opts: RolloutOptions,
   index: number,

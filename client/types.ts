@@ -41,9 +41,11 @@ export type WireErrorCode = WireCode;
 
 /**
  * Codes the client raises itself (never on the wire): a request that got no reply in time, a connection
- * that closed (or could not be opened or resumed) with requests outstanding, a reply the client cannot read.
+ * that closed (or could not be opened or resumed) with requests outstanding, a reply the client cannot read;
+ * and from a `ShardedClient` (client/sharded.ts), item errors: the episode's replica went down
+ * (`REPLICA_DOWN`, `details.replica`), no replica is live to place an item on (`NO_REPLICA`).
  */
-export type ClientErrorCode = 'CLIENT_TIMEOUT' | 'CONNECTION_CLOSED' | 'CONNECTION_FAILED' | 'BAD_REPLY';
+export type ClientErrorCode = 'CLIENT_TIMEOUT' | 'CONNECTION_CLOSED' | 'CONNECTION_FAILED' | 'BAD_REPLY' | 'REPLICA_DOWN' | 'NO_REPLICA';
 
 /** Every code a `HarnessGymError` may carry. Unknown future server codes pass through as strings. */
 export type ErrorCode = WireErrorCode | ClientErrorCode | (string & {});
@@ -62,7 +64,11 @@ export type TaskSelector = TaskSelectorWire;
 export type ResetItem = WireResetItem;
 export type Observation = WireObservation;
 export type StepInfo = WireStepInfo;
-export type ItemError = WireItemError;
+/**
+ * An item that failed alone. Its code is a PROTOCOL.md item-level code, or, from a `ShardedClient`, a client
+ * code (`REPLICA_DOWN`, `NO_REPLICA`, or a replica's frame-level code) with `details.replica` naming the replica.
+ */
+export type ItemError = Omit<WireItemError, 'error'> & { error: WireError };
 export type ResetOk = WireResetOk;
 /** One item of a `reset_result`. */
 export type ResetResultItem = ResetOk | ItemError;

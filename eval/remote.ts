@@ -16,6 +16,14 @@
  * with the server's reply (sha256 of the same MessagePack bytes) before it is taped: a record is written
  * only of what the server sent, and replays identically in-process; a server whose replies differ (another
  * version or config) stops the run with an error instead of leaving records that would not replay.
+ *
+ * Several servers (`eval --url A --url B ...`): the episodes go through a `ShardedClient`
+ * (client/sharded.ts), placed on the replicas by seed. The replicas must serve the same harness with the
+ * same turn and error caps (checked once connected). An episode whose replica dies (its item error is
+ * `REPLICA_DOWN`) is played again from its reset on a survivor: an episode is fixed by its seed and the
+ * reference policies by theirs, so the summary is still the in-process one. With a recorder a lost
+ * episode stops the run instead (its half-taped twin cannot be unwound, and the records would not be in
+ * episode order). When no replica is left the run stops with `NO_REPLICA`.
  */
 import { createEpisode, defaultEnvConfig } from '../env/index.js';
 import { harnessLabel } from '../harness/index.js';
@@ -23,8 +31,8 @@ import type { EnvDefaults, EpisodeHandle, EpisodeLimits, EpisodeRequest, ResetOp
 import type { PolicyInstance, PolicyObservation, PrivilegedContext } from '../policies/index.js';
 import { RecordEpisode, hashResetOutput, hashStepOutput } from '../recording/index.js';
 import type { EpisodeRecorder } from '../recording/index.js';
-import { HarnessGymClient, HarnessGymError, unwrap } from '../client/index.js';
-import type { ClientOptions, ResetItem, StepInfo, StepResultItem } from '../client/index.js';
+import { HarnessGymClient, HarnessGymError, ShardedClient, unwrap } from '../client/index.js';
+import type { EpisodeClient, ResetItem, ShardedClientOptions, StepInfo, StepResultItem, WelcomeMessage } from '../client/index.js';
 import { summarize, variantLabel } from './evaluate.js';
 import type { EpisodeRecord, EvalOptions, EvalSummary } from './evaluate.js';
 
@@ -36,17 +44,22 @@ export type RemoteEvalOptions = Omit<EvalOptions, 'recorder'> & {
    * which the records must carry to replay.
    */
   recorder?: EpisodeRecorder | ((env: { limits: EpisodeLimits; defaults: EnvDefaults }) => EpisodeRecorder);
-  /** The server's WebSocket URL, e.g. `ws://127.0.0.1:8080/v1/env`. */
-  url: string;
+  /**
+   * The server's WebSocket URL, e.g. `ws://127.0.0.1:8080/v1/env`; several URLs: replicas, through a
+   * `ShardedClient` (see the module comment).
+   */
+  url: string | readonly string[];
   token?: string;
   /** Episodes in flight at once (default 64, capped by the server's `max_batch` and `max_episodes`). */
   batch?: number;
   /** Frame encoding (default MessagePack). */
   encoding?: 'msgpack' | 'json';
-  /** Extra client options (reconnect policy, timeout); `token` and `encoding` above win. */
-  client?: Omit<ClientOptions, 'token' | 'encoding'>;
-  /** Called once connected, e.g. for tests that disturb the connection mid-run. */
+  /** Extra client options (reconnect policy, timeout; with several URLs the rejoin policy too); `token` and `encoding` above win. */
+  client?: Omit<ShardedClientOptions, 'token' | 'encoding'>;
+  /** Called once connected (one URL), e.g. for tests that disturb the connection mid-run. */
   onConnect?: (client: HarnessGymClient) => void;
+  /** Called once connected (several URLs), e.g. for tests that kill a replica mid-run. */
+  onShards?: (client: ShardedClient) => void;
 };
 
 /** Same guard as `playEpisode`: a policy that never ends an episode gets this many actions at most. */
@@ -82,18 +95,35 @@ function resetItemFor(opts: Omit<EvalOptions, 'recorder'>, episodeId: string, se
 
 /** Evaluate a policy against a running server; the summary equals `evaluate(opts)`'s for the same server config. */
 export async function evaluateRemote(opts: RemoteEvalOptions): Promise<EvalSummary> {
-  const client = await HarnessGymClient.connect(opts.url, {
-    ...(opts.client ?? {}),
+  const urls = typeof opts.url === 'string' ? [opts.url] : [...opts.url];
+  const common = {
     ...(opts.token !== undefined ? { token: opts.token } : {}),
     encoding: opts.encoding ?? 'msgpack',
     client: opts.client?.client ?? 'harness-gym-remote-eval',
-  });
-  try {
-    opts.onConnect?.(client);
-    return await runEpisodes(client, opts);
-  } finally {
-    await client.close();
+  } as const;
+  if (urls.length === 1) {
+    const { rejoin: _rejoin, onReplica: _onReplica, ...clientOpts } = opts.client ?? {};
+    const client = await HarnessGymClient.connect(urls[0] as string, { ...clientOpts, ...common });
+    try {
+      opts.onConnect?.(client);
+      return await runEpisodes(client, [client.welcome], opts);
+    } finally {
+      await client.close();
+    }
   }
+  const shards = await ShardedClient.connect(urls, { ...(opts.client ?? {}), ...common });
+  try {
+    opts.onShards?.(shards);
+    const welcomes = shards.welcomes.filter((w): w is WelcomeMessage => w !== null);
+    return await runEpisodes(shards, welcomes, opts);
+  } finally {
+    await shards.disconnect();
+  }
+}
+
+/** An item error that says the episode's replica is gone (a `ShardedClient`'s; see client/sharded.ts). */
+function replicaLost(res: { ok: boolean; error?: { code: string } }): boolean {
+  return res.ok === false && res.error?.code === 'REPLICA_DOWN';
 }
 
 /** The server and this build disagree: records would not replay, and the figures are not this build's. */
@@ -110,8 +140,19 @@ function sameStep(remote: StepResultItem, local: StepResult): boolean {
   return hashStepOutput(remote).hash === hashStepOutput(local).hash;
 }
 
-async function runEpisodes(client: HarnessGymClient, opts: RemoteEvalOptions): Promise<EvalSummary> {
+async function runEpisodes(client: EpisodeClient, welcomes: readonly WelcomeMessage[], opts: RemoteEvalOptions): Promise<EvalSummary> {
   const limits = client.welcome.limits;
+  // Replicas must be interchangeable: the same harness, turn and error caps (they shape every output).
+  for (const w of welcomes) {
+    const a = (w as { harness?: { hash: string } }).harness?.hash;
+    const b = (client.welcome as { harness?: { hash: string } }).harness?.hash;
+    if (a !== b || w.limits.max_turns !== limits.max_turns || w.limits.max_errors !== limits.max_errors) {
+      throw new HarnessGymError({
+        code: 'INTERNAL',
+        message: `the replicas differ (harness ${String(b)} with max_turns ${limits.max_turns} and max_errors ${limits.max_errors}, against harness ${String(a)} with ${w.limits.max_turns} and ${w.limits.max_errors}): give replicas of one config`,
+      });
+    }
+  }
   const inFlight = Math.max(1, Math.min(opts.batch ?? DEFAULT_BATCH, limits.max_batch, limits.max_episodes));
   // Episodes are resolved locally with the server's turn and error caps (they shape outputs, and records
   // must carry them to replay); everything else is the local default config.
@@ -129,12 +170,24 @@ async function runEpisodes(client: HarnessGymClient, opts: RemoteEvalOptions): P
   const records: EpisodeRecord[] = new Array(opts.episodes);
   let running: Running[] = [];
   let next = 0;
+  // Episodes whose replica died, to play again from their reset (several URLs only), and how often each was.
+  const again: number[] = [];
+  const restarts = new Map<number, number>();
+  const restart = (index: number, res: StepResultItem | { ok: false; error: { code: string; message: string; details?: unknown } }): void => {
+    const n = (restarts.get(index) ?? 0) + 1;
+    // A recorder cannot unwind a half-taped twin; and an episode lost more often than there are URLs is not bad luck.
+    if (recorder || n > Math.max(1, typeof opts.url === 'string' ? 1 : opts.url.length)) unwrap(res as StepResultItem);
+    restarts.set(index, n);
+    again.push(index);
+  };
 
-  while (next < opts.episodes || running.length > 0) {
-    // Fill the free slots with new episodes, in episode order, in one reset frame.
+  while (next < opts.episodes || running.length > 0 || again.length > 0) {
+    // Fill the free slots with new episodes (the lost ones first), in episode order, in one reset frame.
     const starting: number[] = [];
+    while (again.length > 0 && running.length + starting.length < inFlight) starting.push(again.shift() as number);
     while (next < opts.episodes && running.length + starting.length < inFlight) starting.push(next++);
-    if (starting.length > 0) running = running.concat(await startEpisodes(client, opts, config, starting, recorder));
+    if (starting.length > 0) running = running.concat(await startEpisodes(client, opts, config, starting, recorder, restart));
+    if (running.length === 0) continue;
 
     // One step frame for every running episode.
     const actions = running.map((r) => {
@@ -145,7 +198,13 @@ async function runEpisodes(client: HarnessGymClient, opts: RemoteEvalOptions): P
     const still: Running[] = [];
     const finished: string[] = [];
     running.forEach((r, j) => {
-      const res = results[j];
+      const res = results[j] as StepResultItem;
+      if (replicaLost(res)) {
+        // Its replica is gone: play it again from the reset elsewhere (its slot on the server is gone too).
+        restart(r.index, res);
+        finished.push(r.episode_id);
+        return;
+      }
       if (r.mirror) {
         // Recording: the twin takes the same action, and must answer what the server answered.
         const local = r.mirror.step(actions[j].action);
@@ -184,16 +243,23 @@ async function runEpisodes(client: HarnessGymClient, opts: RemoteEvalOptions): P
 }
 
 async function startEpisodes(
-  client: HarnessGymClient,
+  client: EpisodeClient,
   opts: RemoteEvalOptions,
   config: ReturnType<typeof defaultEnvConfig>,
   indices: readonly number[],
   recorder: EpisodeRecorder | undefined,
+  restart: (index: number, res: { ok: false; error: { code: string; message: string } }) => void,
 ): Promise<Running[]> {
   const items = indices.map((i) => resetItemFor(opts, `eval-${i}`, (opts.seed + i) >>> 0));
   const results = await client.reset(items);
-  return indices.map((index, j) => {
-    const ok = unwrap(results[j]);
+  const started: Running[] = [];
+  indices.forEach((index, j) => {
+    const res = results[j] as (typeof results)[number];
+    if (replicaLost(res)) {
+      restart(index, res as { ok: false; error: { code: string; message: string } });
+      return;
+    }
+    const ok = unwrap(res);
     const item = items[j];
     const seed = item.seed as number;
     // The same request resolved locally: the oracle's privileged context and the parser's name.
@@ -230,7 +296,7 @@ async function startEpisodes(
       info: ok.info,
       privileged,
     });
-    return {
+    started.push({
       index,
       episode_id: ok.episode_id,
       instance,
@@ -240,6 +306,7 @@ async function startEpisodes(
       errors: 0,
       actions: 0,
       ...(mirror ? { mirror } : {}),
-    };
+    });
   });
+  return started;
 }

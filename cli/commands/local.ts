@@ -13,7 +13,7 @@ import type { Policy } from '../../policies/index.js';
 import { evaluate, evaluateRemote } from '../../eval/index.js';
 import type { EvalSummary } from '../../eval/index.js';
 import { formatSummary } from '../format.js';
-import { choiceOption, collect, intArg, rateArg, urlArg } from '../args.js';
+import { choiceOption, collect, intArg, rateArg, urlListArg } from '../args.js';
 import { fileError, usageError } from '../errors.js';
 import { writableDir } from '../files.js';
 import { InOrderRecorder } from '../record-order.js';
@@ -32,7 +32,7 @@ interface EvalFlags extends VariantFlags {
   intent?: string;
   faults: number;
   json?: boolean;
-  url?: string;
+  url?: string[];
   token?: string;
   record?: string;
   recordSample?: number;
@@ -45,7 +45,7 @@ export function registerLocalCommands(program: Command): void {
   const evalCmd = program
     .command('eval')
     .description(
-      'play a reference policy over many episodes and print the reward summary: in-process, or through a running server with --url (the same line either way)',
+      'play a reference policy over many episodes and print the reward summary: in-process, or through a running server with --url, or replicas with --url repeated (the same line every way)',
     )
     .addOption(choiceOption('--policy <name>', 'reference policy', [...POLICIES.keys()]).default('oracle'))
     .option('--episodes <n>', 'number of episodes, in [1, 1000000]', intArg('--episodes', 1, 1_000_000), 100)
@@ -56,7 +56,11 @@ export function registerLocalCommands(program: Command): void {
     .addOption(choiceOption('--intent <intent>', 'only tasks of this intent', [...INTENTS]))
     .option('--faults <rate>', 'probability in [0, 1] of an injected tool fault per call', rateArg('--faults'), 0)
     .option('--json', 'print one JSON line instead of a table')
-    .option('--url <ws-url>', 'play through a running server, e.g. ws://127.0.0.1:8080/v1/env (default: in-process)', urlArg('--url', ['ws:', 'wss:'], 'ws://127.0.0.1:8080/v1/env'))
+    .option(
+      '--url <ws-url>',
+      'play through a running server, e.g. ws://127.0.0.1:8080/v1/env (default: in-process); repeat it for replicas: episodes sharded by seed, those of a replica that dies played again on the survivors',
+      urlListArg('--url', ['ws:', 'wss:'], 'ws://127.0.0.1:8080/v1/env'),
+    )
     .option('--token <token>', 'the server\'s token, with --url (default: $HARNESS_GYM_TOKEN)')
     .option('--record <dir>', 'record finished episodes into this directory (in-process or with --url; replay them with harness-gym replay)')
     .option('--record-sample <rate>', 'fraction in [0, 1] of episodes recorded, decided from each seed (default 1)', rateArg('--record-sample'))
@@ -99,8 +103,8 @@ export function registerLocalCommands(program: Command): void {
         ));
       let summary: EvalSummary;
       if (opts.url !== undefined) {
-        // Remote: the same episodes through a running server; the summary is the in-process one's twin.
-        const url = opts.url;
+        // Remote: the same episodes through a running server (or replicas); the summary is the in-process one's twin.
+        const url = opts.url.length === 1 ? (opts.url[0] as string) : opts.url;
         const stem = `eval-url-${opts.policy}-s${opts.seed}-n${opts.episodes}`;
         try {
           summary = await evaluateRemote({

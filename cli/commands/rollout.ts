@@ -22,7 +22,7 @@ import { Recorder } from '../../recording/index.js';
 import { makeDirs, writableDir } from '../files.js';
 import { harnessOption } from './harness.js';
 import { harnessLabel } from '../../harness/index.js';
-import { choiceOption, intArg, numberArg, rateArg, urlArg } from '../args.js';
+import { choiceOption, intArg, numberArg, rateArg, urlArg, urlListArg } from '../args.js';
 import { fileError, runError, usageError } from '../errors.js';
 import { serverFailure } from '../remote.js';
 import { addVariantOptions, resolveVariantFlags } from '../variant-args.js';
@@ -61,7 +61,7 @@ async function recordRun(result: RolloutResult, dir: string, harnessDir: string 
 }
 
 interface RolloutFlags extends VariantFlags {
-  url: string;
+  url: string[];
   baseUrl: string;
   model: string;
   apiKey?: string;
@@ -100,7 +100,11 @@ export function registerRolloutCommand(program: Command): void {
   const cmd = program
     .command('rollout')
     .description('play episodes on a running server with an OpenAI-compatible chat-completions endpoint (vLLM, SGLang, ...) as the policy')
-    .requiredOption('--url <ws-url>', 'the environment server, e.g. ws://127.0.0.1:8080/v1/env', urlArg('--url', ['ws:', 'wss:'], 'ws://127.0.0.1:8080/v1/env'))
+    .requiredOption(
+      '--url <ws-url>',
+      'the environment server, e.g. ws://127.0.0.1:8080/v1/env; repeat it for replicas: episodes sharded by group and seed, those of a replica that dies fail alone',
+      urlListArg('--url', ['ws:', 'wss:'], 'ws://127.0.0.1:8080/v1/env'),
+    )
     .requiredOption('--base-url <http-url>', 'the endpoint, e.g. http://127.0.0.1:8000/v1', urlArg('--base-url', ['http:', 'https:'], 'http://127.0.0.1:8000/v1'))
     .requiredOption('--model <name>', 'model name sent to the endpoint')
     .option('--api-key <key>', 'endpoint API key (default: $OPENAI_API_KEY)')
@@ -153,7 +157,7 @@ export function registerRolloutCommand(program: Command): void {
       let result;
       try {
         result = await runRollout({
-          url: f.url,
+          url: f.url.length === 1 ? (f.url[0] as string) : f.url,
           ...(token !== undefined ? { token } : {}),
           baseUrl: f.baseUrl,
           model: f.model,
