@@ -1,9 +1,13 @@
 /**
  * The Python client (clients/python) against a real server: Debian's python3 runs the package's unittest
  * suite and its examples, and the oracle played through the server's hint channel must reach exactly the
- * in-process TypeScript oracle's rewards for the same seeds.
+ * in-process TypeScript oracle's rewards for the same seeds. The suite's sharding tests
+ * (clients/python/tests/test_sharding.py) start three more servers themselves, as child processes of the
+ * built CLI (`node dist/cli/main.js serve`, named by HARNESS_GYM_NODE and HARNESS_GYM_CLI), and kill them
+ * by PID.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, parseServerConfig } from '../../server/index.js';
@@ -15,6 +19,7 @@ import type { EvalOptions } from '../../eval/index.js';
 
 const PYTHON = '/usr/bin/python3';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = `${ROOT}dist/cli/main.js`;
 
 interface Run {
   code: number | null;
@@ -87,6 +92,7 @@ beforeAll(async () => {
         'run `apt-get update && apt-get install -y python3-websockets python3-msgpack`',
     );
   }
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing (the sharding tests serve with it): build first (npx tsc -p tsconfig.build.json; npm test does)`);
   const parsed = parseServerConfig({ host: '127.0.0.1', port: 0, log_level: 'silent', allow_oracle_hints: true });
   if (!parsed.ok) throw new Error(parsed.errors.join('; '));
   server = await startServer(parsed.config);
@@ -117,6 +123,8 @@ describe('Python client (clients/python) against a real server', () => {
     const run = await python(['-m', 'unittest', 'discover', '-s', 'clients/python/tests', '-v'], {
       HARNESS_GYM_URL: url,
       HARNESS_GYM_EXPECTED: JSON.stringify({ cases }),
+      HARNESS_GYM_NODE: process.execPath,
+      HARNESS_GYM_CLI: CLI,
     });
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.stderr).toMatch(/^OK\b/m);
@@ -129,6 +137,19 @@ describe('Python client (clients/python) against a real server', () => {
       for (const enc of ['msgpack', 'json']) expect(got.get(`vector/${c.name}/${enc}`), `${c.name} ${enc}`).toEqual(c.rewards);
       expect(got.get(`blocking/${c.name}`)).toEqual(c.rewards.slice(0, 8));
     }
+    // Three replicas behind the sharding client: the same rewards as one server, every replica used, and
+    // a replica killed mid-run lost some episodes while the others finished.
+    const c = cases[0];
+    const placement = got.get('sharding/placement') as { counts: number[]; rewards: number[] };
+    expect(placement.rewards).toEqual(c.rewards);
+    expect(placement.counts.length).toBe(3);
+    expect(placement.counts.every((n) => n > 0)).toBe(true);
+    expect(got.get('sharding/vector')).toEqual(c.rewards.slice(0, 8).map((r) => [r, r, r, r]));
+    const kill = got.get('sharding/kill') as { lost: number; finished: number; rewards_match: boolean };
+    expect(kill.lost).toBeGreaterThan(0);
+    expect(kill.finished).toBeGreaterThan(0);
+    expect(kill.lost + kill.finished).toBe(c.rewards.length);
+    expect(kill.rewards_match).toBe(true);
   }, 300_000);
 
   it('examples/oracle_hints.py: 64 episodes in one batch, the mean and every reward equal the TypeScript oracle', async () => {

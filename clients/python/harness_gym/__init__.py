@@ -3,6 +3,8 @@
 - :class:`HarnessGymClient`: asyncio, batched ``reset`` / ``step`` / ``close``, request ids, resume.
 - :class:`HarnessGymEnv` / :class:`AsyncHarnessGymEnv`: Gymnasium-style single-episode API.
 - :class:`VectorEnv` / :class:`AsyncVectorEnv`: N episodes in flight in GRPO groups.
+- :class:`ShardedClient`: several server replicas behind one client, episodes placed by seed and group
+  (rendezvous hashing, the TypeScript client's rule), failover to survivors (``sharding.py``).
 """
 
 from .client import PROTOCOL_VERSION, HarnessGymClient, ReconnectPolicy, decode, encode
@@ -17,7 +19,9 @@ from .errors import (
     HarnessGymError,
     InvalidActionError,
     ItemError,
+    NoReplicaError,
     ProtocolVersionError,
+    ReplicaDownError,
     RequestTimeoutError,
     ResetNeededError,
     ShuttingDownError,
@@ -28,6 +32,17 @@ from .errors import (
     unwrap,
 )
 from .gym import AsyncHarnessGymEnv, HarnessGymEnv, reset_item, to_action
+from .sharding import (
+    REPLICA_RECONNECT,
+    ReplicaRetry,
+    ReplicaStatus,
+    ShardedClient,
+    fnv1a32,
+    pick_replica,
+    shard_key,
+    shard_score,
+    urls_from_dns,
+)
 from .vector import AsyncVectorEnv, GroupResult, VectorEnv, group_advantages
 
 __version__ = "0.1.0"
@@ -53,6 +68,8 @@ __all__ = [
     "ResetNeededError",
     "UnknownEpisodeError",
     "InvalidActionError",
+    "ReplicaDownError",
+    "NoReplicaError",
     "ConnectionClosedError",
     "RequestTimeoutError",
     "is_item_error",
@@ -65,4 +82,13 @@ __all__ = [
     "VectorEnv",
     "GroupResult",
     "group_advantages",
+    "ShardedClient",
+    "ReplicaRetry",
+    "ReplicaStatus",
+    "fnv1a32",
+    "REPLICA_RECONNECT",
+    "shard_key",
+    "shard_score",
+    "pick_replica",
+    "urls_from_dns",
 ]

@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 import msgpack
 import websockets
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from .errors import (
     ConnectionClosedError,
@@ -226,6 +226,16 @@ class HarnessGymClient:
         """True once the session ended and no more requests can be made."""
         return self._state == "closed"
 
+    @property
+    def state(self) -> str:
+        """``connecting``, ``open``, ``reconnecting`` (a drop, resume under way) or ``closed``."""
+        return self._state
+
+    @property
+    def close_error(self) -> Optional[HarnessGymError]:
+        """Why the session ended (what pending requests failed with), once it is closed; else ``None``."""
+        return self._close_error if self._state == "closed" else None
+
     async def close(self) -> None:
         """End the session cleanly with a WebSocket close frame: the server frees every episode."""
         if self._state == "closed":
@@ -361,7 +371,11 @@ class HarnessGymClient:
         # RFC 6455 section 7.1.5: no close frame received means the connection dropped (code 1006).
         dropped = received is None
         if dropped and self._reconnect is not None and self._welcome is not None:
-            await self._resume()
+            try:
+                await self._resume()
+            except Exception as exc:  # never leave the client "reconnecting" with requests waiting forever
+                self._state = "closed"
+                self._fail_all(ConnectionClosedError(f"connection dropped and the resume failed: {exc!r}", 1006))
             return
         code = received.code if received is not None else 1006
         reason = received.reason if received is not None else ""
@@ -388,7 +402,11 @@ class HarnessGymClient:
                 self._state = "closed"
                 self._fail_all(exc)
                 return
-            except (OSError, ConnectionClosed, asyncio.TimeoutError, HarnessGymError) as exc:
+            except (OSError, WebSocketException, asyncio.TimeoutError, HarnessGymError) as exc:
+                # WebSocketException: ConnectionClosed, and a handshake that failed (InvalidMessage from a
+                # port that accepted and closed, as a dying server's may; InvalidStatus from a proxy).
+                if ws is not None:
+                    await ws.close()
                 last = exc
                 continue
             if self._state == "closed":  # close() ran meanwhile

@@ -133,6 +133,29 @@ class InvalidActionError(ItemError):
     """``INVALID_ACTION``: neither a string ``text`` nor a valid assistant ``message``."""
 
 
+class ReplicaDownError(ItemError):
+    """An item error ``CONNECTION_CLOSED`` (a client code, never sent by a server) from a
+    :class:`~harness_gym.sharding.ShardedClient`: the episode's replica is down, or its session there is
+    gone (the replica came back with a new one), so the episode is lost. ``replica`` names the replica
+    (its URL), ``cause`` says what the client saw. Other replicas' episodes are not affected."""
+
+    @property
+    def replica(self) -> Optional[str]:
+        """The URL of the replica the episode lived on."""
+        if isinstance(self.details, Mapping):
+            value = self.details.get("replica")
+            return str(value) if value is not None else None
+        return None
+
+    @property
+    def cause(self) -> Optional[str]:
+        """What the client saw (a failed resume, the server's close, ``SHUTTING_DOWN``)."""
+        if isinstance(self.details, Mapping):
+            value = self.details.get("cause")
+            return str(value) if value is not None else None
+        return None
+
+
 class ConnectionClosedError(HarnessGymError):
     """The connection ended (cleanly, or dropped without a successful resume); pending requests fail."""
 
@@ -140,6 +163,16 @@ class ConnectionClosedError(HarnessGymError):
         super().__init__("CONNECTION_CLOSED", message, {"close_code": close_code, "reason": reason})
         self.close_code = close_code
         self.reason = reason
+
+
+class NoReplicaError(ConnectionClosedError):
+    """``CONNECTION_CLOSED`` from a :class:`~harness_gym.sharding.ShardedClient` with no replica up: it
+    could reach none on ``connect``, or every one is down on ``reset``. ``replicas`` maps each URL to why."""
+
+    def __init__(self, message: str, replicas: Mapping[str, str]) -> None:
+        super().__init__(message)
+        self.replicas = dict(replicas)
+        self.details = {"close_code": None, "reason": "", "replicas": self.replicas}
 
 
 class RequestTimeoutError(HarnessGymError):
@@ -162,6 +195,8 @@ _ITEM_CLASSES: Dict[str, Type[ItemError]] = {
     "RESET_NEEDED": ResetNeededError,
     "UNKNOWN_EPISODE": UnknownEpisodeError,
     "INVALID_ACTION": InvalidActionError,
+    # Only a ShardedClient makes CONNECTION_CLOSED items (a server never sends the code): a lost episode.
+    "CONNECTION_CLOSED": ReplicaDownError,
 }
 
 

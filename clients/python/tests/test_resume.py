@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 
 import support
 
-from harness_gym import HarnessGymClient, ReconnectPolicy, UnknownSessionError, unwrap
+from harness_gym import ConnectionClosedError, HarnessGymClient, ReconnectPolicy, UnknownSessionError, unwrap
 
 
 class DropProxy:
@@ -28,6 +28,8 @@ class DropProxy:
         self.swallow = False
         self.swallowed = asyncio.Event()
         self.connections = 0
+        #: While set, new connections are accepted and closed at once (no HTTP answer: a dying server's port).
+        self.hang_up = False
 
     async def start(self) -> str:
         self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
@@ -36,6 +38,9 @@ class DropProxy:
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
+        if self.hang_up:
+            writer.close()
+            return
         up_reader, up_writer = await asyncio.open_connection(self._host, self._port)
         self._pairs.append((writer, up_writer))
 
@@ -136,6 +141,30 @@ class ResumeTest(unittest.TestCase):
         closed, resumes = support.run(go())
         self.assertEqual(closed, {"episode_ids": ["d"], "unknown": []})
         self.assertEqual(resumes, 1)
+
+    def test_a_resume_answered_by_no_http_fails_the_requests_instead_of_hanging(self) -> None:
+        # Regression: a handshake that failed (websockets' InvalidMessage) escaped the resume loop and
+        # left the client "reconnecting" with its requests waiting until their timeout.
+        async def go() -> Tuple[str, str, int]:
+            proxy = DropProxy(support.server_url())
+            url = await proxy.start()
+            client = await HarnessGymClient.connect(url, reconnect=ReconnectPolicy(retries=3, backoff_s=0.05), timeout_s=30)
+            try:
+                unwrap((await client.reset([{"episode_id": "h", "seed": 5}]))[0])
+                proxy.hang_up = True
+                proxy.drop()
+                try:
+                    await asyncio.wait_for(client.step([{"episode_id": "h", "action": {"text": "hi"}}]), 10)
+                except ConnectionClosedError as exc:
+                    return exc.code, client.state, proxy.connections
+                return "answered", client.state, proxy.connections
+            finally:
+                await client.close()
+                await proxy.close()
+
+        code, state, connections = support.run(go())
+        self.assertEqual((code, state), ("CONNECTION_CLOSED", "closed"))
+        self.assertEqual(connections, 1 + 3)  # the first connection, then every resume attempt
 
     def test_resume_of_an_ended_session_is_unknown_session(self) -> None:
         async def go() -> str:

@@ -15,6 +15,11 @@ WebSocket keeps answering pings while the policy generates. Dropped connections 
 that cannot be resumed fails the episodes it held (``ConnectionClosedError``) and the next reset on it
 opens a fresh one.
 
+With ``sharded=True`` the pool holds one :class:`~harness_gym.sharding.ShardedClient` over all its URLs
+instead: episodes are placed by the sharding rule (a group's siblings, keyed by ``group_id`` or seed,
+together), and a replica that dies fails only its episodes (``CONNECTION_CLOSED``, naming it) while new
+ones go to the survivors (docs/DEPLOY.md).
+
 :func:`shared_pool` returns the process-wide pool for a set of URLs (a new one after ``fork``).
 """
 
@@ -31,6 +36,7 @@ from typing import Any, Awaitable, Dict, List, Mapping, Optional, Sequence, Tupl
 from ..client import HarnessGymClient, ReconnectPolicy
 from ..errors import ConnectionClosedError, unwrap
 from ..gym import LoopThread
+from ..sharding import ReplicaRetry, ShardedClient
 
 T = TypeVar("T")
 
@@ -49,7 +55,7 @@ class PoolStats:
 @dataclass
 class _Conn:
     url: str
-    client: Optional[HarnessGymClient] = None
+    client: Optional[Union[HarnessGymClient, ShardedClient]] = None
     lock: Optional[asyncio.Lock] = None
     queues: Dict[str, List[Tuple[Any, "asyncio.Future[Any]"]]] = field(
         default_factory=lambda: {"reset": [], "step": []}
@@ -76,6 +82,14 @@ class EnvPool:
     ``seed % connections`` (seeds shard over servers, and the siblings of a group in one process share a
     connection); a seedless reset goes round-robin. The other keyword arguments are
     :meth:`HarnessGymClient.connect`'s; connections open lazily, on their first reset.
+
+    ``sharded=True``: the URLs are replicas of one service; the pool holds one
+    :class:`~harness_gym.sharding.ShardedClient` over them (one session per replica, episodes placed by
+    seed, failover to survivors, ``retry`` the :class:`~harness_gym.sharding.ReplicaRetry` for dead
+    replicas); ``connections`` must then be left out. Episodes of a dead replica fail with
+    ``CONNECTION_CLOSED`` item errors naming it (``PooledEnv`` raises
+    :class:`~harness_gym.errors.ReplicaDownError`; :func:`~harness_gym.train.rollout` marks the sample
+    ``transport``, as for a lost connection).
     """
 
     def __init__(
@@ -89,11 +103,19 @@ class EnvPool:
         timeout_s: Optional[float] = 120.0,
         linger_s: float = 0.002,
         client_name: str = "harness-gym-python/pool",
+        sharded: bool = False,
+        retry: Optional[ReplicaRetry] = None,
     ) -> None:
         url_list = [urls] if isinstance(urls, str) else list(urls)
         if not url_list:
             raise ValueError("EnvPool needs at least one server URL")
-        n = connections if connections is not None else len(url_list)
+        if sharded and connections is not None:
+            raise ValueError("a sharded pool holds one session per replica: leave connections out")
+        if retry is not None and not sharded:
+            raise ValueError("retry is for sharded=True pools")
+        self.sharded = sharded
+        self._retry = retry if retry is not None else ReplicaRetry()
+        n = 1 if sharded else connections if connections is not None else len(url_list)
         if n < 1:
             raise ValueError(f"connections must be at least 1, not {n}")
         self.urls = tuple(url_list)
@@ -101,7 +123,7 @@ class EnvPool:
             token=token, encoding=encoding, reconnect=reconnect, timeout_s=timeout_s, client_name=client_name
         )
         self._linger_s = linger_s
-        self._conns = [_Conn(url_list[i % len(url_list)]) for i in range(n)]
+        self._conns = [_Conn(" ".join(url_list) if sharded else url_list[i % len(url_list)]) for i in range(n)]
         self._ids = itertools.count()
         self._round_robin = itertools.count()
         self._prefix = f"p{os.getpid()}-{id(self) & 0xFFFFFF:x}"
@@ -180,7 +202,7 @@ class EnvPool:
         future = asyncio.run_coroutine_threadsafe(coro, self._thread.loop)  # type: ignore[arg-type]
         return await asyncio.wrap_future(future)
 
-    async def _client(self, index: int) -> HarnessGymClient:
+    async def _client(self, index: int) -> Union[HarnessGymClient, ShardedClient]:
         conn = self._conns[index]
         if conn.client is not None and not conn.client.is_closed:
             return conn.client
@@ -188,7 +210,10 @@ class EnvPool:
             conn.lock = asyncio.Lock()
         async with conn.lock:
             if conn.client is None or conn.client.is_closed:
-                conn.client = await HarnessGymClient.connect(conn.url, **self._client_options)
+                if self.sharded:
+                    conn.client = await ShardedClient.connect(self.urls, retry=self._retry, **self._client_options)
+                else:
+                    conn.client = await HarnessGymClient.connect(conn.url, **self._client_options)
                 self.stats.connections_opened += 1
             return conn.client
 
@@ -278,7 +303,7 @@ class EnvPool:
                 future.set_result(result)
 
     @staticmethod
-    async def _send_close(client: HarnessGymClient, ids: List[str]) -> None:
+    async def _send_close(client: Union[HarnessGymClient, ShardedClient], ids: List[str]) -> None:
         try:
             await client.close_episodes(ids)
         except Exception:

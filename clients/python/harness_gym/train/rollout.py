@@ -36,6 +36,15 @@ GenerateFn = Callable[[List[int], int], Awaitable[Union[Generation, Tuple[List[i
 #: and ``response_budget`` are caps the trainer usually masks too (DAPO's overlong filtering).
 FAILURES = ("transport", "server_error", "max_turns", "response_budget")
 
+#: Item error codes that are the transport's, not the server's: ``CONNECTION_CLOSED``, a sharded pool's
+#: episode whose replica went down. Such samples get ``failure = "transport"``, as a lost connection does.
+TRANSPORT_ITEM_CODES = frozenset({"CONNECTION_CLOSED"})
+
+
+def _item_failure(item: Mapping[str, Any]) -> Tuple[str, str]:
+    code = str(item["error"]["code"])
+    return ("transport" if code in TRANSPORT_ITEM_CODES else "server_error"), code
+
 
 @dataclass(frozen=True)
 class RolloutConfig:
@@ -141,7 +150,7 @@ async def rollout(
     except (HarnessGymError, OSError) as exc:
         return _failed(row, "transport", getattr(exc, "code", None) or type(exc).__name__)
     if result.get("ok") is False:
-        return _failed(row, "server_error", result["error"]["code"])
+        return _failed(row, *_item_failure(result))
     if on_reset is not None:
         on_reset(result)
     observation, info = result["observation"], result["info"]
@@ -166,7 +175,7 @@ async def rollout(
             sample.failure, sample.error = "transport", getattr(exc, "code", None) or type(exc).__name__
             break
         if step.get("ok") is False:
-            sample.failure, sample.error = "server_error", step["error"]["code"]
+            sample.failure, sample.error = _item_failure(step)
             await pool.release(handle)
             break
         if on_step is not None:
