@@ -324,6 +324,12 @@ describe.skipIf(SKIP)('three replicas and HAProxy on loopback', () => {
     const closed = await sc.closeEpisodes([...all, ...fresh.map((f) => f.episode_id)]);
     expect(closed.unknown.sort()).toEqual(items.filter((_, i) => home[i] === victim).map((it) => it.episode_id).sort());
     await sc.disconnect();
+
+    // Through HAProxy, a connection pinned to the dead replica is redispatched to a live one (a new session).
+    const pinned = await rawConnect(frontUrl, `hgym_replica=r${victim + 1}`);
+    pinned.ws.send(JSON.stringify({ type: 'hello', id: 1, protocol: 1 }));
+    expect(await pinned.next()).toMatchObject({ type: 'welcome', resumed: false });
+    pinned.ws.close();
   });
 
   it('evaluateRemote over the replicas, one killed mid-run, plays its episodes again and gives the in-process summary', async () => {
