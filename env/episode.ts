@@ -94,13 +94,21 @@ export class Episode {
    * (the world cache, a group sharing it) this is a lookup; once collected, it is regenerated, identical.
    * A task's inline world (`task.world`) is held by the task itself, so it is never collected while the
    * episode lives.
+   *
+   * Null until the first access after reset: creating a WeakRef keeps its target alive to the end of the
+   * current job (ECMA-262 ClearKeptObjects), so references made while an episode is created and reset
+   * would pin every world a batch of resets run in one job touched (a frame of many reset items, the
+   * bench's loop), evicted ones included. Creation and reset look the world up instead (`#lookupWorld`).
    */
-  #world: WeakRef<World>;
+  #world: WeakRef<World> | null = null;
   readonly #state: WorldState = emptyWorldState();
   /**
    * The conversation after the system message. The system message is the largest part of an episode
    * (the whole rendered prompt) and is needed again only for a `full` observation or `messages`: it is held
    * weakly, like the world, and rendered again, identical, from what it was rendered from (`#shown`).
+   * Reset keeps that weak reference only for a `full` observation (whose every step sends the message);
+   * otherwise it keeps none (a WeakRef made at reset pins its target to the end of the job: see `#world`)
+   * and `messages` renders the message again when asked.
    */
   readonly #messages: ChatMessage[] = [];
   #system: WeakRef<ChatMessage> | null = null;
@@ -122,7 +130,6 @@ export class Episode {
 
   constructor(params: EpisodeParams) {
     this.params = params;
-    this.#world = new WeakRef(params.world ?? worldOfTask(params.task));
     this.#router = new ToolRouter(params, {
       world: () => this.world,
       state: this.#state,
@@ -139,12 +146,17 @@ export class Episode {
 
   /** The episode's world: the task source's own (`params.world`), or the task's (`worldOfTask`: inline, or generated). */
   get world(): World {
-    let world = this.params.world ?? this.#world.deref();
+    let world = this.params.world ?? this.#world?.deref();
     if (world === undefined) {
       world = worldOfTask(this.params.task);
       this.#world = new WeakRef(world);
     }
     return world;
+  }
+
+  /** The world, as `world` gives it, without making a WeakRef (see `#world`): for reset. */
+  #lookupWorld(): World {
+    return this.params.world ?? this.#world?.deref() ?? worldOfTask(this.params.task);
   }
 
   /** The episode itself: an episode is an `EpisodeHandle` (env/wrappers.ts) with no wrapper. */
@@ -192,14 +204,14 @@ export class Episode {
   /** Build the first observation. */
   reset(): ResetOutput {
     const { task, harness } = this.params;
-    const world = this.world;
+    const world = this.#lookupWorld();
     const offered = this.offeredTools();
     // The room's facts are the same in the variant's prompt and in the canonical facts below: built once.
     const room = roomFacts(world, task.locale);
     const shown = offered.length === harness.tools.length ? harness : { ...harness, tools: offered };
     const system: ChatMessage = { role: 'system', content: renderSystemPrompt(shown, world, task, false, room) };
     this.#shown = shown;
-    this.#system = new WeakRef(system);
+    this.#system = this.params.observation === 'full' ? new WeakRef(system) : null;
     for (const line of task.history) this.#messages.push({ role: line.role, content: line.content });
     const userText = task.messages.join('\n');
     this.#messages.push({ role: 'user', content: userText });
