@@ -3,8 +3,9 @@
 - :class:`HarnessGymClient`: asyncio, batched ``reset`` / ``step`` / ``close``, request ids, resume.
 - :class:`HarnessGymEnv` / :class:`AsyncHarnessGymEnv`: Gymnasium-style single-episode API.
 - :class:`VectorEnv` / :class:`AsyncVectorEnv`: N episodes in flight in GRPO groups.
-- :class:`ShardedClient`: several server replicas behind one client, episodes placed by seed and group
-  (rendezvous hashing, the TypeScript client's rule), failover to survivors (``sharding.py``).
+- :class:`ShardedClient`: several server replicas behind one client, episodes placed by
+  ``fnv1a32(group_id or str(seed)) % len(live_urls)`` (the TypeScript client's rule), failover to
+  survivors (``sharding.py``).
 """
 
 from .client import PROTOCOL_VERSION, HarnessGymClient, ReconnectPolicy, decode, encode
@@ -38,9 +39,8 @@ from .sharding import (
     ReplicaStatus,
     ShardedClient,
     fnv1a32,
-    pick_replica,
+    shard_index,
     shard_key,
-    shard_score,
     urls_from_dns,
 )
 from .vector import AsyncVectorEnv, GroupResult, VectorEnv, group_advantages
@@ -88,7 +88,6 @@ __all__ = [
     "fnv1a32",
     "REPLICA_RECONNECT",
     "shard_key",
-    "shard_score",
-    "pick_replica",
+    "shard_index",
     "urls_from_dns",
 ]

@@ -48,7 +48,7 @@ ITEM_CODES = frozenset(
 )
 
 #: Codes made by this client, never sent by a server.
-CLIENT_CODES = frozenset({"CONNECTION_CLOSED", "CLIENT_TIMEOUT", "UNEXPECTED_REPLY"})
+CLIENT_CODES = frozenset({"CONNECTION_CLOSED", "CLIENT_TIMEOUT", "UNEXPECTED_REPLY", "REPLICA_DOWN", "NO_REPLICA"})
 
 
 class HarnessGymError(Exception):
@@ -134,10 +134,10 @@ class InvalidActionError(ItemError):
 
 
 class ReplicaDownError(ItemError):
-    """An item error ``CONNECTION_CLOSED`` (a client code, never sent by a server) from a
-    :class:`~harness_gym.sharding.ShardedClient`: the episode's replica is down, or its session there is
-    gone (the replica came back with a new one), so the episode is lost. ``replica`` names the replica
-    (its URL), ``cause`` says what the client saw. Other replicas' episodes are not affected."""
+    """``REPLICA_DOWN`` (a client code, never sent by a server; :class:`~harness_gym.sharding.ShardedClient`):
+    the episode's replica went down, or its session there is gone (the replica came back with a new one),
+    so the episode is lost. ``replica`` names the replica (its URL), ``cause`` says what the client saw.
+    Other replicas' episodes are not affected."""
 
     @property
     def replica(self) -> Optional[str]:
@@ -156,6 +156,12 @@ class ReplicaDownError(ItemError):
         return None
 
 
+class NoReplicaError(ItemError):
+    """``NO_REPLICA`` (a client code; :class:`~harness_gym.sharding.ShardedClient`): no replica is live, so
+    an item could not be placed; raised by ``connect`` when no replica could be reached
+    (``details["replicas"]`` maps each URL to why)."""
+
+
 class ConnectionClosedError(HarnessGymError):
     """The connection ended (cleanly, or dropped without a successful resume); pending requests fail."""
 
@@ -163,16 +169,6 @@ class ConnectionClosedError(HarnessGymError):
         super().__init__("CONNECTION_CLOSED", message, {"close_code": close_code, "reason": reason})
         self.close_code = close_code
         self.reason = reason
-
-
-class NoReplicaError(ConnectionClosedError):
-    """``CONNECTION_CLOSED`` from a :class:`~harness_gym.sharding.ShardedClient` with no replica up: it
-    could reach none on ``connect``, or every one is down on ``reset``. ``replicas`` maps each URL to why."""
-
-    def __init__(self, message: str, replicas: Mapping[str, str]) -> None:
-        super().__init__(message)
-        self.replicas = dict(replicas)
-        self.details = {"close_code": None, "reason": "", "replicas": self.replicas}
 
 
 class RequestTimeoutError(HarnessGymError):
@@ -195,8 +191,8 @@ _ITEM_CLASSES: Dict[str, Type[ItemError]] = {
     "RESET_NEEDED": ResetNeededError,
     "UNKNOWN_EPISODE": UnknownEpisodeError,
     "INVALID_ACTION": InvalidActionError,
-    # Only a ShardedClient makes CONNECTION_CLOSED items (a server never sends the code): a lost episode.
-    "CONNECTION_CLOSED": ReplicaDownError,
+    "REPLICA_DOWN": ReplicaDownError,
+    "NO_REPLICA": NoReplicaError,
 }
 
 

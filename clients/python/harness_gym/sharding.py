@@ -4,59 +4,60 @@ Replicas of the server share nothing (docs/DEPLOY.md), so a trainer that outgrow
 them and spreads its episodes: one session per replica, each episode placed on one replica by a rule
 that this client and the TypeScript one (``client/sharded.ts``) apply alike.
 
-**The placement rule** (rendezvous hashing). A reset item's key is::
+**The placement rule.** For a reset item::
 
-    key = "group:" + group_id        when the item has a group_id,
-          "seed:" + str(seed)        else when it has a seed (decimal),
-          "episode:" + episode_id    else (the client names an unnamed episode "shard-<n>")
+    shard_key     = item["group_id"] if the item has a group_id, else str(item["seed"])
+    replica index = fnv1a32(shard_key) % len(live_urls)
 
-and it goes to the live replica whose URL scores highest, the earliest in the URL list on a tie::
-
-    score(url) = fmix32(fnv1a32(key + "\\n" + url))
-
-``fnv1a32`` is 32-bit FNV-1a over UTF-8 bytes (offset basis 0x811C9DC5, prime 0x01000193), ``fmix32``
-MurmurHash3's 32-bit finaliser (:func:`shard_score`; ``shard_score("a") == 444641715``). So:
+``fnv1a32`` is 32-bit FNV-1a over the key's UTF-8 bytes (offset basis 0x811C9DC5, prime 0x01000193;
+``fnv1a32("a") == 0xE40C292C``, ``fnv1a32("foobar") == 0xBF9CF968``); ``str(seed)`` is the decimal seed;
+``live_urls`` are the URLs the client was given, **in the order given**, minus those of replicas that
+are down or resuming a dropped connection (give every worker the same list in the same order;
+:func:`urls_from_dns` sorts). So:
 
 - the same seed lands on the same replica from every process and every client (Python or TypeScript)
-  that sees the same live replicas, whatever the order of its URL list (ties aside); a group's members
-  (one ``group_id``) land together, so the server can give them one task and variant (PROTOCOL.md
-  "Groups"); siblings that share a seed but no group (``harness_gym.train.group_rows``) land together
-  too;
-- when a replica goes down only the keys it held move (to the survivors), and they move back when it is
-  live again;
-- a group, once placed, stays on its replica's session (the client remembers the last ``group_memory``
-  groups it placed): if that replica dies, later members of the group fail too rather than start a
-  different task elsewhere; an episode id still live on a replica goes back there (the server then
-  answers ``DUPLICATE_EPISODE``, as one server would); an ended one is placed afresh (and closed where
-  it was, if it moves).
+  that sees the same live replicas; a group's members (one ``group_id``) land together, so the server
+  can give them one task and variant (PROTOCOL.md "Groups"); siblings that share a seed but no group
+  (``harness_gym.train.group_rows``) land together too;
+- when the live set changes, most keys move (the modulus changed): placement is stable while the
+  replicas are, which is when it matters, since a group lives in one session anyway;
+- a group, once placed, stays on its replica's session even if the live set changes meanwhile (the
+  client remembers the last ``group_memory`` groups it placed): if that replica dies, later members of
+  the group fail with ``REPLICA_DOWN`` ("the group is lost") rather than start another task elsewhere;
+- a second item for one episode id in one call goes with the first, and an episode id that is live
+  (reset, not ended) on a replica goes there: the server then answers ``DUPLICATE_EPISODE``, as one
+  server would; an ended one is placed afresh (and closed where it was, if it moves);
+- an item with neither a group nor a seed goes round-robin over the live replicas (the server draws its
+  seed from that replica's session stream); with no live replica an item fails with ``NO_REPLICA``.
 
 **Sessions and seeds.** Replica ``i``'s first session is opened with ``hello.seed = (seed + i) % 2**32``
-(with ``seed``; a rejoined session gets another, derived one), so the replicas' seed streams differ;
-without ``seed`` each session gets a random one. Episode ids are scoped to a session, so the client
-names every episode a reset item leaves unnamed; ids you choose must be unique across the client, as
-with one server.
+(with ``seed``), a later one (after a rejoin) with ``fnv1a32(f"{seed}:{i}:{sessions so far}")``, so the
+replicas' seed streams differ; without ``seed`` each session gets a random one. Episode ids are scoped
+to a session, so the client names every episode a reset item leaves unnamed (``<prefix>-<n>``); ids you
+choose must be unique across the client, as with one server.
 
 **When a replica dies.** A dropped connection is first resumed, as :class:`HarnessGymClient` does
 (``reconnect``, default 3 tries from 0.2 s, doubling); while it resumes, the replica takes no new
-placements (unless every replica is resuming) and its episodes' requests wait. If the resume fails, or
-the server closes the session (a drained replica closes with 1001; a ``SHUTTING_DOWN`` reply), the
-replica is **down**: every request in flight to it, and every later request about an episode or group
-that lived on it, gets the item error ``{ok: false, episode_id, error: {code: "CONNECTION_CLOSED",
-message: "replica <url> is down: ...", details: {replica: <url>, replica_index: <i>, cause}}}``
-(``unwrap`` raises :class:`~harness_gym.errors.ReplicaDownError`, with ``.replica`` and
-``.episode_id``); the other replicas' items in the same call are answered as usual. New episodes are
-placed over the survivors. In the background the client tries the dead replica again with a new
-session, ``retry.retries`` times (:class:`ReplicaRetry`, default 5 from 0.5 s, doubling: 15.5 s); once
-one succeeds the replica is live again (its old episodes stay lost) and new placements count it. After
-the last try it is ``gone`` for this client. With no replica up, ``reset`` raises
-:class:`~harness_gym.errors.NoReplicaError` (a :class:`~harness_gym.errors.ConnectionClosedError`).
+placements (its episodes' requests wait). If the resume fails, or the server ends the session (a
+drained replica closes with 1001, or answers ``SHUTTING_DOWN``), the replica is **down**: every request
+in flight to it, and every later request about an episode or group that lived on it, fails alone as the
+item error ``{ok: false, episode_id, error: {code: "REPLICA_DOWN", message: "replica <url> went down;
+episode <id> is lost (<cause>)", details: {replica: <url>, cause}}}`` (``unwrap`` raises
+:class:`~harness_gym.errors.ReplicaDownError`, with ``.replica`` and ``.episode_id``); the other
+replicas' items in the same call are answered as usual. New episodes are placed over the survivors. In
+the background the client reconnects to the dead replica with a new session, ``retry.retries`` times
+(:class:`ReplicaRetry`, default 5, 1 s apart and doubling up to 30 s); once one succeeds the replica is
+live again (its old episodes stay lost) and counts in the rule again; after the last it is ``gone`` for
+this client. ``REPLICA_DOWN`` and ``NO_REPLICA`` are client codes, never sent by a server.
 
 The client has :class:`HarnessGymClient`'s batch methods (``reset``, ``step``, ``close_episodes``,
 ``close``), so :class:`~harness_gym.vector.AsyncVectorEnv` and
 :class:`~harness_gym.gym.AsyncHarnessGymEnv` run on it unchanged, and
-:class:`~harness_gym.train.EnvPool` uses it with ``sharded=True``. A frame-level error from one
-replica (a timeout, ``BATCH_TOO_LARGE``) becomes an item error (its code, ``details.replica``) on that
-replica's items only.
+:class:`~harness_gym.train.EnvPool` uses it with ``sharded=True``. It never raises for one replica's
+trouble: a frame-level error of one replica's frame (``CLIENT_TIMEOUT``, ``BATCH_TOO_LARGE``, ...) fails
+that frame's items with its code, ``details.replica`` naming the replica. ``connect`` raises
+:class:`~harness_gym.errors.NoReplicaError` (``NO_REPLICA``) when it reaches no replica, or a refusal no
+retry can fix (``UNAUTHORIZED``, ``PROTOCOL_VERSION``).
 """
 
 from __future__ import annotations
@@ -95,43 +96,23 @@ def fnv1a32(text: str) -> int:
     return h
 
 
-def shard_score(text: str) -> int:
-    """The rule's 32-bit score: MurmurHash3's finaliser (fmix32) over :func:`fnv1a32`."""
-    h = fnv1a32(text)
-    h ^= h >> 16
-    h = (h * 0x85EBCA6B) & 0xFFFFFFFF
-    h ^= h >> 13
-    h = (h * 0xC2B2AE35) & 0xFFFFFFFF
-    h ^= h >> 16
-    return h
-
-
 def shard_key(item: Mapping[str, Any]) -> Optional[str]:
-    """The key a reset item is placed by: ``group:<group_id>``, else ``seed:<seed>``, else
-    ``episode:<episode_id>``, else ``None``."""
+    """The key a reset item is placed by: its ``group_id``, else its decimal ``seed``, else ``None``
+    (round-robin)."""
     group = item.get("group_id")
-    if group is not None:
-        return f"group:{group}"
+    if isinstance(group, str):
+        return group
     seed = item.get("seed")
-    if seed is not None:
-        return f"seed:{seed}"
-    episode_id = item.get("episode_id")
-    if episode_id is not None:
-        return f"episode:{episode_id}"
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        return str(seed)
     return None
 
 
-def pick_replica(key: str, urls: Sequence[str]) -> int:
-    """The index in ``urls`` of the replica ``key`` goes to when all of them are live: the URL with the
-    highest ``shard_score(key + "\\n" + url)``, the earliest on a tie."""
-    if not urls:
-        raise ValueError("no replica to place on")
-    best, best_score = 0, -1
-    for i, url in enumerate(urls):
-        score = shard_score(f"{key}\n{url}")
-        if score > best_score:
-            best, best_score = i, score
-    return best
+def shard_index(key: str, replicas: int) -> int:
+    """``fnv1a32(key) % replicas``: the index into the live URLs of the replica a key goes to."""
+    if replicas < 1:
+        raise ValueError("no replica to shard over")
+    return fnv1a32(key) % replicas
 
 
 def urls_from_dns(host: str, port: int = 8080, *, path: str = "/v1/env", scheme: str = "ws") -> List[str]:
@@ -146,10 +127,10 @@ def urls_from_dns(host: str, port: int = 8080, *, path: str = "/v1/env", scheme:
 class ReplicaRetry:
     """Tries to reconnect to a dead replica: ``retries`` of them, ``backoff_s`` apart (the first after
     ``backoff_s``), doubling up to ``max_backoff_s``. ``retries=0``: a dead replica is gone at once.
-    The default, 5 tries from 0.5 s (15.5 s in all), is the TypeScript client's ``rejoin``."""
+    The default is the TypeScript client's ``rejoin`` default."""
 
     retries: int = 5
-    backoff_s: float = 0.5
+    backoff_s: float = 1.0
     max_backoff_s: float = 30.0
 
 
@@ -249,10 +230,11 @@ class ShardedClient:
         self._random = random.Random()
         self.retry = retry
         tag = f"{random.getrandbits(32):08x}"
-        self._prefix = prefix if prefix is not None else "shard"
+        self._prefix = prefix if prefix is not None else f"sh{tag}"
         #: A stable id for the whole client (it holds one session per replica): ``EnvPool`` checks it.
         self.session_id = f"sharded-{tag}"
         self._ids = itertools.count()
+        self._round_robin = itertools.count()
         self._episodes: Dict[Any, _Episode] = {}
         self._groups: "OrderedDict[str, Tuple[int, int]]" = OrderedDict()
         self._group_memory = max(1, group_memory)
@@ -282,7 +264,7 @@ class ShardedClient:
                 client._mark_down(replica, None, failures[replica.url], retry=False)
         if len(failures) == len(client._replicas):
             await client.close()
-            raise NoReplicaError(f"no replica could be reached: {failures}", failures)
+            raise NoReplicaError("NO_REPLICA", f"no replica could be reached: {failures}", {"replicas": failures, "replica": " ".join(client.urls)})
         for replica in client._replicas:
             if not replica.up:
                 client._start_revive(replica)
@@ -421,17 +403,16 @@ class ShardedClient:
 
     def place(self, item: Mapping[str, Any]) -> Optional[str]:
         """The URL a new reset item would go to now (a group already placed goes where it is); ``None``
-        when no replica is up or the item has no key yet (no group, seed or episode id). Nothing is
-        recorded."""
+        when no replica is live or the item would go round-robin. Nothing is recorded."""
         self._refresh()
         group = item.get("group_id")
-        if group is not None and group in self._groups:
+        if isinstance(group, str) and group in self._groups:
             return self._replicas[self._groups[group][0]].url
         key = shard_key(item)
         live = self._live()
         if key is None or not live:
             return None
-        return live[pick_replica(key, [r.url for r in live])].url
+        return live[shard_index(key, len(live))].url
 
     @property
     def welcome(self) -> Message:
@@ -439,7 +420,7 @@ class ShardedClient:
         for replica in self._live() or [r for r in self._replicas if r.up]:
             assert replica.client is not None
             return replica.client.welcome
-        raise self._no_replica()
+        raise NoReplicaError("NO_REPLICA", "no replica is live", {"replicas": list(self.urls)})
 
     @property
     def limits(self) -> Message:
@@ -457,14 +438,8 @@ class ShardedClient:
         return sum(r.client.pending_count for r in self._replicas if r.client is not None)
 
     def _live(self) -> List[_Replica]:
-        """Replicas to place new episodes on: up and not resuming; if every one is resuming, those."""
-        up = [r for r in self._replicas if r.up and r.client is not None and not r.client.is_closed]
-        steady = [r for r in up if r.client is not None and r.client.state == "open"]
-        return steady or up
-
-    def _no_replica(self) -> NoReplicaError:
-        why = {r.url: r.last_error or "down" for r in self._replicas}
-        return NoReplicaError(f"every replica is down: {why}", why)
+        """Replicas new episodes are placed on: up and not resuming a dropped connection."""
+        return [r for r in self._replicas if r.up and r.client is not None and r.client.state == "open"]
 
     def _current(self, index: int, epoch: int) -> bool:
         replica = self._replicas[index]
@@ -479,8 +454,6 @@ class ShardedClient:
         self._check_open()
         self._refresh()
         live = self._live()
-        if not live:
-            raise self._no_replica()
         results: List[Optional[Message]] = [None] * len(items)
         routes: Dict[int, List[Tuple[int, Dict[str, Any]]]] = {}
         in_call: Dict[Any, int] = {}
@@ -517,18 +490,19 @@ class ShardedClient:
         if known is not None and known.live and self._current(known.replica, known.epoch):
             return known.replica, None  # live: the replica answers DUPLICATE_EPISODE, as one server would
         group = item.get("group_id")
-        if group is not None and group in self._groups:
+        if isinstance(group, str) and group in self._groups:
             index, epoch = self._groups[group]
             self._groups.move_to_end(group)
             if self._current(index, epoch):
                 return index, None
             # Its siblings' session is gone: placed elsewhere it would start another task, silently.
             replica = self._replicas[index]
-            return None, _lost(episode_id, replica, f"replica {replica.url}, which held group {group}, is down; the group is lost")
+            return None, _lost(episode_id, replica, f"the replica of group {group}, {replica.url}, went down; the group is lost")
+        if not live:
+            return None, _item_error(episode_id, "NO_REPLICA", "no replica is live", {"replicas": list(self.urls)})
         key = shard_key(item)
-        assert key is not None  # every item has an episode id by now
-        target = live[pick_replica(key, [r.url for r in live])]
-        if group is not None:
+        target = live[next(self._round_robin) % len(live)] if key is None else live[shard_index(key, len(live))]
+        if isinstance(group, str):
             self._groups[group] = (target.index, target.epoch)
             while len(self._groups) > self._group_memory:
                 self._groups.popitem(last=False)
@@ -612,7 +586,9 @@ class ShardedClient:
             return
         except HarnessGymError as exc:  # a frame-level error or a timeout: this replica's items fail with it
             for pos, item in entries:
-                details = {"replica": replica.url, "replica_index": replica.index, "cause": exc.details}
+                details: Dict[str, Any] = {"replica": replica.url}
+                if exc.details is not None:
+                    details["details"] = exc.details
                 results[pos] = _item_error(item.get("episode_id"), exc.code, f"replica {replica.url}: {exc.message}", details)
             return
         for (pos, item), reply in zip(entries, replies):
@@ -651,15 +627,10 @@ def _item_error(episode_id: Any, code: str, message: str, details: Optional[Any]
 
 
 def _lost(episode_id: Any, replica: _Replica, why: Optional[str] = None) -> Message:
-    """The item error of an episode whose replica is down, or whose session on it is gone."""
-    if why is None:
-        if replica.up:
-            why = f"the session of replica {replica.url} that held episode {episode_id} is gone (the replica came back with a new one)"
-        else:
-            why = f"replica {replica.url} is down"
+    """The item error of an episode (or a group member) whose replica went down, or whose session there is gone."""
+    text = why or f"replica {replica.url} went down; episode {episode_id if episode_id is not None else '(unnamed)'} is lost"
     cause = replica.last_error
-    message = f"{why}: {cause}" if cause else why
-    return _item_error(episode_id, "CONNECTION_CLOSED", message, {"replica": replica.url, "replica_index": replica.index, "cause": cause})
+    return _item_error(episode_id, "REPLICA_DOWN", f"{text} ({cause or 'its session ended'})", {"replica": replica.url, "cause": cause})
 
 
 async def _quiet(coro: Any) -> None:

@@ -22,16 +22,14 @@ from replicas import Replicas
 from harness_gym import (
     AsyncVectorEnv,
     HarnessGymClient,
-    ConnectionClosedError,
     NoReplicaError,
     ReconnectPolicy,
     ReplicaDownError,
     ReplicaRetry,
     ShardedClient,
     fnv1a32,
-    pick_replica,
+    shard_index,
     shard_key,
-    shard_score,
     unwrap,
     urls_from_dns,
 )
@@ -76,20 +74,17 @@ def expected_reward(seed: int) -> float:
     return c["rewards"][seed - c["seed"]]
 
 
-def rule_score(text: str) -> int:
-    """fmix32(fnv1a32(UTF-8 bytes)), written out here again (not the package's functions)."""
+def rule_hash(key: str) -> int:
+    """FNV-1a 32 of the key's UTF-8 bytes, written out here again (not the package's function)."""
     h = 0x811C9DC5
-    for b in text.encode("utf-8"):
+    for b in key.encode("utf-8"):
         h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
-    for shift, mul in ((16, 0x85EBCA6B), (13, 0xC2B2AE35)):
-        h = ((h ^ (h >> shift)) * mul) & 0xFFFFFFFF
-    return h ^ (h >> 16)
+    return h
 
 
 def by_rule(key: str, urls: Sequence[str]) -> str:
-    """The rule: the URL with the highest score of ``key + "\\n" + url``, the first one on a tie."""
-    scores = [rule_score(f"{key}\n{u}") for u in urls]
-    return urls[scores.index(max(scores))]
+    """The rule: the URL at ``rule_hash(key) % len(live URLs)``, the live URLs in the order given."""
+    return urls[rule_hash(key) % len(urls)]
 
 
 def resets_total() -> List[float]:
@@ -137,43 +132,28 @@ class RuleTest(unittest.TestCase):
         self.assertEqual(fnv1a32(""), 0x811C9DC5)
         self.assertEqual(fnv1a32("a"), 0xE40C292C)
         self.assertEqual(fnv1a32("foobar"), 0xBF9CF968)
-        for text in ("", "a", "直播 g1", "seed:1\nws://h:1/v1/env"):
-            self.assertEqual(shard_score(text), rule_score(text), text)
-        self.assertEqual(shard_key({"seed": 7}), "seed:7")
-        self.assertEqual(shard_key({"seed": 7, "group_id": "g1", "episode_id": "e"}), "group:g1")  # siblings together
-        self.assertEqual(shard_key({"episode_id": "shard-3"}), "episode:shard-3")
-        self.assertIsNone(shard_key({}))
+        self.assertEqual(fnv1a32("直播-g0"), rule_hash("直播-g0"))  # over UTF-8 bytes
+        self.assertEqual(shard_key({"seed": 7}), "7")
+        self.assertEqual(shard_key({"seed": 7, "group_id": "g1"}), "g1")  # the group wins: siblings together
+        self.assertIsNone(shard_key({"seed": True}))
+        self.assertIsNone(shard_key({"episode_id": "e"}))  # round-robin
+        self.assertEqual(shard_index("7", 3), fnv1a32("7") % 3)
         with self.assertRaises(ValueError):
-            pick_replica("seed:7", [])
+            shard_index("7", 0)
 
     def test_the_typescript_clients_vectors(self) -> None:
-        # Computed with client/sharded.ts (shardScore, shardKey, pickReplica) under tsx: both clients
-        # must place every key alike, or GRPO siblings split between a TypeScript and a Python worker.
-        scores = {"": 2872998923, "a": 444641715, "foobar": 202221276,
-                  "seed:1\nws://10.0.0.1:8080/v1/env": 624459187, "group:直播-g0\nws://10.0.0.2:8080/v1/env": 3163317711}
-        for text, score in scores.items():
-            self.assertEqual(shard_score(text), score, text)
-        urls = ["ws://10.0.0.1:8080/v1/env", "ws://10.0.0.2:8080/v1/env", "ws://10.0.0.3:8080/v1/env"]
-        picks = [  # item, index over the three, over the first two, over those two reversed
-            ({"seed": 1}, 2, 0, 1), ({"seed": 2}, 1, 1, 0), ({"seed": 4294967295}, 1, 1, 0),
-            ({"seed": 7, "group_id": "vec-g0"}, 0, 0, 1), ({"group_id": "直播-g1"}, 1, 1, 0), ({"episode_id": "shard-0"}, 0, 0, 1),
+        # Computed with client/sharded.ts (fnv1a32, shardKey, shardIndex) under tsx: both clients must
+        # place every key alike, or GRPO siblings split between a TypeScript and a Python worker.
+        for text, h in {"": 2166136261, "a": 3826002220, "foobar": 3214735720, "直播-g0": 165480624,
+                        "4294967295": 2798844194, "vec-g0": 3306517799}.items():
+            self.assertEqual(fnv1a32(text), h, text)
+        picks = [  # item, its key, index over 3 live replicas, over 2
+            ({"seed": 1}, "1", 1, 0), ({"seed": 2}, "2", 1, 1), ({"seed": 4294967295}, "4294967295", 2, 0),
+            ({"seed": 7, "group_id": "vec-g0"}, "vec-g0", 2, 1), ({"group_id": "直播-g1"}, "直播-g1", 2, 1),
         ]
-        for item, three, two, reversed_two in picks:
-            key = shard_key(item)
-            assert key is not None
-            self.assertEqual((pick_replica(key, urls), pick_replica(key, urls[:2]), pick_replica(key, [urls[1], urls[0]])),
-                             (three, two, reversed_two), key)
-            self.assertEqual(urls[pick_replica(key, urls)], by_rule(key, urls))
-
-    def test_a_dead_replica_moves_only_its_own_keys(self) -> None:
-        urls = [f"ws://10.0.0.{i}:8080/v1/env" for i in range(1, 5)]
-        keys = [f"seed:{s}" for s in range(2000)]
-        before = {k: by_rule(k, urls) for k in keys}
-        after = {k: by_rule(k, urls[:1] + urls[2:]) for k in keys}
-        moved = [k for k in keys if before[k] != after[k]]
-        self.assertEqual(set(moved), {k for k in keys if before[k] == urls[1]})
-        self.assertTrue(400 < len(moved) < 600, len(moved))  # about a quarter
-        self.assertEqual({k: by_rule(k, list(reversed(urls))) for k in keys}, before)  # the list's order does not matter
+        for item, key, three, two in picks:
+            self.assertEqual(shard_key(item), key)
+            self.assertEqual((shard_index(key, 3), shard_index(key, 2)), (three, two), key)
 
     def test_urls_are_checked_and_dns_lists_sorted_addresses(self) -> None:
         self.assertEqual(urls_from_dns("127.0.0.1", 8080), ["ws://127.0.0.1:8080/v1/env"])
@@ -187,9 +167,8 @@ class RuleTest(unittest.TestCase):
         async def main() -> None:
             with self.assertRaises(NoReplicaError) as caught:
                 await ShardedClient.connect(["ws://127.0.0.1:9/v1/env"], retry=ReplicaRetry(retries=0))
-            self.assertEqual(caught.exception.code, "CONNECTION_CLOSED")
-            self.assertIsInstance(caught.exception, ConnectionClosedError)
-            self.assertIn("ws://127.0.0.1:9/v1/env", caught.exception.replicas)
+            self.assertEqual(caught.exception.code, "NO_REPLICA")
+            self.assertIn("ws://127.0.0.1:9/v1/env", caught.exception.details["replicas"])
 
         support.run(main())
 
@@ -210,13 +189,13 @@ class ShardingTest(unittest.TestCase):
                 self.assertEqual(client.live_urls, urls)
                 items = case_items(seeds, "a")
                 for item in items:
-                    self.assertEqual(client.place(item), by_rule(f"seed:{item['seed']}", urls))
+                    self.assertEqual(client.place(item), by_rule(str(item["seed"]), urls))
                 started = [unwrap(r) for r in await client.reset(items)]
                 placed = {s: client.replica_of(f"a-{s}") for s in seeds}
                 after = resets_total()
                 final = await play(client, {r["episode_id"]: r for r in started})
             for s in seeds:
-                self.assertEqual(placed[s], by_rule(f"seed:{s}", urls), f"seed {s}")
+                self.assertEqual(placed[s], by_rule(str(s), urls), f"seed {s}")
             counts = [sum(1 for s in seeds if placed[s] == u) for u in urls]
             # The servers saw exactly that: each replica's resets grew by the episodes the rule sent it.
             self.assertEqual([a - b for a, b in zip(after, before)], counts)
@@ -260,7 +239,7 @@ class ShardingTest(unittest.TestCase):
                 used = set()
                 for k, g in enumerate(groups):
                     where = {client.replica_of(f"{g}-{j}") for j in range(4)}
-                    self.assertEqual(where, {by_rule(f"group:{g}", urls)}, g)  # keyed by the group id, not the seed
+                    self.assertEqual(where, {by_rule(g, urls)}, g)  # keyed by the group id, not the seed
                     used |= where
                     self.assertEqual(len({results[f"{g}-{j}"]["info"]["task_id"] for j in range(4)}), 1, g)
                     self.assertEqual(len({results[f"{g}-{j}"]["info"]["variant_id"] for j in range(4)}), 1, g)
@@ -287,14 +266,14 @@ class ShardingTest(unittest.TestCase):
                 for k, g in enumerate(finished):
                     self.assertEqual(g.seed, c["seed"] + k)
                     self.assertEqual(g.rewards, [c["rewards"][k]] * 4)
-                    self.assertEqual({client.replica_of(e) for e in g.episode_ids}, {by_rule(f"group:{g.group_id}", urls)})
+                    self.assertEqual({client.replica_of(e) for e in g.episode_ids}, {by_rule(g.group_id, urls)})
                 # Again, on the same slots' (ended, unclosed) episode ids with new groups: each new group
                 # lands by its own key, wherever its slots' last episodes were.
                 _, infos = await env.reset(seed=c["seed"] + 8)
                 for k in range(8):
                     members = range(4 * k, 4 * k + 4)
                     self.assertEqual({client.replica_of(env.episode_ids[i]) for i in members},
-                                     {by_rule(f"group:{env.group_ids[4 * k]}", urls)})
+                                     {by_rule(env.group_ids[4 * k], urls)})
                     self.assertEqual(len({infos[i]["task_id"] for i in members}), 1)
                 await env.close()
                 support.report("sharding/vector", [g.rewards for g in finished])
@@ -333,7 +312,7 @@ class ShardingTest(unittest.TestCase):
                     (failed if x.get("ok") is False else going)[e] = x
                 self.assertEqual(set(failed), {e for e in live if e in on_victim})
                 for e, x in failed.items():
-                    self.assertEqual(x["error"]["code"], "CONNECTION_CLOSED")
+                    self.assertEqual(x["error"]["code"], "REPLICA_DOWN")
                     self.assertEqual(x["error"]["details"]["replica"], urls[victim])
                     with self.assertRaises(ReplicaDownError) as caught:
                         unwrap(x)
@@ -347,7 +326,7 @@ class ShardingTest(unittest.TestCase):
                 # A later step of a lost episode fails at once, without a round trip.
                 t0 = time.monotonic()
                 (again,) = await client.step([{"episode_id": on_victim[0], "action": {"text": "hi"}}])
-                self.assertEqual(again["error"]["code"], "CONNECTION_CLOSED")
+                self.assertEqual(again["error"]["code"], "REPLICA_DOWN")
                 self.assertLess(time.monotonic() - t0, 0.5)
                 # New episodes go to the survivors, by the rule over the two live URLs.
                 survivors = [u for i, u in enumerate(urls) if i != victim]
@@ -357,9 +336,7 @@ class ShardingTest(unittest.TestCase):
                 after = resets_total()
                 self.assertTrue(all(x.get("ok") is True for x in fresh))
                 for s in range(1001, 1033):
-                    self.assertEqual(client.replica_of(f"n-{s}"), by_rule(f"seed:{s}", survivors))
-                    if by_rule(f"seed:{s}", urls) != urls[victim]:  # only the victim's keys moved
-                        self.assertEqual(client.replica_of(f"n-{s}"), by_rule(f"seed:{s}", urls))
+                    self.assertEqual(client.replica_of(f"n-{s}"), by_rule(str(s), survivors))
                 self.assertEqual(sum(after) - sum(before), 32)
                 # The dead replica is retried twice (bounded, with backoff), then given up.
                 await wait_for(lambda: state_of(client, urls[victim]).state == "gone", 10, "the victim to be gone")
@@ -401,10 +378,10 @@ class ShardingTest(unittest.TestCase):
                 self.assertEqual(client.live_urls, urls)
                 # Its old episodes stayed lost (that session is gone); new ones land by the rule over three.
                 (x,) = await client.step([{"episode_id": lost[0], "action": started[lost[0]]["info"]["oracle_action"]}])
-                self.assertEqual(x["error"]["code"], "CONNECTION_CLOSED")
+                self.assertEqual(x["error"]["code"], "REPLICA_DOWN")
                 fresh = {y["episode_id"]: unwrap(y) for y in await client.reset(case_items(range(1, 31), "e"))}
                 for s in range(1, 31):
-                    self.assertEqual(client.replica_of(f"e-{s}"), by_rule(f"seed:{s}", urls))
+                    self.assertEqual(client.replica_of(f"e-{s}"), by_rule(str(s), urls))
                 final = await play(client, fresh)
                 self.assertEqual([final[f"e-{s}"]["reward"] for s in range(1, 31)], [expected_reward(s) for s in range(1, 31)])
             finally:
@@ -431,7 +408,7 @@ class ShardingTest(unittest.TestCase):
                 replies = await client.step([{"episode_id": e, "action": x["info"]["oracle_action"]} for e, x in started.items()])
                 for e, x in zip(started, replies):
                     if e in on_victim:
-                        self.assertEqual((x["error"]["code"], x["error"]["details"]["replica"]), ("CONNECTION_CLOSED", urls[victim]))
+                        self.assertEqual((x["error"]["code"], x["error"]["details"]["replica"]), ("REPLICA_DOWN", urls[victim]))
                     else:
                         self.assertTrue(x["ok"], x)
                 self.assertIn("1001", state_of(client, urls[victim]).last_error or "")
@@ -456,7 +433,7 @@ class ShardingTest(unittest.TestCase):
                 obs, info = await env.reset(seed=seed, options={"variant": case()["variant"], **case()["options"], "oracle_hints": True})
                 sharded = pool._conns[0].client
                 assert isinstance(sharded, ShardedClient)
-                self.assertEqual(sharded.replica_of(env.handle.episode_id), by_rule(f"seed:{seed}", urls))
+                self.assertEqual(sharded.replica_of(env.handle.episode_id), by_rule(str(seed), urls))
                 for _ in range(32):
                     obs, reward, terminated, truncated, info = await env.step(info["oracle_action"])
                     if terminated or truncated:
@@ -474,11 +451,11 @@ class ShardingTest(unittest.TestCase):
             rows = group_rows(2, seed=700, variant="identity", locale="en", group_size=1)
             sharded = pool._conns[0].client
             assert isinstance(sharded, ShardedClient)
-            homes = [urls.index(by_rule(f"seed:{row['seed']}", urls)) for row in rows]
+            homes = [urls.index(by_rule(str(row["seed"]), urls)) for row in rows]
             if homes[0] == homes[1]:
                 rows = [rows[0]] + [row for row in group_rows(40, seed=701, variant="identity", locale="en", group_size=1)
-                                    if urls.index(by_rule(f"seed:{row['seed']}", urls)) != homes[0]][:1]
-                homes = [urls.index(by_rule(f"seed:{row['seed']}", urls)) for row in rows]
+                                    if urls.index(by_rule(str(row["seed"]), urls)) != homes[0]][:1]
+                homes = [urls.index(by_rule(str(row["seed"]), urls)) for row in rows]
             self.assertNotEqual(homes[0], homes[1])
 
             class Oracle:
@@ -508,7 +485,7 @@ class ShardingTest(unittest.TestCase):
 
             lost, kept = support.run(both())
             self.assertGreaterEqual(models[0].turns, 2)
-            self.assertEqual((lost.failure, lost.error), ("transport", "CONNECTION_CLOSED"))
+            self.assertEqual((lost.failure, lost.error), ("transport", "REPLICA_DOWN"))
             self.assertIsNone(kept.failure)
             self.assertGreater(kept.reward, 0)
         finally:

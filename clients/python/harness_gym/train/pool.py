@@ -17,8 +17,8 @@ opens a fresh one.
 
 With ``sharded=True`` the pool holds one :class:`~harness_gym.sharding.ShardedClient` over all its URLs
 instead: episodes are placed by the sharding rule (a group's siblings, keyed by ``group_id`` or seed,
-together), and a replica that dies fails only its episodes (``CONNECTION_CLOSED``, naming it) while new
-ones go to the survivors (docs/DEPLOY.md).
+together), and a replica that dies fails only its episodes (``REPLICA_DOWN``, naming it) while new ones
+go to the survivors (docs/DEPLOY.md).
 
 :func:`shared_pool` returns the process-wide pool for a set of URLs (a new one after ``fork``).
 """
@@ -85,11 +85,11 @@ class EnvPool:
 
     ``sharded=True``: the URLs are replicas of one service; the pool holds one
     :class:`~harness_gym.sharding.ShardedClient` over them (one session per replica, episodes placed by
-    seed, failover to survivors, ``retry`` the :class:`~harness_gym.sharding.ReplicaRetry` for dead
-    replicas); ``connections`` must then be left out. Episodes of a dead replica fail with
-    ``CONNECTION_CLOSED`` item errors naming it (``PooledEnv`` raises
-    :class:`~harness_gym.errors.ReplicaDownError`; :func:`~harness_gym.train.rollout` marks the sample
-    ``transport``, as for a lost connection).
+    ``fnv1a32(group_id or str(seed)) % len(live_urls)``, failover to survivors, ``retry`` the
+    :class:`~harness_gym.sharding.ReplicaRetry` for dead replicas); ``connections`` must then be left
+    out. Episodes of a dead replica fail with ``REPLICA_DOWN`` item errors naming it (``PooledEnv``
+    raises :class:`~harness_gym.errors.ReplicaDownError`; :func:`~harness_gym.train.rollout` marks the
+    sample ``transport``).
     """
 
     def __init__(

@@ -36,9 +36,9 @@ GenerateFn = Callable[[List[int], int], Awaitable[Union[Generation, Tuple[List[i
 #: and ``response_budget`` are caps the trainer usually masks too (DAPO's overlong filtering).
 FAILURES = ("transport", "server_error", "max_turns", "response_budget")
 
-#: Item error codes that are the transport's, not the server's: ``CONNECTION_CLOSED``, a sharded pool's
-#: episode whose replica went down. Such samples get ``failure = "transport"``, as a lost connection does.
-TRANSPORT_ITEM_CODES = frozenset({"CONNECTION_CLOSED"})
+#: Item error codes that are the transport's, not the server's: a sharded pool's replica went down
+#: (``REPLICA_DOWN``) or none was live (``NO_REPLICA``). Such samples get ``failure = "transport"``.
+TRANSPORT_ITEM_CODES = frozenset({"REPLICA_DOWN", "NO_REPLICA"})
 
 
 def _item_failure(item: Mapping[str, Any]) -> Tuple[str, str]:
