@@ -11,7 +11,7 @@ import type { JsonSchema, Task, ToolSchema } from '../protocol/domain.js';
 import type { Harness } from '../protocol/harness.js';
 import { Rng } from '../protocol/rng.js';
 import type { SurfaceMap } from '../protocol/surface.js';
-import { materialize } from './materialize.js';
+import { materialize, stableTexts } from './materialize.js';
 import { OPERATORS } from './ops/index.js';
 import { normalizeSpec, variantId } from './spec.js';
 import { TableMap } from './surface-map.js';
@@ -127,7 +127,7 @@ export function buildVariant(
     applied.push(op.name);
   });
   const id = variantId(norm, effective);
-  const harness = materialize(draft, id);
+  const harness = materialize(draft, id, stableTexts(base));
   // Tools and skills the variant removed (masking) have no surface form.
   const draftTools = new Set(draft.harness.tools.map((x) => x.function.name));
   const draftSkills = new Set(draft.harness.skills.map((x) => x.name));

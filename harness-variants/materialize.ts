@@ -19,40 +19,84 @@ import type { RenameTables, VariantDraft } from './types.js';
  * backticks); in any other span and outside spans, a maximal run of identifier characters that is a
  * renamed name becomes its surface name.
  */
-export function textRewriter(tables: RenameTables): (text: string) => string {
-  return rewriterOf(Object.entries(tables.tools), Object.entries(tables.fields), Object.entries(tables.skills));
+export function textRewriter(tables: RenameTables, stable?: ReadonlySet<string>): (text: string) => string {
+  return rewriterOf(Object.entries(tables.tools), Object.entries(tables.fields), Object.entries(tables.skills), stable);
 }
 
-/** `textRewriter` from the renames as (canonical, surface) pairs, in the tables' order. */
+/**
+ * `textRewriter` from the renames as (canonical, surface) pairs, in the tables' order. `stable`: texts
+ * that come back on every reset (a base harness's: `stableTexts`), whose tokens are kept.
+ */
 export function rewriterOf(
   tools: Iterable<[string, string]>,
   fields: Iterable<[string, string]>,
   skills: Iterable<[string, string]>,
+  stable?: ReadonlySet<string>,
 ): (text: string) => string {
   const bare = new Map<string, string>();
   for (const [c, s] of tools) bare.set(c, s);
   for (const [c, s] of fields) if (c.includes('_')) bare.set(c, s);
   const quoted = new Map<string, string>(skills);
   if (bare.size === 0 && quoted.size === 0) return (t) => t;
-  const { spansAndNames, names } = matchers([...bare.keys()]);
-  // The regexes have no capturing group: a replacer gets the match, its offset and the whole text.
-  // A name matched inside a longer run (the regex does not look behind) is no token: left as it is.
-  const rewriteName = (m: string, at: number, whole: string): string =>
-    at > 0 && isIdentifierCode(whole.charCodeAt(at - 1)) ? m : (bare.get(m) ?? m);
-  return (text) =>
-    text.replace(spansAndNames, (m: string, at: number, whole: string) => {
-      if (m.charCodeAt(0) !== 96 /* ` */) return rewriteName(m, at, whole);
-      const skill = quoted.get(m.slice(1, -1));
-      if (skill !== undefined) return `\`${skill}\``;
-      return names === null ? m : m.replace(names, rewriteName);
-    });
+  const m = matchers([...bare.keys()]);
+  return (text) => {
+    const tokens = tokensOf(text, m, stable);
+    if (tokens.length === 0) return text;
+    // The text between the tokens is copied as it is; `out` stays null until a token changes.
+    let out: string | null = null;
+    let done = 0;
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i];
+      let surface: string | undefined;
+      if (t.names === null) surface = bare.get(t.text);
+      else {
+        const skill = quoted.get(t.inner as string);
+        surface = skill !== undefined ? `\`${skill}\`` : t.names.length === 0 ? undefined : rewriteSpan(t, bare);
+      }
+      if (surface === undefined) continue;
+      out = (out ?? '') + text.slice(done, t.start) + surface;
+      done = t.start + t.text.length;
+    }
+    return out === null ? text : out + text.slice(done);
+  };
+}
+
+/**
+ * Where a text may change, found once per text: each backticked span, and each run of identifier
+ * characters, whole, that is a name some rewriter was made for (`names` of a span: such runs inside it, by
+ * offset in the span). A rewriter then only looks its tokens up, and returns the text itself when none
+ * changes: the texts of a base harness come back on every reset, and most of them mention nothing a variant
+ * renamed.
+ */
+interface Token {
+  start: number;
+  /** The span with its backticks, or the name. */
+  text: string;
+  /** A span's text between its backticks; null for a name. */
+  inner: string | null;
+  /** For a span, its names: [offset in the span, name]; null for a name outside spans. */
+  names: [number, string][] | null;
+}
+
+/** A span's text with its names rewritten (it is no renamed skill); undefined when none is renamed. */
+function rewriteSpan(t: Token, bare: ReadonlyMap<string, string>): string | undefined {
+  let out: string | null = null;
+  let done = 0;
+  for (const [at, name] of t.names as [number, string][]) {
+    const surface = bare.get(name);
+    if (surface === undefined) continue;
+    out = (out ?? '') + t.text.slice(done, at) + surface;
+    done = at + name.length;
+  }
+  return out === null ? undefined : out + t.text.slice(done);
 }
 
 // Rewriting matches only what may change: backticked spans, and runs that are a name some variant
 // renamed. Reading every identifier run (a callback per word) made rewriting the bulk of materialising;
-// a regex of the names finds the few that matter at the regex engine's speed. The names are those any
-// rewriter was made for (tools, skills and fields: a few dozen), so the regex is rebuilt only when a name
-// is renamed for the first time; the set is bounded, starting afresh when it would grow past the bound.
+// a regex of the names finds the few that matter at the regex engine's speed, once per text (`tokensOf`).
+// The names are those any rewriter was made for (tools, skills and fields: a few dozen), so the regex is
+// rebuilt only when a name is renamed for the first time; the set is bounded, starting afresh when it
+// would grow past the bound.
 //
 // A name must end a run (the lookahead, which also makes the regex try the alternative that is the whole
 // run); whether it starts one is checked on a match, not by looking behind at every position (that kept
@@ -63,24 +107,91 @@ export function rewriterOf(
 const IDENTIFIER_RE = /^[A-Za-z0-9_-]+$/;
 const MAX_NAMES = 256;
 const SPAN = '`[^`\\n]{1,80}`';
+
+/**
+ * The matchers of one set of names. Sets grow (a new matcher for more names, `generation` + 1) and start
+ * afresh past the bound (a new `epoch`): a text's tokens found by one matcher serve any rewriter whose
+ * matcher is of the same epoch and no later generation (its names are among those found).
+ */
+interface Matchers {
+  spansAndNames: RegExp;
+  /** Null: no names. */
+  names: RegExp | null;
+  epoch: number;
+  generation: number;
+}
+
 /** The names the matchers find, and the matchers. */
 const renamedNames = new Set<string>();
-let current: { spansAndNames: RegExp; names: RegExp | null } = { spansAndNames: new RegExp(SPAN, 'g'), names: null };
+let current: Matchers = { spansAndNames: new RegExp(SPAN, 'g'), names: null, epoch: 0, generation: 0 };
 
 /**
  * A regex of every span and every name of `renamed` (and of earlier rewriters), and one of the names alone
  * (null: none), both global. A name with a character no run holds never matches a run: it is left out.
  */
-function matchers(renamed: readonly string[]): { spansAndNames: RegExp; names: RegExp | null } {
+function matchers(renamed: readonly string[]): Matchers {
   const fresh = renamed.filter((n) => IDENTIFIER_RE.test(n) && !renamedNames.has(n));
   if (fresh.length > 0) {
-    if (renamedNames.size + fresh.length > MAX_NAMES) renamedNames.clear();
+    let { epoch, generation } = current;
+    if (renamedNames.size + fresh.length > MAX_NAMES) {
+      renamedNames.clear();
+      epoch++;
+      generation = 0;
+    } else generation++;
     for (const n of renamed) if (IDENTIFIER_RE.test(n)) renamedNames.add(n);
     // Identifier characters need no escaping ("-" is literal outside a class).
     const names = `(?:${[...renamedNames].join('|')})(?![A-Za-z0-9_-])`;
-    current = { spansAndNames: new RegExp(`${SPAN}|${names}`, 'g'), names: new RegExp(names, 'g') };
+    current = { spansAndNames: new RegExp(`${SPAN}|${names}`, 'g'), names: new RegExp(names, 'g'), epoch, generation };
   }
   return current;
+}
+
+/**
+ * Tokens of texts by text, with the matchers that found them; bounded, cleared when full. Only stable
+ * texts are kept: operators make new texts on every reset (a reshuffled skill body), seldom the same
+ * twice, and keeping them would only carry them into the old generation.
+ */
+const tokenMemo = new Map<string, { m: Matchers; tokens: readonly Token[] }>();
+const TOKEN_MEMO_SIZE = 4096;
+const NO_TOKENS: readonly Token[] = [];
+
+/** The tokens of `text` for a rewriter made with matchers `m`. */
+function tokensOf(text: string, m: Matchers, stable: ReadonlySet<string> | undefined): readonly Token[] {
+  if (stable === undefined || !stable.has(text)) return findTokens(text, m);
+  const hit = tokenMemo.get(text);
+  if (hit !== undefined && hit.m.epoch === m.epoch && hit.m.generation >= m.generation) return hit.tokens;
+  const tokens = findTokens(text, m);
+  // Only the newest matchers' tokens are kept: they serve every rewriter of the epoch.
+  if (m === current) {
+    if (tokenMemo.size >= TOKEN_MEMO_SIZE) tokenMemo.clear();
+    tokenMemo.set(text, { m, tokens });
+  }
+  return tokens;
+}
+
+function findTokens(text: string, m: Matchers): readonly Token[] {
+  const re = m.spansAndNames;
+  re.lastIndex = 0;
+  let tokens: Token[] | null = null;
+  for (let match = re.exec(text); match !== null; match = re.exec(text)) {
+    const found = match[0];
+    const at = match.index;
+    if (found.charCodeAt(0) === 96 /* ` */) (tokens ??= []).push({ start: at, text: found, inner: found.slice(1, -1), names: spanNames(found, m.names) });
+    // A name matched inside a longer run (the regex does not look behind) is no token.
+    else if (!(at > 0 && isIdentifierCode(text.charCodeAt(at - 1)))) (tokens ??= []).push({ start: at, text: found, inner: null, names: null });
+  }
+  return tokens ?? NO_TOKENS;
+}
+
+/** The names inside a span (it starts with a backtick, so a run in it never starts at 0). */
+function spanNames(span: string, names: RegExp | null): [number, string][] {
+  const out: [number, string][] = [];
+  if (names === null) return out;
+  names.lastIndex = 0;
+  for (let match = names.exec(span); match !== null; match = names.exec(span)) {
+    if (!isIdentifierCode(span.charCodeAt(match.index - 1))) out.push([match.index, match[0]]);
+  }
+  return out;
 }
 
 function isIdentifierCode(c: number): boolean {
@@ -162,13 +273,36 @@ function rewriteBlock(b: PromptBlock, rewrite: (t: string) => string): PromptBlo
   return { ...b, title: rewrite(b.title), template: rewrite(b.template), items: b.items.map(rewrite) };
 }
 
+/** The texts of a harness a variant rewrites (skills', tools', parameters' and prompt blocks'), once per harness. */
+export function stableTexts(h: Harness): ReadonlySet<string> {
+  let found = stableMemo.get(h);
+  if (found === undefined) {
+    const set = new Set<string>();
+    for (const sk of h.skills) set.add(sk.description).add(sk.body);
+    for (const t of h.tools) {
+      if (t.function.description !== undefined) set.add(t.function.description);
+      for (const v of Object.values((t.function.parameters.properties ?? {}) as Record<string, JsonSchema>)) {
+        if (typeof v?.description === 'string') set.add(v.description);
+      }
+    }
+    for (const b of h.prompt.blocks) {
+      set.add(b.title).add(b.template);
+      for (const i of b.items) set.add(i);
+    }
+    stableMemo.set(h, (found = set));
+  }
+  return found;
+}
+
+const stableMemo = new WeakMap<Harness, ReadonlySet<string>>();
+
 /**
  * Apply the draft's tables: the surface harness the policy sees. It shares with the draft whatever
  * needs no change (the draft is a private working copy, not used afterwards).
  */
-export function materialize(draft: VariantDraft, id: string): Harness {
+export function materialize(draft: VariantDraft, id: string, stable?: ReadonlySet<string>): Harness {
   const { harness, tables } = draft;
-  const rewrite = textRewriter(tables);
+  const rewrite = textRewriter(tables, stable);
   return {
     ...harness,
     id,

@@ -54,12 +54,19 @@ describe('textRewriter equals the regex formulation', () => {
       fc.property(tablesArb, tablesArb, fc.array(textArb, { minLength: 1, maxLength: 5 }), (tables, later, texts) => {
         const ours = textRewriter(tables);
         const ref = referenceRewriter(tables);
+        // Texts kept as stable: their tokens are found once and reused by later rewriters (and runs).
+        const stable = new Set(texts);
+        const oursKept = textRewriter(tables, stable);
         // Another rewriter, made after, may rebuild the matchers: the first one keeps working.
         const oursLater = textRewriter(later);
+        const oursLaterKept = textRewriter(later, stable);
         const refLater = referenceRewriter(later);
         for (const t of texts) {
           expect(ours(t)).toBe(ref(t));
+          expect(oursKept(t)).toBe(ref(t));
           expect(oursLater(t)).toBe(refLater(t));
+          expect(oursLaterKept(t)).toBe(refLater(t));
+          expect(oursKept(t)).toBe(ref(t));
         }
       }),
       // Enough distinct names that the set of renamed names starts afresh along the way.
