@@ -427,23 +427,9 @@ export function generateWorld(seed: number, locale: Locale): World {
   const marketing: Marketing = { coupons, flash_sales, bundles, gifts, presales };
   for (let i = 0; i < products.length; i++) products[i].campaign_ids = campaignIds(products[i], marketing);
 
-  // --- viewers and orders
-  const rView = new Rng(seed, 'world/viewers');
-  const nViewers = rView.int(5, 20);
-  const names = rView.sample(NICKNAMES, nViewers);
+  // --- viewers (their orders are drawn here, built on first use: see `lazyOrders`)
   const orderable = products.filter((p) => p.status !== 'presale');
-  const orders: Order[] = [];
-  const viewers = names.map((nick): Viewer => {
-    const viewer_id = makeId('vw', rView, used);
-    const membership = pickWeighted(rView, MEMBERSHIP_WEIGHTS);
-    const nOrders = Number(pickWeighted(rView, ORDERS_PER_VIEWER));
-    const mine = indices(nOrders).map(() => buildOrder(viewer_id, rView, nowMs, orderable, used));
-    // Oldest first: the order list reads like an account history. Sorted on the instants, which order
-    // exactly as their fixed-width ISO texts do (comparing the texts would also flatten them).
-    sortSmall(mine, placedBefore);
-    for (let k = 0; k < mine.length; k++) orders.push(mine[k].order);
-    return { viewer_id, nickname: nick[L], membership, order_ids: mine.map((placed) => placed.order.order_id) };
-  });
+  const viewers = drawViewers(seed, L, nowMs, orderable, used, null);
 
   // --- room
   const rRoom = new Rng(seed, 'world/room');
@@ -455,9 +441,70 @@ export function generateWorld(seed: number, locale: Locale): World {
     started_at: toIso(nowMs - rRoom.int(6, 36) * 5 * MINUTE),
   };
 
-  return { seed, locale, now, room, products, coupons, flash_sales, bundles, gifts, presales, viewers, orders: orders.slice() };
+  return lazyOrders({ seed, locale, now, room, products, coupons, flash_sales, bundles, gifts, presales, viewers }, L, nowMs, orderable);
 }
 
+/**
+ * The viewers of a world and their orders, from the `world/viewers` stream. With `orders` null, each order
+ * is only drawn (every draw made, its id and placement kept, nothing else built); with an array, the
+ * orders are built into it, oldest first per viewer, viewer after viewer. The two give the same viewers:
+ * the draws are the same, and ids collide only with ids of their own prefix (`makeId`), so the viewers'
+ * and orders' ids never depend on the other ids `used` holds.
+ */
+function drawViewers(seed: number, L: 0 | 1, nowMs: number, orderable: readonly Product[], used: Set<number>, orders: Order[] | null): Viewer[] {
+  const rView = new Rng(seed, 'world/viewers');
+  const nViewers = rView.int(5, 20);
+  const names = rView.sample(NICKNAMES, nViewers);
+  return names.map((nick): Viewer => {
+    const viewer_id = makeId('vw', rView, used);
+    const membership = pickWeighted(rView, MEMBERSHIP_WEIGHTS);
+    const nOrders = Number(pickWeighted(rView, ORDERS_PER_VIEWER));
+    const mine = indices(nOrders).map(() => buildOrder(viewer_id, rView, nowMs, orderable, used, orders !== null));
+    // Oldest first: the order list reads like an account history. Sorted on the instants, which order
+    // exactly as their fixed-width ISO texts do (comparing the texts would also flatten them).
+    sortSmall(mine, placedBefore);
+    if (orders !== null) for (let k = 0; k < mine.length; k++) orders.push(mine[k].order as Order);
+    return { viewer_id, nickname: nick[L], membership, order_ids: mine.map((placed) => placed.order_id) };
+  });
+}
+
+/** A generated world before its orders: `World` less `orders`. */
+type WorldBeforeOrders = Omit<World, 'orders'>;
+
+/**
+ * The world with its `orders`, built on first read. Most episodes never read them (only order tasks and
+ * the order tools do), and they are a third of a world's memory and its most expensive part to generate.
+ * `orders` is an own enumerable property in its place, last, as before: a getter that builds the orders
+ * once (drawing the viewers again, with the orders this time: `drawViewers`) and then becomes a plain data
+ * property, so JSON, spreads and equality see what they always saw. Assigning it replaces it, as before.
+ */
+function lazyOrders(w: WorldBeforeOrders, L: 0 | 1, nowMs: number, orderable: readonly Product[]): World {
+  let built: Order[] | null = null;
+  const world = w as World;
+  const settle = (value: Order[]): Order[] => {
+    built = value;
+    if (Object.isExtensible(world)) Object.defineProperty(world, 'orders', { value, writable: true, enumerable: true, configurable: true });
+    return value;
+  };
+  Object.defineProperty(world, 'orders', {
+    enumerable: true,
+    configurable: true,
+    get(): Order[] {
+      if (built !== null) return built;
+      const orders: Order[] = [];
+      const viewers = drawViewers(world.seed, L, nowMs, orderable, new Set(), orders);
+      // The viewers drawn again are the world's own, id for id (a generator bug otherwise).
+      for (let i = 0; i < viewers.length; i++) {
+        if (viewers[i].order_ids.join() !== world.viewers[i]?.order_ids.join()) throw new Error(`world ${world.seed}: orders drawn again differ`);
+      }
+      return settle(orders.slice());
+    },
+    set(value: Order[]) {
+      settle(value);
+    },
+  });
+  return world;
+}
 /** A world's campaigns, by kind. */
 type Marketing = Pick<World, 'coupons' | 'flash_sales' | 'bundles' | 'gifts' | 'presales'>;
 
@@ -651,22 +698,30 @@ function trackingNo(prefix: string, r: Rng): string {
   return `${prefix}${r.int(100000, 999999)}${r.int(100000, 999999)}`;
 }
 
-/** An order with the instant it was placed at (what a viewer's order history is sorted on). */
+/** The draws of `trackingNo`, nothing built. */
+function skipTrackingNo(r: Rng): void {
+  r.next();
+  r.next();
+}
+
+/** An order's id with the instant it was placed at (what a viewer's order history is sorted on), and the order when built. */
 interface PlacedOrder {
-  order: Order;
+  order_id: string;
   placedMs: number;
+  order: Order | null;
 }
 
 /** Placement order, ties broken by order id (ids are unique, so this is a strict total order). */
 function placedBefore(x: PlacedOrder, y: PlacedOrder): boolean {
-  return x.placedMs < y.placedMs || (x.placedMs === y.placedMs && x.order.order_id < y.order.order_id);
+  return x.placedMs < y.placedMs || (x.placedMs === y.placedMs && x.order_id < y.order_id);
 }
 
 /**
  * One order. The draws for the status's times (and tracking) happen first; the record is then built in
- * the key order the JSON has always had.
+ * the key order the JSON has always had. With `build` false every draw is made but only the id and the
+ * placement are kept (`drawViewers`).
  */
-function buildOrder(viewer_id: string, r: Rng, nowMs: number, orderable: readonly Product[], used: Set<number>): PlacedOrder {
+function buildOrder(viewer_id: string, r: Rng, nowMs: number, orderable: readonly Product[], used: Set<number>, build: boolean): PlacedOrder {
   const p = r.pick(orderable);
   const sku = r.pick(p.skus);
   const quantity = r.chance(0.8) ? 1 : 2;
@@ -693,21 +748,30 @@ function buildOrder(viewer_id: string, r: Rng, nowMs: number, orderable: readonl
         : status === 'paid'
           ? alignMinute(nowMs - r.int(10, 20 * 60) * MINUTE)
           : alignMinute(nowMs - r.int(2 * 24, 30 * 24) * HOUR - r.int(0, 59) * MINUTE);
-    return { order: head(placedMs, false), placedMs };
+    return { order_id, placedMs, order: build ? head(placedMs, false) : null };
   }
   const prefix = CARRIER_PREFIX.get(p.shipping.carrier) ?? 'SF';
   if (status === 'shipped') {
     const shipped = alignMinute(nowMs - r.int(2, 60) * HOUR - r.int(0, 59) * MINUTE);
     const placedMs = shipped - r.int(4, 30) * HOUR - r.int(0, 59) * MINUTE;
-    return { order: { ...head(placedMs, false), shipped_at: toIso(shipped), tracking_no: trackingNo(prefix, r) }, placedMs };
+    if (!build) {
+      skipTrackingNo(r);
+      return { order_id, placedMs, order: null };
+    }
+    return { order_id, placedMs, order: { ...head(placedMs, false), shipped_at: toIso(shipped), tracking_no: trackingNo(prefix, r) } };
   }
   // delivered / refunding: half within the seven-day window, half outside it (never on its edge).
   const agoHours = status === 'refunding' ? r.int(24, 144) : r.chance(0.5) ? r.int(2, 160) : r.int(176, 480);
   const delivered = alignMinute(nowMs - agoHours * HOUR - r.int(0, 59) * MINUTE);
   const shipped = delivered - r.int(24, 96) * HOUR;
   const placedMs = shipped - r.int(4, 30) * HOUR - r.int(0, 59) * MINUTE;
+  if (!build) {
+    skipTrackingNo(r);
+    r.next(); // opened
+    return { order_id, placedMs, order: null };
+  }
   const tracking_no = trackingNo(prefix, r);
   // Drawn after the tracking number, as it always was.
   const opened = r.chance(0.5);
-  return { order: { ...head(placedMs, opened), shipped_at: toIso(shipped), delivered_at: toIso(delivered), tracking_no }, placedMs };
+  return { order_id, placedMs, order: { ...head(placedMs, opened), shipped_at: toIso(shipped), delivered_at: toIso(delivered), tracking_no } };
 }

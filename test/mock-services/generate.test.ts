@@ -53,6 +53,36 @@ describe('generateWorld determinism', () => {
   });
 });
 
+describe('a world builds its orders on first read', () => {
+  const KEYS = ['seed', 'locale', 'now', 'room', 'products', 'coupons', 'flash_sales', 'bundles', 'gifts', 'presales', 'viewers', 'orders'];
+
+  it('orders read first or last, the world is the same: keys in order, JSON, spread, structured clone, assignment', () => {
+    for (const s of SEEDS.slice(0, 60)) {
+      for (const locale of ['zh-CN', 'en'] as const) {
+        const viaJson = generateWorld(s, locale);
+        const json = JSON.stringify(viaJson);
+        expect(Object.keys(viaJson)).toEqual(KEYS);
+        const ordersFirst = generateWorld(s, locale);
+        const orders = ordersFirst.orders;
+        expect(ordersFirst.orders).toBe(orders);
+        expect(JSON.stringify(ordersFirst)).toBe(json);
+        expect(Object.keys(ordersFirst)).toEqual(KEYS);
+        expect(Object.getOwnPropertyDescriptor(ordersFirst, 'orders')).toMatchObject({ value: orders, writable: true, enumerable: true, configurable: true });
+        expect(JSON.stringify({ ...generateWorld(s, locale) })).toBe(json);
+        expect(JSON.stringify(structuredClone(generateWorld(s, locale)))).toBe(json);
+        // Every viewer's order ids name its orders, oldest first, as the viewers were drawn.
+        for (const v of viaJson.viewers) expect(viaJson.orders.filter((o) => o.viewer_id === v.viewer_id).map((o) => o.order_id).sort()).toEqual([...v.order_ids].sort());
+        const frozen = Object.freeze(generateWorld(s, locale));
+        expect(JSON.stringify(frozen)).toBe(json);
+        const assigned = generateWorld(s, locale);
+        assigned.orders = [];
+        expect(assigned.orders).toEqual([]);
+        expect(Object.keys(assigned)).toEqual(KEYS);
+      }
+    }
+  });
+});
+
 describe('generateWorld invariants over 200 seeds', () => {
   const worlds = SEEDS.flatMap((s) => [generateWorld(s, 'zh-CN'), generateWorld(s, 'en')]);
 
