@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The harness-gym server image: `node dist/cli/main.js serve` on port 8080, as the non-root user `node`.
+# The harness-gym server image: `node dist/cli/main.js serve` on port 8080, as the non-root user `node` (1000).
 #
 #   docker build -t harness-gym:0.1.0 .
 #   docker run --rm -p 8080:8080 harness-gym:0.1.0                        # ws://127.0.0.1:8080/v1/env
@@ -44,7 +44,8 @@ COPY harness ./harness
 COPY recording/view/static ./recording/view/static
 COPY examples ./examples
 # The image's files stay root's and read-only to the server; give `--record DIR` a mounted, writable volume.
-USER node
+# 1000 is the base image's user `node`, numeric so that Kubernetes' runAsNonRoot can check it.
+USER 1000:1000
 EXPOSE 8080
 # /readyz: 200 when taking new sessions, 503 while draining or at max_sessions. No curl or wget in the
 # slim image: node's fetch does it.
