@@ -92,7 +92,8 @@ beforeAll(async () => {
         'run `apt-get update && apt-get install -y python3-websockets python3-msgpack`',
     );
   }
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing (the sharding tests serve with it): build first (npx tsc -p tsconfig.build.json; npm test does)`);
+  if (!existsSync(CLI))
+    throw new Error(`${CLI} is missing (the sharding tests serve with it): build first (npx tsc -p tsconfig.build.json; npm test does)`);
   const parsed = parseServerConfig({ host: '127.0.0.1', port: 0, log_level: 'silent', allow_oracle_hints: true });
   if (!parsed.ok) throw new Error(parsed.errors.join('; '));
   server = await startServer(parsed.config);
