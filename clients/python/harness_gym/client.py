@@ -7,12 +7,16 @@ answered out of order. Frames are MessagePack (binary) by default, JSON (text) o
 Reconnect with resume: when the connection drops without a close frame, the client reconnects, sends
 ``hello {resume: session_id, token}`` and re-sends every unanswered request with its original id and bytes.
 The server answers a request it had already applied from its replay window, so nothing is applied twice.
-A clean close (ours or the server's, e.g. ``idle`` or ``resumed elsewhere``) is final.
+A clean close (ours or the server's, e.g. ``idle`` or ``resumed elsewhere``) is final. Behind a router
+(HAProxy, ``deploy/haproxy.cfg``) the resume's upgrade request carries a ``Cookie`` header with the
+``name=value`` of every ``Set-Cookie`` of the session's first upgrade response, so that the router sends it
+to the server that holds the session (PROTOCOL.md "Routers").
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
@@ -52,6 +56,29 @@ class _Pending:
     future: "asyncio.Future[Message]"
     #: The connection generation this frame was last sent on (re-sent after each resume).
     generation: int = -1
+
+
+def _headers_keyword() -> str:
+    """The keyword ``websockets.connect`` takes extra request headers by: ``extra_headers`` up to
+    websockets 13 (the legacy client), ``additional_headers`` in the asyncio client of 14 and later."""
+    try:
+        parameters = inspect.signature(websockets.connect).parameters
+    except (TypeError, ValueError):
+        return "extra_headers"
+    return "additional_headers" if "additional_headers" in parameters else "extra_headers"
+
+
+def router_cookie(ws: Any) -> Optional[str]:
+    """The ``Cookie`` header a resume sends back: ``name=value`` of every ``Set-Cookie`` of the upgrade
+    response (attributes dropped, joined by ``; ``), or ``None`` when the response set none."""
+    headers = getattr(ws, "response_headers", None)  # websockets' legacy client
+    if headers is None:
+        headers = getattr(getattr(ws, "response", None), "headers", None)  # its asyncio client (14+)
+    if headers is None or not hasattr(headers, "get_all"):
+        return None
+    pairs = [str(v).split(";", 1)[0].strip() for v in headers.get_all("Set-Cookie")]
+    pairs = [p for p in pairs if "=" in p and not p.startswith("=")]
+    return "; ".join(pairs) or None
 
 
 def encode(message: Mapping[str, Any], encoding: Encoding) -> Union[bytes, str]:
@@ -118,6 +145,9 @@ class HarnessGymClient:
         self.orphan_errors: List[HarnessGymError] = []
         #: How many times this client resumed its session after a drop.
         self.resumes = 0
+        #: What the resume's upgrade request sends as ``Cookie``: the router's pin, set on the session's
+        #: first upgrade response (``None`` when connected to a server directly).
+        self.router_cookie: Optional[str] = None
 
     # ------------------------------------------------------------------------------------------------
     # connection life
@@ -153,6 +183,7 @@ class HarnessGymClient:
             on_error=on_error,
         )
         ws = await client._open()
+        client.router_cookie = router_cookie(ws)
         try:
             client._welcome = await client._handshake(ws, resume=False)
         except BaseException:
@@ -163,11 +194,12 @@ class HarnessGymClient:
         client._state = "open"
         return client
 
-    async def _open(self) -> Any:
+    async def _open(self, cookie: Optional[str] = None) -> Any:
         # max_size=None: frames are bounded by the server's limits.max_frame_bytes, not by the library's 1 MiB.
-        return await websockets.connect(
-            self.url, max_size=None, open_timeout=10, close_timeout=5, ping_interval=20, ping_timeout=20
-        )
+        options: Dict[str, Any] = dict(max_size=None, open_timeout=10, close_timeout=5, ping_interval=20, ping_timeout=20)
+        if cookie:
+            options[_headers_keyword()] = {"Cookie": cookie}
+        return await websockets.connect(self.url, **options)
 
     async def _handshake(self, ws: Any, *, resume: bool) -> Message:
         """Send ``hello`` on a fresh connection and read frames until its ``welcome`` or ``error``."""
@@ -393,7 +425,7 @@ class HarnessGymClient:
                 delay *= 2
             ws = None
             try:
-                ws = await self._open()
+                ws = await self._open(self.router_cookie)
                 self._welcome = await self._handshake(ws, resume=True)
             except FrameError as exc:
                 # UNKNOWN_SESSION, UNAUTHORIZED, ...: retrying cannot help.
