@@ -6,7 +6,7 @@
  * headless Service selects the server pods and the other one the HAProxy pods; preStop, the grace period
  * (longer than preStop plus a drain measured here with SIGTERM) and resources are set; the HAProxy config
  * of the cluster keeps every line of deploy/haproxy.cfg but the replica list and passes `haproxy -c`
- * (where haproxy is installed; on CI it must be).
+ * (where haproxy is installed; on CI it must be). test/deploy/k8s-haproxy.test.ts runs that config.
  */
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
