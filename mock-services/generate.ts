@@ -471,40 +471,54 @@ function drawViewers(seed: number, L: 0 | 1, nowMs: number, orderable: readonly 
 /** A generated world before its orders: `World` less `orders`. */
 type WorldBeforeOrders = Omit<World, 'orders'>;
 
+/** What a world's orders are built from, until they are built (`lazyOrders`). */
+interface PendingOrders {
+  L: 0 | 1;
+  nowMs: number;
+  orderable: readonly Product[];
+}
+
+/** Each generated world's orders, or what they are built from. */
+const ordersOf = new WeakMap<object, Order[] | PendingOrders>();
+
+/**
+ * The `orders` property of every generated world: one accessor pair for all of them, so that worlds share
+ * their hidden class (a getter of its own per world gave each world a class of its own, and every site
+ * that reads a world's fields saw a new one each reset). The orders are built on first read (drawing the
+ * viewers again, with the orders this time: `drawViewers`), then kept; assigning replaces them.
+ */
+const ORDERS_PROPERTY: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: World): Order[] | undefined {
+    const state = ordersOf.get(this);
+    if (state === undefined || Array.isArray(state)) return state;
+    const orders: Order[] = [];
+    const viewers = drawViewers(this.seed, state.L, state.nowMs, state.orderable, new Set(), orders);
+    // The viewers drawn again are the world's own, id for id (a generator bug otherwise).
+    for (let i = 0; i < viewers.length; i++) {
+      if (viewers[i].order_ids.join() !== this.viewers[i]?.order_ids.join()) throw new Error(`world ${this.seed}: orders drawn again differ`);
+    }
+    const built = orders.slice();
+    ordersOf.set(this, built);
+    return built;
+  },
+  set(this: World, value: Order[]): void {
+    ordersOf.set(this, value);
+  },
+};
+
 /**
  * The world with its `orders`, built on first read. Most episodes never read them (only order tasks and
  * the order tools do), and they are a third of a world's memory and its most expensive part to generate.
- * `orders` is an own enumerable property in its place, last, as before: a getter that builds the orders
- * once (drawing the viewers again, with the orders this time: `drawViewers`) and then becomes a plain data
- * property, so JSON, spreads and equality see what they always saw. Assigning it replaces it, as before.
+ * `orders` is an own enumerable property in its place, last, as before (`ORDERS_PROPERTY`), so JSON,
+ * spreads, structured clones and equality see what they always saw.
  */
 function lazyOrders(w: WorldBeforeOrders, L: 0 | 1, nowMs: number, orderable: readonly Product[]): World {
-  let built: Order[] | null = null;
-  const world = w as World;
-  const settle = (value: Order[]): Order[] => {
-    built = value;
-    if (Object.isExtensible(world)) Object.defineProperty(world, 'orders', { value, writable: true, enumerable: true, configurable: true });
-    return value;
-  };
-  Object.defineProperty(world, 'orders', {
-    enumerable: true,
-    configurable: true,
-    get(): Order[] {
-      if (built !== null) return built;
-      const orders: Order[] = [];
-      const viewers = drawViewers(world.seed, L, nowMs, orderable, new Set(), orders);
-      // The viewers drawn again are the world's own, id for id (a generator bug otherwise).
-      for (let i = 0; i < viewers.length; i++) {
-        if (viewers[i].order_ids.join() !== world.viewers[i]?.order_ids.join()) throw new Error(`world ${world.seed}: orders drawn again differ`);
-      }
-      return settle(orders.slice());
-    },
-    set(value: Order[]) {
-      settle(value);
-    },
-  });
-  return world;
+  ordersOf.set(w, { L, nowMs, orderable });
+  return Object.defineProperty(w, 'orders', ORDERS_PROPERTY) as World;
 }
+
 /** A world's campaigns, by kind. */
 type Marketing = Pick<World, 'coupons' | 'flash_sales' | 'bundles' | 'gifts' | 'presales'>;
 
