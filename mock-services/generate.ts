@@ -459,7 +459,9 @@ function drawViewers(seed: number, L: 0 | 1, nowMs: number, orderable: readonly 
     const viewer_id = makeId('vw', rView, used);
     const membership = pickWeighted(rView, MEMBERSHIP_WEIGHTS);
     const nOrders = Number(pickWeighted(rView, ORDERS_PER_VIEWER));
-    const mine = indices(nOrders).map(() => buildOrder(viewer_id, rView, nowMs, orderable, used, orders !== null));
+    const mine = indices(nOrders).map(() =>
+      orders !== null ? buildOrder(viewer_id, rView, nowMs, orderable, used) : drawOrder(rView, nowMs, orderable, used),
+    );
     // Oldest first: the order list reads like an account history. Sorted on the instants, which order
     // exactly as their fixed-width ISO texts do (comparing the texts would also flatten them).
     sortSmall(mine, placedBefore);
@@ -712,11 +714,7 @@ function trackingNo(prefix: string, r: Rng): string {
   return `${prefix}${r.int(100000, 999999)}${r.int(100000, 999999)}`;
 }
 
-/** The draws of `trackingNo`, nothing built. */
-function skipTrackingNo(r: Rng): void {
-  r.next();
-  r.next();
-}
+
 
 /** An order's id with the instant it was placed at (what a viewer's order history is sorted on), and the order when built. */
 interface PlacedOrder {
@@ -732,10 +730,9 @@ function placedBefore(x: PlacedOrder, y: PlacedOrder): boolean {
 
 /**
  * One order. The draws for the status's times (and tracking) happen first; the record is then built in
- * the key order the JSON has always had. With `build` false every draw is made but only the id and the
- * placement are kept (`drawViewers`).
+ * the key order the JSON has always had.
  */
-function buildOrder(viewer_id: string, r: Rng, nowMs: number, orderable: readonly Product[], used: Set<number>, build: boolean): PlacedOrder {
+function buildOrder(viewer_id: string, r: Rng, nowMs: number, orderable: readonly Product[], used: Set<number>): PlacedOrder {
   const p = r.pick(orderable);
   const sku = r.pick(p.skus);
   const quantity = r.chance(0.8) ? 1 : 2;
@@ -762,16 +759,12 @@ function buildOrder(viewer_id: string, r: Rng, nowMs: number, orderable: readonl
         : status === 'paid'
           ? alignMinute(nowMs - r.int(10, 20 * 60) * MINUTE)
           : alignMinute(nowMs - r.int(2 * 24, 30 * 24) * HOUR - r.int(0, 59) * MINUTE);
-    return { order_id, placedMs, order: build ? head(placedMs, false) : null };
+    return { order_id, placedMs, order: head(placedMs, false) };
   }
   const prefix = CARRIER_PREFIX.get(p.shipping.carrier) ?? 'SF';
   if (status === 'shipped') {
     const shipped = alignMinute(nowMs - r.int(2, 60) * HOUR - r.int(0, 59) * MINUTE);
     const placedMs = shipped - r.int(4, 30) * HOUR - r.int(0, 59) * MINUTE;
-    if (!build) {
-      skipTrackingNo(r);
-      return { order_id, placedMs, order: null };
-    }
     return { order_id, placedMs, order: { ...head(placedMs, false), shipped_at: toIso(shipped), tracking_no: trackingNo(prefix, r) } };
   }
   // delivered / refunding: half within the seven-day window, half outside it (never on its edge).
@@ -779,13 +772,39 @@ function buildOrder(viewer_id: string, r: Rng, nowMs: number, orderable: readonl
   const delivered = alignMinute(nowMs - agoHours * HOUR - r.int(0, 59) * MINUTE);
   const shipped = delivered - r.int(24, 96) * HOUR;
   const placedMs = shipped - r.int(4, 30) * HOUR - r.int(0, 59) * MINUTE;
-  if (!build) {
-    skipTrackingNo(r);
-    r.next(); // opened
-    return { order_id, placedMs, order: null };
-  }
   const tracking_no = trackingNo(prefix, r);
   // Drawn after the tracking number, as it always was.
   const opened = r.chance(0.5);
   return { order_id, placedMs, order: { ...head(placedMs, opened), shipped_at: toIso(shipped), delivered_at: toIso(delivered), tracking_no } };
+}
+
+/**
+ * `buildOrder`'s draws, in its order, keeping only the order's id and placement (`drawViewers` before the
+ * orders are read): the product, the SKU, the quantity, the status, the id, the status's times, then the
+ * tracking number's two draws and, for delivered and refunding orders, whether the parcel was opened.
+ */
+function drawOrder(r: Rng, nowMs: number, orderable: readonly Product[], used: Set<number>): PlacedOrder {
+  r.pick(r.pick(orderable).skus);
+  r.next(); // quantity
+  const status = pickWeighted(r, ORDER_STATUS_WEIGHTS);
+  const order_id = makeId('od', r, used);
+  let placedMs: number;
+  if (status === 'unpaid') placedMs = alignMinute(nowMs - r.int(5, 120) * MINUTE);
+  else if (status === 'paid') placedMs = alignMinute(nowMs - r.int(10, 20 * 60) * MINUTE);
+  else if (status === 'closed') placedMs = alignMinute(nowMs - r.int(2 * 24, 30 * 24) * HOUR - r.int(0, 59) * MINUTE);
+  else if (status === 'shipped') {
+    const shipped = alignMinute(nowMs - r.int(2, 60) * HOUR - r.int(0, 59) * MINUTE);
+    placedMs = shipped - r.int(4, 30) * HOUR - r.int(0, 59) * MINUTE;
+    r.next(); // tracking number
+    r.next();
+  } else {
+    const agoHours = status === 'refunding' ? r.int(24, 144) : r.chance(0.5) ? r.int(2, 160) : r.int(176, 480);
+    const delivered = alignMinute(nowMs - agoHours * HOUR - r.int(0, 59) * MINUTE);
+    const shipped = delivered - r.int(24, 96) * HOUR;
+    placedMs = shipped - r.int(4, 30) * HOUR - r.int(0, 59) * MINUTE;
+    r.next(); // tracking number
+    r.next();
+    r.next(); // opened
+  }
+  return { order_id, placedMs, order: null };
 }
