@@ -20,7 +20,13 @@ import type { RenameTables, VariantDraft } from './types.js';
  * renamed name becomes its surface name.
  */
 export function textRewriter(tables: RenameTables, stable?: ReadonlySet<string>): (text: string) => string {
-  return rewriterOf(Object.entries(tables.tools), Object.entries(tables.fields), Object.entries(tables.skills), stable);
+  // The tables are dictionaries: read in place (`for...in` lists their keys in Object.entries order).
+  const bare = new Map<string, string>();
+  for (const c in tables.tools) bare.set(c, tables.tools[c]);
+  for (const c in tables.fields) if (c.includes('_')) bare.set(c, tables.fields[c]);
+  const quoted = new Map<string, string>();
+  for (const c in tables.skills) quoted.set(c, tables.skills[c]);
+  return rewriterFrom(bare, quoted, stable);
 }
 
 /**
@@ -36,7 +42,11 @@ export function rewriterOf(
   const bare = new Map<string, string>();
   for (const [c, s] of tools) bare.set(c, s);
   for (const [c, s] of fields) if (c.includes('_')) bare.set(c, s);
-  const quoted = new Map<string, string>(skills);
+  return rewriterFrom(bare, new Map<string, string>(skills), stable);
+}
+
+/** The rewriter of bare names (tools, snake_case fields) and backticked skill names. */
+function rewriterFrom(bare: ReadonlyMap<string, string>, quoted: ReadonlyMap<string, string>, stable: ReadonlySet<string> | undefined): (text: string) => string {
   if (bare.size === 0 && quoted.size === 0) return (t) => t;
   const m = matchers([...bare.keys()]);
   return (text) => {
@@ -130,7 +140,7 @@ let current: Matchers = { spansAndNames: new RegExp(SPAN, 'g'), names: null, epo
  * (null: none), both global. A name with a character no run holds never matches a run: it is left out.
  */
 function matchers(renamed: readonly string[]): Matchers {
-  const fresh = renamed.filter((n) => IDENTIFIER_RE.test(n) && !renamedNames.has(n));
+  const fresh = renamed.filter((n) => !renamedNames.has(n) && IDENTIFIER_RE.test(n));
   if (fresh.length > 0) {
     let { epoch, generation } = current;
     if (renamedNames.size + fresh.length > MAX_NAMES) {
@@ -206,31 +216,65 @@ function isIdentifierCode(c: number): boolean {
 function renameSchema(tool: string, params: JsonSchema, tables: RenameTables, rewrite: (t: string) => string): JsonSchema {
   const props = (params.properties ?? {}) as Record<string, JsonSchema>;
   const required = (params.required ?? []) as string[];
-  const keys = Object.keys(props);
+  const fields = tables.fields;
   // Only a plain object can stand for the map built from its keys.
   let out: Record<string, JsonSchema> | null =
     typeof params.properties === 'object' && params.properties !== null && !Array.isArray(params.properties) ? null : {};
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i];
-    const name = tables.fields[k] ?? k;
+  // `for...in` visits the own keys in Object.keys order (a schema map has no inherited enumerable keys).
+  for (const k in props) {
+    if (!Object.hasOwn(props, k)) continue;
+    const name = fields[k] ?? k;
     const schema = rewriteProperty(props[k], rewrite);
-    if (out === null && (name !== k || schema !== props[k])) out = copyOf(props, keys, i);
+    if (out === null && (name !== k || schema !== props[k])) out = copyUntil(props, k);
     if (out !== null) out[name] = schema;
   }
-  for (const extra of tables.extra_params[tool] ?? []) {
-    if (!(extra in (out ?? props))) (out ??= copyOf(props, keys, keys.length))[extra] = { type: 'string' };
+  const extras = tables.extra_params[tool];
+  if (extras !== undefined) {
+    for (const extra of extras) {
+      if (!(extra in (out ?? props))) (out ??= copyUntil(props, null))[extra] = { type: 'string' };
+    }
   }
-  const renamedRequired = required.map((r) => tables.fields[r] ?? r);
-  if (out === null && required.length > 0 && renamedRequired.every((r, i) => r === required[i])) return nest(tool, params, tables);
-  const inner: JsonSchema = { ...params, properties: out ?? props, required: renamedRequired };
-  if (renamedRequired.length === 0) delete inner.required;
-  return nest(tool, inner, tables);
+  let same = out === null && required.length > 0;
+  const renamedRequired = required.map((r, i) => {
+    const surface = fields[r] ?? r;
+    if (surface !== required[i]) same = false;
+    return surface;
+  });
+  if (same) return nest(tool, params, tables);
+  return nest(tool, withParts(params, out ?? props, renamedRequired), tables);
 }
 
-/** A new map of the first `count` keys of `props`. */
-function copyOf(props: Record<string, JsonSchema>, keys: readonly string[], count: number): Record<string, JsonSchema> {
+/**
+ * `{ ...params, properties, required }`, without `required` when it is empty: the same keys in the same
+ * order, built without a spread and a delete (deleting a key put the schema in dictionary mode).
+ */
+function withParts(params: JsonSchema, properties: Record<string, JsonSchema>, required: string[]): JsonSchema {
+  if (Object.hasOwn(params, '__proto__')) {
+    // A key a plain assignment would not create: the literal way.
+    const inner: JsonSchema = { ...params, properties, required };
+    if (required.length === 0) delete inner.required;
+    return inner;
+  }
+  const inner: JsonSchema = {};
+  for (const k in params) {
+    if (!Object.hasOwn(params, k)) continue;
+    if (k === 'properties') inner.properties = properties;
+    else if (k === 'required') {
+      if (required.length > 0) inner.required = required;
+    } else inner[k] = params[k];
+  }
+  if (!Object.hasOwn(params, 'properties')) inner.properties = properties;
+  if (!Object.hasOwn(params, 'required') && required.length > 0) inner.required = required;
+  return inner;
+}
+
+/** A new map of the keys of `props` before `stop` (all of them when `stop` is null). */
+function copyUntil(props: Record<string, JsonSchema>, stop: string | null): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
-  for (let j = 0; j < count; j++) out[keys[j]] = props[keys[j]];
+  for (const k in props) {
+    if (k === stop) break;
+    if (Object.hasOwn(props, k)) out[k] = props[k];
+  }
   return out;
 }
 
