@@ -7,9 +7,29 @@ import { rewriterOf } from './materialize.js';
 import type { RenameTables } from './types.js';
 import { foreignKey, readForeignKey } from '../protocol/surface.js';
 
+const EMPTY: ReadonlyMap<string, never> = new Map<string, never>();
+
+// The rename tables are dictionary-mode objects (harness-variants/build.ts `table`), which Object.entries
+// reads slowly (a sorted key list, then a pair array per key): they are read with `for...in`, which lists
+// the same keys in the same order (they are plain objects: nothing inherited is enumerable).
+
 function invert(table: Record<string, string>): Map<string, string> {
   const out = new Map<string, string>();
-  for (const [canonical, surface] of Object.entries(table)) out.set(surface, canonical);
+  for (const canonical in table) out.set(table[canonical], canonical);
+  return out;
+}
+
+/** A table's entries as a map (the shared empty map when it has none). */
+function mapOfTable<V, W = V>(table: Record<string, V>, value: (v: V) => W = (v) => v as unknown as W): ReadonlyMap<string, W> {
+  let out: Map<string, W> | null = null;
+  for (const k in table) (out ??= new Map<string, W>()).set(k, value(table[k]));
+  return out ?? (EMPTY as ReadonlyMap<string, W>);
+}
+
+/** A table's entries as pairs, in order. */
+function pairsOf(table: Record<string, string>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const k in table) out.push([k, table[k]]);
   return out;
 }
 
@@ -31,11 +51,6 @@ function bijection(names: readonly string[], table: Record<string, string>): [Ma
   return [forward, shared ? invert(Object.fromEntries(forward)) : back];
 }
 
-const EMPTY: ReadonlyMap<string, never> = new Map<string, never>();
-
-function mapOf<V>(entries: [string, V][]): ReadonlyMap<string, V> {
-  return entries.length === 0 ? EMPTY : new Map(entries);
-}
 
 
 function parseObject(text: string): Record<string, unknown> | null {
@@ -78,12 +93,12 @@ export class TableMap implements SurfaceMap {
     [this.#tools, this.#toolsBack] = bijection(canonicalTools, tables.tools);
     [this.#skills, this.#skillsBack] = bijection(canonicalSkills, tables.skills);
     // Most variants leave some of these empty: they then share one empty map.
-    this.#fields = mapOf(Object.entries(tables.fields));
+    this.#fields = mapOfTable(tables.fields);
     this.#fieldsBack = this.#fields.size === 0 ? EMPTY : invert(tables.fields);
-    this.#nest = mapOf(Object.entries(tables.nest));
-    this.#extra = mapOf(Object.entries(tables.extra_params).map(([k, v]) => [k, new Set(v)]));
-    this.#renamedTools = Object.entries(tables.tools);
-    this.#renamedSkills = Object.entries(tables.skills);
+    this.#nest = mapOfTable(tables.nest);
+    this.#extra = mapOfTable(tables.extra_params, (v) => new Set(v));
+    this.#renamedTools = pairsOf(tables.tools);
+    this.#renamedSkills = pairsOf(tables.skills);
   }
 
   toolToCanonical(surface: string): string | undefined {
