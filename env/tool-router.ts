@@ -88,7 +88,13 @@ function toolErrorContent(error: ToolError): string {
 function hasMark(schema: JsonSchema, depth: number): boolean {
   const props = schema.properties;
   if (!isRecord(props) || depth > 2) return false;
-  return Object.values(props).some((p) => isRecord(p) && (p[MCP_LIST_CHANGED_MARK] === true || hasMark(p, depth + 1)));
+  // Every own property, as Object.values would list them, without the array (asked of every tool at reset).
+  for (const k in props) {
+    if (!Object.hasOwn(props, k)) continue;
+    const p = props[k];
+    if (isRecord(p) && (p[MCP_LIST_CHANGED_MARK] === true || hasMark(p, depth + 1))) return true;
+  }
+  return false;
 }
 
 /** The schema without the marked properties (`drop`), or with them unmarked. Never mutates the input. */
