@@ -109,6 +109,18 @@ function isObject(v: unknown): v is object {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** An operator's stream names (`apply:<name>`, `op:<name>`), made once per operator rather than twice per reset. */
+const streamNames = new WeakMap<HarnessTransform, { apply: string; op: string }>();
+
+function streamsOf(op: HarnessTransform): { apply: string; op: string } {
+  let names = streamNames.get(op);
+  if (names === undefined) {
+    names = { apply: `apply:${op.name}`, op: `op:${op.name}` };
+    streamNames.set(op, names);
+  }
+  return names;
+}
+
 /** Build the variant of `spec` for one episode. `seed` is used when the spec carries none. */
 export function buildVariant(
   base: Harness,
@@ -135,14 +147,14 @@ export function buildVariant(
   }
   // Whether each operator applies comes from its own stream, whatever the draft: all are drawn first, so
   // that like-named streams are seeded one after the other (Rng reuses the work on their common prefix).
-  const applies = operators.map((op) => norm.families.includes(op.family) && new Rng(effective, `apply:${op.name}`).chance(norm.intensity));
+  const applies = operators.map((op) => norm.families.includes(op.family) && new Rng(effective, streamsOf(op).apply).chance(norm.intensity));
   const draft: VariantDraft = { harness: cloneHarness(base), tables: emptyTables(), task };
   const applied: string[] = [];
   operators.forEach((op, i) => {
     // An operator with nothing to work with in this harness (no wordings for it) is skipped, unlisted.
     if (!applies[i] || op.notApplicable?.(base) !== undefined) return;
     // Rng seeds itself on its first draw: an operator that draws nothing costs no seeding.
-    op.apply(draft, { rng: new Rng(effective, `op:${op.name}`), intensity: norm.intensity, split: norm.split, locale: base.locale, base });
+    op.apply(draft, { rng: new Rng(effective, streamsOf(op).op), intensity: norm.intensity, split: norm.split, locale: base.locale, base });
     applied.push(op.name);
   });
   const id = variantId(norm, effective);
