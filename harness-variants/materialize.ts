@@ -347,10 +347,9 @@ const stableMemo = new WeakMap<Harness, ReadonlySet<string>>();
 export function materialize(draft: VariantDraft, id: string, stable?: ReadonlySet<string>): Harness {
   const { harness, tables } = draft;
   const rewrite = textRewriter(tables, stable);
-  return {
+  const out: Harness = {
     ...harness,
     id,
-    ...(Object.keys(tables.fields).length > 0 ? { field_names: { ...tables.fields } } : {}),
     tools: harness.tools.map((t) => renameTool(t, tables, rewrite)),
     skills: harness.skills.map((s) => renameSkill(s, tables, rewrite)),
     prompt: {
@@ -359,4 +358,15 @@ export function materialize(draft: VariantDraft, id: string, stable?: ReadonlySe
       extra_context: harness.prompt.extra_context.slice(),
     },
   };
+  // The field renames, where `...(renamed ? { field_names } : {})` after `id` put them: in place when the
+  // draft has the key, else last. Copied with for...in: spreading the dictionary-mode table was most of
+  // this function's own time.
+  let fieldNames: Record<string, string> | null = null;
+  for (const k in tables.fields) {
+    fieldNames ??= {};
+    if (k === '__proto__') Object.defineProperty(fieldNames, k, { value: tables.fields[k], writable: true, enumerable: true, configurable: true });
+    else fieldNames[k] = tables.fields[k];
+  }
+  if (fieldNames !== null) out.field_names = fieldNames;
+  return out;
 }
