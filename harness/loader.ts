@@ -462,7 +462,7 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
   const zh = byLocale.get('zh-CN');
   const skills = loadedSkills.get('zh-CN') ?? [];
   const toolNames = listFolder(dir, 'tools', '.json', [], '')?.map((f) => f.slice(0, -'.json'.length)) ?? [];
-  const bindings = bindHarness(manifestSections(dir, manifest), skills, toolNames, errors);
+  const bindings = bindHarness(manifestSections(dir, manifest), skills, skillFiles.get('zh-CN') ?? [], toolNames, errors);
   const services = new Map<string, CustomService>();
   for (const b of bindings.tools.values()) {
     if (b.kind === 'custom' && !services.has(b.module)) {
@@ -550,8 +550,11 @@ function manifestSections(dir: string, manifest: Manifest | undefined): Manifest
  * The bindings of a harness: the manifest's `intents`, `strategies` and `tools` sections, or the embedded
  * harness's where a section is absent. Every binding must name a skill or tool of the directory.
  */
-function bindHarness(manifest: ManifestSections, skills: readonly Skill[], toolNames: readonly string[], errors: string[]): HarnessBindings {
-  const kindOf = new Map(skills.map((s) => [s.name, s.kind]));
+function bindHarness(manifest: ManifestSections, skills: readonly Skill[], skillFiles: readonly string[], toolNames: readonly string[], errors: string[]): HarnessBindings {
+  // A skill whose file exists but failed to parse still exists (its file's errors say what is wrong): it
+  // is not reported again as missing; its kind is known only when it parsed.
+  const kindOf = new Map<string, Skill['kind'] | undefined>(skillFiles.map((n) => [n, undefined]));
+  for (const s of skills) kindOf.set(s.name, s.kind);
   const rel = 'harness.yaml';
   // Intents.
   const intents = new Map<Intent, IntentBinding>();
@@ -566,7 +569,7 @@ function bindHarness(manifest: ManifestSections, skills: readonly Skill[], toolN
       } else if (!kindOf.has(b.skill)) {
         errors.push(`${rel}: intents.${intent}: "${b.skill}" is not a skill of the harness (skills: ${[...kindOf.keys()].join(', ')})`);
         continue;
-      } else if (kindOf.get(b.skill) !== 'reply') {
+      } else if (kindOf.get(b.skill) === 'strategy') {
         errors.push(`${rel}: intents.${intent}: "${b.skill}" is a strategy skill; an intent is served by a reply skill (metadata.kind: reply)`);
         continue;
       }
