@@ -20,12 +20,12 @@ import type { RenameTables, VariantDraft } from './types.js';
  * renamed name becomes its surface name.
  */
 export function textRewriter(tables: RenameTables, stable?: ReadonlySet<string>): (text: string) => string {
-  // The tables are dictionaries: read in place (`for...in` lists their keys in Object.entries order).
+  // The tables are dictionaries: read in place (`for...in`, own keys only, lists them in Object.entries order).
   const bare = new Map<string, string>();
-  for (const c in tables.tools) bare.set(c, tables.tools[c]);
-  for (const c in tables.fields) if (c.includes('_')) bare.set(c, tables.fields[c]);
+  for (const c in tables.tools) if (Object.hasOwn(tables.tools, c)) bare.set(c, tables.tools[c]);
+  for (const c in tables.fields) if (Object.hasOwn(tables.fields, c) && c.includes('_')) bare.set(c, tables.fields[c]);
   const quoted = new Map<string, string>();
-  for (const c in tables.skills) quoted.set(c, tables.skills[c]);
+  for (const c in tables.skills) if (Object.hasOwn(tables.skills, c)) quoted.set(c, tables.skills[c]);
   return rewriterFrom(bare, quoted, stable);
 }
 
@@ -249,8 +249,8 @@ function renameSchema(tool: string, params: JsonSchema, tables: RenameTables, re
  * order, built without a spread and a delete (deleting a key put the schema in dictionary mode).
  */
 function withParts(params: JsonSchema, properties: Record<string, JsonSchema>, required: string[]): JsonSchema {
-  if (Object.hasOwn(params, '__proto__')) {
-    // A key a plain assignment would not create: the literal way.
+  if (Object.hasOwn(params, '__proto__') || Object.getOwnPropertySymbols(params).length > 0) {
+    // Keys a plain assignment would not create, or for...in would not list: the literal way.
     const inner: JsonSchema = { ...params, properties, required };
     if (required.length === 0) delete inner.required;
     return inner;
@@ -363,6 +363,7 @@ export function materialize(draft: VariantDraft, id: string, stable?: ReadonlySe
   // this function's own time.
   let fieldNames: Record<string, string> | null = null;
   for (const k in tables.fields) {
+    if (!Object.hasOwn(tables.fields, k)) continue;
     fieldNames ??= {};
     if (k === '__proto__') Object.defineProperty(fieldNames, k, { value: tables.fields[k], writable: true, enumerable: true, configurable: true });
     else fieldNames[k] = tables.fields[k];

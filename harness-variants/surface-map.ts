@@ -11,25 +11,25 @@ const EMPTY: ReadonlyMap<string, never> = new Map<string, never>();
 
 // The rename tables are dictionary-mode objects (harness-variants/build.ts `table`), which Object.entries
 // reads slowly (a sorted key list, then a pair array per key): they are read with `for...in`, which lists
-// the same keys in the same order (they are plain objects: nothing inherited is enumerable).
+// the same keys in the same order (own keys only, as Object.entries).
 
 function invert(table: Record<string, string>): Map<string, string> {
   const out = new Map<string, string>();
-  for (const canonical in table) out.set(table[canonical], canonical);
+  for (const canonical in table) if (Object.hasOwn(table, canonical)) out.set(table[canonical], canonical);
   return out;
 }
 
 /** A table's entries as a map (the shared empty map when it has none). */
 function mapOfTable<V, W = V>(table: Record<string, V>, value: (v: V) => W = (v) => v as unknown as W): ReadonlyMap<string, W> {
   let out: Map<string, W> | null = null;
-  for (const k in table) (out ??= new Map<string, W>()).set(k, value(table[k]));
+  for (const k in table) if (Object.hasOwn(table, k)) (out ??= new Map<string, W>()).set(k, value(table[k]));
   return out ?? (EMPTY as ReadonlyMap<string, W>);
 }
 
 /** A table's entries as pairs, in order. */
 function pairsOf(table: Record<string, string>): [string, string][] {
   const out: [string, string][] = [];
-  for (const k in table) out.push([k, table[k]]);
+  for (const k in table) if (Object.hasOwn(table, k)) out.push([k, table[k]]);
   return out;
 }
 
