@@ -26,8 +26,21 @@ export interface BenchParams {
   tp_episodes: number;
   /** Throughput phase: wall time of the phase, resets included (s); at least one timed round always runs. */
   duration_s: number;
-  /** Throughput phase: untimed rounds first (JIT warm-up of both sides), replayed by the echo as well. */
+  /** Throughput phase: untimed rounds first on the timed connections, replayed by the echo as well. */
   warmup_rounds: number;
+  /**
+   * Throughput phases (environment, echo, worker scaling): seconds of the same workload, untimed, on
+   * connections of their own before the timed run, so the server's JIT (TurboFan compiles for the first
+   * ~10 s) is warm when the timing starts. 0: none.
+   */
+  warmup_s: number;
+  /**
+   * Live-episode phases (concurrency and each point of the latency curve): seconds of the same workload
+   * (train resets and oracle steps) at think time 0 on sessions of their own, closed before the ramp. Its
+   * step latencies would sit in the server's 60 s latency window, so the phase then reads the server-side
+   * quantiles no sooner than 61 s after the warm-up ended (the steady phase is stretched to that). 0: none.
+   */
+  live_warmup_s: number;
   /** Throughput phase: distinct rounds of seeds, cycled after that (bounds the oracle precompute and the echo corpus). */
   tp_distinct_rounds: number;
   /** Concurrency phase: live episodes, connections, think time (ms) and its jitter (fraction, +-). */
@@ -55,7 +68,31 @@ export interface BenchParams {
   /** Worker-scaling phase: worker counts and the throughput run's duration for each (s). */
   scaling_workers: number[];
   scaling_duration_s: number;
+  /**
+   * Latency curve: live counts always measured (the concurrency phase's own count is reused, not run
+   * again); empty skips the curve. Think time, jitter, group size and connections (at most one per
+   * episode) are the concurrency phase's.
+   */
+  curve: number[];
+  /**
+   * Latency curve: the search for the largest live count the box holds steps up by doubling from the
+   * smallest curve point to this count (0: no search, the listed points only), and stops at the first
+   * count that does not hold (a failure, a ramp that did not get every episode live, or a server-side
+   * step p99 above `curve_p99_limit_ms`). Never beyond 65,536.
+   */
+  curve_max: number;
+  /** Latency curve: a server-side step p99 above this (ms) ends the search. */
+  curve_p99_limit_ms: number;
+  /** Latency curve: steady phase of each point (s; stretched to the server's latency window after a warm-up). */
+  curve_steady_s: number;
+  /** Latency curve: no search point starts once the curve has run this long (s); listed points always run. */
+  curve_budget_s: number;
+  /** Run the load generator in a child process of its own (a fresh heap, apart from the orchestrator's work). */
+  client_process: boolean;
 }
+
+/** The largest live count the latency curve ever tries (the project's stretch on one box). */
+export const CURVE_HARD_MAX = 65536;
 
 /** Defaults of a full run (`npm run bench`): about 3-4 minutes on a 2-core machine. */
 export const DEFAULT_PARAMS: BenchParams = {
@@ -70,7 +107,9 @@ export const DEFAULT_PARAMS: BenchParams = {
   tp_connections: 4,
   tp_episodes: 128,
   duration_s: 10,
-  warmup_rounds: 1,
+  warmup_rounds: 0,
+  warmup_s: 5,
+  live_warmup_s: 5,
   tp_distinct_rounds: 8,
   episodes: 16384,
   connections: 16,
@@ -85,6 +124,12 @@ export const DEFAULT_PARAMS: BenchParams = {
   drain_s: 10,
   scaling_workers: [1, 2, 4],
   scaling_duration_s: 4,
+  curve: [256, 1024, 4096, 16384],
+  curve_max: CURVE_HARD_MAX,
+  curve_p99_limit_ms: 1000,
+  curve_steady_s: 20,
+  curve_budget_s: 900,
+  client_process: true,
 };
 
 /** What `--quick` changes: every phase short and small (a smoke test, not a measurement). */
@@ -104,6 +149,11 @@ export const QUICK_PARAMS: Partial<BenchParams> = {
   steady_s: 3,
   drain_s: 10,
   scaling_duration_s: 1,
+  warmup_s: 1,
+  live_warmup_s: 0,
+  curve: [64, 256],
+  curve_max: 0,
+  curve_steady_s: 2,
 };
 
 /** The parsed command line. */
@@ -115,7 +165,9 @@ export interface BenchCli {
 const USAGE = `usage: node dist/bench/run.js [--json] [--quick] [--skip-load]
   [--episodes N] [--connections C] [--think-ms T] [--steps-per-frame S] [--workers W|auto] [--duration-s D]
   [--steady-s S] [--tp-connections C] [--tp-episodes E] [--scaling-workers 1,2,4] [--scaling-duration-s D]
-  [--seed N] [--request-timeout-ms MS] [--ramp-timeout-s S] [--max-inflight-frames N] [--group-size G]`;
+  [--seed N] [--request-timeout-ms MS] [--ramp-timeout-s S] [--max-inflight-frames N] [--group-size G]
+  [--warmup-s S] [--live-warmup-s S] [--curve 256,1024,...|none] [--curve-max N] [--curve-p99-limit-ms MS]
+  [--curve-steady-s S] [--curve-budget-s S] [--in-process-client]`;
 
 /** Numeric flags and the parameter each sets. */
 const NUMERIC: Record<string, keyof BenchParams> = {
@@ -133,7 +185,21 @@ const NUMERIC: Record<string, keyof BenchParams> = {
   '--ramp-timeout-s': 'ramp_timeout_s',
   '--max-inflight-frames': 'max_inflight_frames',
   '--group-size': 'group_size',
+  '--warmup-s': 'warmup_s',
+  '--live-warmup-s': 'live_warmup_s',
+  '--curve-max': 'curve_max',
+  '--curve-p99-limit-ms': 'curve_p99_limit_ms',
+  '--curve-steady-s': 'curve_steady_s',
+  '--curve-budget-s': 'curve_budget_s',
 };
+
+/** A comma-separated list of non-negative integers ("none" or "" for the empty list). */
+function intList(flag: string, v: string | undefined, min: number): number[] {
+  const s = v ?? '';
+  const list = s === '' || s === 'none' ? [] : s.split(',').map(Number);
+  if (list.some((n) => !Number.isInteger(n) || n < min)) throw new Error(`${flag}: expected a list like 1,2,4, got "${s}"\n${USAGE}`);
+  return list;
+}
 
 /** Parse the bench's flags (`--quick` applies first, so explicit flags override the preset). Throws with the usage on a bad flag. */
 export function parseBenchArgs(argv: readonly string[]): BenchCli {
@@ -150,13 +216,13 @@ export function parseBenchArgs(argv: readonly string[]): BenchCli {
       const n = Number(v);
       if (v !== 'auto' && !(Number.isInteger(n) && n >= 0)) throw new Error(`--workers: expected a count or "auto", got "${v}"\n${USAGE}`);
       params.workers = v === 'auto' ? 'auto' : n;
-    } else if (a === '--scaling-workers') {
-      const v = argv[++i] ?? '';
-      const list = v === '' || v === 'none' ? [] : v.split(',').map(Number);
-      if (list.some((n) => !Number.isInteger(n) || n < 0))
-        throw new Error(`--scaling-workers: expected a list like 1,2,4, got "${v}"\n${USAGE}`);
-      params.scaling_workers = list;
-    } else if (a in NUMERIC) {
+    } else if (a === '--scaling-workers') params.scaling_workers = intList(a, argv[++i], 0);
+    else if (a === '--curve') {
+      const list = intList(a, argv[++i], 1);
+      if (list.some((n) => n > CURVE_HARD_MAX)) throw new Error(`--curve: live counts go up to ${CURVE_HARD_MAX}\n${USAGE}`);
+      params.curve = [...new Set(list)].sort((x, y) => x - y);
+    } else if (a === '--in-process-client') params.client_process = false;
+    else if (a in NUMERIC) {
       const v = Number(argv[++i]);
       if (!Number.isFinite(v) || v < 0) throw new Error(`${a}: expected a non-negative number\n${USAGE}`);
       (params as unknown as Record<string, number>)[NUMERIC[a]] = v;
@@ -174,5 +240,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchCli {
     if (!Number.isInteger(params[k]) || params[k] < 1) throw new Error(`${k} must be a positive integer\n${USAGE}`);
   }
   if (params.connections > params.episodes) params.connections = params.episodes;
+  if (!Number.isInteger(params.curve_max)) throw new Error(`curve_max must be an integer\n${USAGE}`);
+  params.curve_max = Math.min(params.curve_max, CURVE_HARD_MAX);
   return { json, params };
 }

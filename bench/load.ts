@@ -20,7 +20,7 @@ import { Rng } from '../protocol/rng.js';
 import type { Corpus } from './corpus.js';
 import { LOAD_VARIANT, throughputSeed } from './plan.js';
 import type { RoundPlan } from './plan.js';
-import { serverRssBytes, sample, scrapeMetrics, stepP99Ms } from './observe.js';
+import { serverRssBytes, sample, scrapeMetrics, stepP99Ms, stepQuantileMs } from './observe.js';
 import { p50p99, median } from './stats.js';
 import { BenchConn } from './wire-client.js';
 import type { Answer, ReplyItem } from './wire-client.js';
@@ -102,8 +102,16 @@ export interface ThroughputOptions {
   durationS: number;
   /** Run exactly this many rounds, warm-up included (the echo replays the env run's count). */
   rounds?: number;
-  /** Untimed rounds first (JIT warm-up); their steps are not counted. */
+  /** Untimed rounds first on the timed connections; their steps are not counted. */
   warmupRounds: number;
+  /**
+   * Seconds of the same workload on connections of their own before the timed connections open (JIT
+   * warm-up of the server; untimed, not recorded). The timed connections then send the same bytes as
+   * without it (request ids count from 1 on each connection). 0 or absent: none.
+   */
+  warmupS?: number;
+  /** The warm-up cycles through this many distinct rounds (default `distinctRounds`; the echo: those it has replies for). */
+  warmupDistinctRounds?: number;
   /** Distinct rounds of seeds; round r uses distinct round r % distinctRounds. */
   distinctRounds: number;
   plans: PlanCache;
@@ -122,8 +130,12 @@ export interface ThroughputResult {
   rounds: number;
   /** Step items answered `ok` in the timed rounds. */
   steps: number;
-  /** Step items answered `ok` in the warm-up rounds. */
+  /** Step items answered `ok` untimed: the warm-up run's and the warm-up rounds'. */
   warmup_steps: number;
+  /** Wall time of the warm-up run on its own connections (s; 0 without one). */
+  warmup_s: number;
+  /** Failures during the warm-up run (not in `failures`). */
+  warmup_failures: number;
   step_frames: number;
   /** Summed wall time of the timed (stepping) windows (s). */
   timed_s: number;
@@ -142,7 +154,7 @@ function stepRound(
   conn: BenchConn,
   plan: RoundPlan,
   S: number,
-  acc: { steps: number; frames: number; rtts: number[]; bytes: number },
+  acc: StepAcc,
   f: Failures,
   corpus: Corpus | undefined,
 ): Promise<void> {
@@ -208,58 +220,119 @@ async function resetRound(conn: BenchConn, plan: { episode_id: string; seed: num
   }
 }
 
-/** Run the throughput phase against one server (environment or echo). */
-export async function runThroughput(o: ThroughputOptions): Promise<ThroughputResult> {
-  const f = newFailures();
+/** Accumulators of one connection's stepping. */
+interface StepAcc {
+  steps: number;
+  frames: number;
+  rtts: number[];
+  bytes: number;
+}
+
+/** Rounds over open connections until `more()` says stop: what one throughput run (or its warm-up) does. */
+async function driveRounds(
+  conns: readonly BenchConn[],
+  o: ThroughputOptions,
+  run: { more: (rounds: number) => boolean; warmupRounds: number; distinctRounds: number; corpus: Corpus | undefined; log: Log | undefined },
+  f: Failures,
+): Promise<{ rounds: number; timedMs: number; warm: StepAcc[]; acc: StepAcc[] }> {
+  const newAcc = (): StepAcc[] => conns.map(() => ({ steps: 0, frames: 0, rtts: [], bytes: 0 }));
+  const warm = newAcc();
+  const acc = newAcc();
+  let timedMs = 0;
+  let rounds = 0;
+  while (run.more(rounds) && conns.every((c) => c.open)) {
+    const d = rounds % run.distinctRounds;
+    const warmup = rounds < run.warmupRounds;
+    // Reset first (ids and seeds need no plan), then plan while the server resets: both cores work.
+    const resets = conns.map((conn, c) =>
+      resetRound(
+        conn,
+        Array.from({ length: o.episodes }, (_, i) => ({ episode_id: `tp${c}.${d}.${i}`, seed: throughputSeed(o.seed, c, d, i) })),
+        o.maxBatch,
+        f,
+      ),
+    );
+    const plans = conns.map((_, c) => o.plans.get(c, d));
+    await Promise.all(resets);
+    const start = performance.now();
+    const into = warmup ? warm : acc;
+    await Promise.all(conns.map((conn, c) => stepRound(conn, plans[c], o.stepsPerFrame, into[c], f, run.corpus)));
+    if (!warmup) timedMs += performance.now() - start;
+    rounds++;
+    run.log?.(
+      `  round ${rounds}${warmup ? ' (warm-up)' : ''}: ${acc.reduce((n, a) => n + a.steps, 0)} steps in ${(timedMs / 1000).toFixed(2)} s timed`,
+    );
+  }
+  return { rounds, timedMs, warm, acc };
+}
+
+/** Open `o.connections` sessions, run `body`, always drain, count failures and close them. */
+async function withConns<T>(o: ThroughputOptions, f: Failures, body: (conns: BenchConn[]) => Promise<T>): Promise<T> {
   const conns = await Promise.all(
     Array.from({ length: o.connections }, (_, c) => BenchConn.open(o.url, { timeoutMs: o.timeoutMs, seed: o.seed + c })),
   );
-  const newAcc = () => conns.map(() => ({ steps: 0, frames: 0, rtts: [] as number[], bytes: 0 }));
-  const warm = newAcc();
-  const acc = newAcc();
-  const t0 = performance.now();
-  let timedMs = 0;
-  let rounds = 0;
-  const more = (): boolean => {
-    if (o.rounds !== undefined) return rounds < o.rounds;
-    return rounds < o.warmupRounds + 1 || performance.now() - t0 < o.durationS * 1000;
-  };
   try {
-    while (more() && conns.every((c) => c.open)) {
-      const d = rounds % o.distinctRounds;
-      const warmup = rounds < o.warmupRounds;
-      // Reset first (ids and seeds need no plan), then plan while the server resets: both cores work.
-      const resets = conns.map((conn, c) =>
-        resetRound(
-          conn,
-          Array.from({ length: o.episodes }, (_, i) => ({ episode_id: `tp${c}.${d}.${i}`, seed: throughputSeed(o.seed, c, d, i) })),
-          o.maxBatch,
-          f,
-        ),
-      );
-      const plans = conns.map((_, c) => o.plans.get(c, d));
-      await Promise.all(resets);
-      const start = performance.now();
-      const into = warmup ? warm : acc;
-      await Promise.all(conns.map((conn, c) => stepRound(conn, plans[c], o.stepsPerFrame, into[c], f, o.corpus)));
-      if (!warmup) timedMs += performance.now() - start;
-      rounds++;
-      o.log?.(
-        `  round ${rounds}${warmup ? ' (warm-up)' : ''}: ${acc.reduce((n, a) => n + a.steps, 0)} steps in ${(timedMs / 1000).toFixed(2)} s timed`,
-      );
-    }
+    return await body(conns);
   } finally {
     for (const c of conns) await c.drain(1000);
     finishFailures(f, conns);
     await Promise.all(conns.map((c) => c.close()));
   }
+}
+
+/** Run the throughput phase against one server (environment or echo). */
+export async function runThroughput(o: ThroughputOptions): Promise<ThroughputResult> {
+  // Warm-up: the same rounds, untimed and unrecorded, on sessions of their own (closed before the timing).
+  const wf = newFailures();
+  let warmupSteps = 0;
+  let warmupMs = 0;
+  if ((o.warmupS ?? 0) > 0) {
+    const w0 = performance.now();
+    const until = w0 + (o.warmupS ?? 0) * 1000;
+    const r = await withConns(o, wf, (conns) =>
+      driveRounds(
+        conns,
+        o,
+        {
+          more: (rounds) => rounds < 1 || performance.now() < until,
+          warmupRounds: 0,
+          distinctRounds: Math.max(1, Math.min(o.distinctRounds, o.warmupDistinctRounds ?? o.distinctRounds)),
+          corpus: undefined,
+          log: undefined,
+        },
+        wf,
+      ),
+    );
+    warmupMs = performance.now() - w0;
+    warmupSteps = r.acc.reduce((n, a) => n + a.steps, 0);
+    o.log?.(`  warm-up: ${r.rounds} rounds, ${warmupSteps} steps in ${(warmupMs / 1000).toFixed(1)} s (untimed, own sessions)`);
+  }
+
+  const f = newFailures();
+  const t0 = performance.now();
+  const { rounds, timedMs, warm, acc } = await withConns(o, f, (conns) =>
+    driveRounds(
+      conns,
+      o,
+      {
+        more: (n) => (o.rounds !== undefined ? n < o.rounds : n < o.warmupRounds + 1 || performance.now() - t0 < o.durationS * 1000),
+        warmupRounds: o.warmupRounds,
+        distinctRounds: o.distinctRounds,
+        corpus: o.corpus,
+        log: o.log,
+      },
+      f,
+    ),
+  );
   const steps = acc.reduce((n, a) => n + a.steps, 0);
   const frames = acc.reduce((n, a) => n + a.frames, 0);
   const { p50, p99 } = p50p99(acc.flatMap((a) => a.rtts));
   return {
     rounds,
     steps,
-    warmup_steps: warm.reduce((n, a) => n + a.steps, 0),
+    warmup_steps: warmupSteps + warm.reduce((n, a) => n + a.steps, 0),
+    warmup_s: warmupMs / 1000,
+    warmup_failures: wf.total,
     step_frames: frames,
     timed_s: timedMs / 1000,
     steps_per_s: timedMs > 0 ? steps / (timedMs / 1000) : 0,
@@ -301,6 +374,17 @@ export interface ConcurrencyOptions {
   maxBatch: number;
   timeoutMs: number;
   seed: number;
+  /**
+   * Seconds of the same workload at think time 0 (at most 256 episodes over at most 4 sessions of their
+   * own, closed before the ramp) to warm the server's JIT. 0 or absent: none.
+   */
+  warmupS?: number;
+  /**
+   * The server's step-latency window (s; `harness_gym_step_latency_seconds` keeps the last 60 s). After a
+   * warm-up, the server-side quantiles are read no sooner than this + 1 s after the warm-up ended (the
+   * steady phase is stretched to that), so the warm-up's steps are out of the window. Default 60.
+   */
+  latencyWindowS?: number;
   log?: Log;
 }
 
@@ -319,16 +403,26 @@ export interface ConcurrencyResult {
   server_steps: number | null;
   steady_steps_per_s: number;
   steady_resets_per_s: number;
-  /** Server-side step latency p99 from the `harness_gym_step_latency_seconds` summary (ms); null without it. */
+  /** Server-side step latency p99 and p50 from the `harness_gym_step_latency_seconds` summary (ms); null without it. */
   step_p99_ms: number | null;
+  step_p50_ms: number | null;
   /** Client-side round trip of step frames sent during the steady phase (ms). */
   rtt_p50_ms: number;
   rtt_p99_ms: number;
+  /** Server RSS with the sessions open and nothing reset yet, before the warm-up. */
   rss_idle_kb: number | null;
+  /** The same after the warm-up's sessions closed (null without a warm-up). */
+  rss_idle_warm_kb: number | null;
   /** Median of the steady-phase samples. */
   rss_live_kb: number | null;
-  /** Median over the steady-phase samples of (RSS - idle RSS) / live episodes at that sample. */
+  /** Median over the steady-phase samples of (RSS - idle RSS) / live episodes at that sample (the idle before the warm-up). */
   rss_per_episode_kb: number | null;
+  /** The same against the idle RSS after the warm-up (null without a warm-up). */
+  rss_per_episode_warm_kb: number | null;
+  /** The warm-up: its wall time (s; 0 without one), step items answered ok, failures (not in `failures`). */
+  warmup_s: number;
+  warmup_steps: number;
+  warmup_failures: number;
   failures: Failures;
 }
 
@@ -376,6 +470,33 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
   // Idle memory: sessions open, nothing reset yet.
   await new Promise((r) => setTimeout(r, 500));
   const rssIdle = o.pid === null ? null : serverRssBytes(o.pid);
+
+  // Warm-up: the same workload at think time 0 on sessions of its own, closed (their episodes freed) before the ramp.
+  let warmupEnd: number | null = null;
+  let warmup: ConcurrencyResult | null = null;
+  let rssIdleWarm: number | null = null;
+  if ((o.warmupS ?? 0) > 0) {
+    const w0 = performance.now();
+    warmup = await runConcurrency({
+      ...o,
+      pid: null,
+      episodes: Math.min(N, 256),
+      connections: Math.min(C, 4),
+      thinkMs: 0,
+      jitter: 0,
+      rampTimeoutS: o.warmupS ?? 0,
+      steadyS: o.warmupS ?? 0,
+      drainS: Math.min(o.drainS, 5),
+      seed: o.seed + 7919,
+      warmupS: 0,
+      log: undefined,
+    });
+    warmupEnd = performance.now();
+    log(`  warm-up: ${warmup.steps} steps, ${warmup.resets} resets in ${((warmupEnd - w0) / 1000).toFixed(1)} s (think 0, own sessions)`);
+    await new Promise((r) => setTimeout(r, 500));
+    rssIdleWarm = o.pid === null ? null : serverRssBytes(o.pid);
+  }
+  const warmupS = warmup === null || warmupEnd === null ? 0 : warmup.ramp_s + warmup.steady_s;
 
   // Slot i is in group floor(i / G); a group's members share a connection (groups are per session).
   const G = o.groupSize;
@@ -549,19 +670,23 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
   const rampComplete = rampEnd !== null;
   rampEnd ??= performance.now();
   const steadyStart: number = rampEnd;
-  steadyEnd = steadyStart + o.steadyS * 1000;
+  // After a warm-up, the server-side quantiles are read once its steps have left the server's window.
+  const windowEnd = warmupEnd === null ? 0 : warmupEnd + ((o.latencyWindowS ?? 60) + 1) * 1000;
+  steadyEnd = Math.max(steadyStart + o.steadyS * 1000, windowEnd);
+  const steadyPlanS = (steadyEnd - steadyStart) / 1000;
   log(
-    `  ramp ${rampComplete ? 'done' : 'timed out'} after ${((steadyStart - t0) / 1000).toFixed(1)} s (${everLive}/${N} live once); steady ${o.steadyS} s`,
+    `  ramp ${rampComplete ? 'done' : 'timed out'} after ${((steadyStart - t0) / 1000).toFixed(1)} s (${everLive}/${N} live once); steady ${steadyPlanS.toFixed(1)} s`,
   );
 
   // Steady phase: sample memory and the live-episode gauge together a few times. Memory per episode is
   // taken per sample over the episodes live at that moment (fewer than N when the ramp timed out).
   const rssSamples: number[] = [];
   const perEpisodeSamples: number[] = [];
+  const perEpisodeWarmSamples: number[] = [];
   const liveSamples: number[] = [];
-  const samplesWanted = Math.max(1, Math.min(5, Math.floor(o.steadyS)));
+  const samplesWanted = Math.max(1, Math.min(5, Math.floor(steadyPlanS)));
   for (let i = 0; i < samplesWanted; i++) {
-    const at = steadyStart + ((i + 0.5) / samplesWanted) * o.steadyS * 1000;
+    const at = steadyStart + ((i + 0.5) / samplesWanted) * steadyPlanS * 1000;
     const wait = at - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const rss = o.pid === null ? null : serverRssBytes(o.pid);
@@ -569,7 +694,9 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
     if (live !== null) liveSamples.push(live);
     if (rss !== null) {
       rssSamples.push(rss);
-      if (rssIdle !== null) perEpisodeSamples.push((rss - rssIdle) / (live !== null && live > 0 ? live : N));
+      const n = live !== null && live > 0 ? live : N;
+      if (rssIdle !== null) perEpisodeSamples.push((rss - rssIdle) / n);
+      if (rssIdleWarm !== null) perEpisodeWarmSamples.push((rss - rssIdleWarm) / n);
     }
     log(`  steady: ${steady.steps} steps, ${steady.resets} resets so far; live ${live ?? '?'}`);
   }
@@ -600,11 +727,17 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
     steady_steps_per_s: steady.steps / steadyS,
     steady_resets_per_s: steady.resets / steadyS,
     step_p99_ms: stepP99Ms(atEnd),
+    step_p50_ms: stepQuantileMs(atEnd, 0.5),
     rtt_p50_ms: p50,
     rtt_p99_ms: p99,
     rss_idle_kb: rssIdle === null ? null : rssIdle / 1024,
+    rss_idle_warm_kb: rssIdleWarm === null ? null : rssIdleWarm / 1024,
     rss_live_kb: rssLive === null ? null : rssLive / 1024,
     rss_per_episode_kb: perEpisodeSamples.length > 0 ? median(perEpisodeSamples) / 1024 : null,
+    rss_per_episode_warm_kb: perEpisodeWarmSamples.length > 0 ? median(perEpisodeWarmSamples) / 1024 : null,
+    warmup_s: warmupS,
+    warmup_steps: warmup?.steps ?? 0,
+    warmup_failures: warmup?.failures.total ?? 0,
     failures: f,
   };
 }

@@ -72,8 +72,13 @@ export function sample(m: MetricSamples | null, key: string): number | null {
  * server has no such summary or observed no step yet (a summary without observations reads 0 or NaN).
  */
 export function stepP99Ms(m: MetricSamples | null): number | null {
+  return stepQuantileMs(m, 0.99);
+}
+
+/** Another quantile of the same summary (0.5, 0.9, 0.99 or 0.999: those the server exports), in ms. */
+export function stepQuantileMs(m: MetricSamples | null, q: number): number | null {
   const count = sample(m, 'harness_gym_step_latency_seconds_count');
-  const s = sample(m, 'harness_gym_step_latency_seconds{quantile="0.99"}');
+  const s = sample(m, `harness_gym_step_latency_seconds{quantile="${q}"}`);
   return s === null || count === null || count === 0 ? null : s * 1000;
 }
 

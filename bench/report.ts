@@ -33,13 +33,25 @@ export function formatReport(s: BenchSummary): string {
   lines.push(`concurrency (${s.params.episodes} episodes, ${s.params.connections} connections, think ${s.params.think_ms} ms)`);
   lines.push(`  live episodes       ${fmt(s.concurrent_episodes)} (ramp ${fmt(c.ramp_s)} s, complete: ${fmt(c.ramp_complete)})`);
   lines.push(`  failures            ${fmt(s.failures)}  ${JSON.stringify(c.failures ?? {})}`);
-  lines.push(`  server step p99     ${fmt(s.step_p99_ms, ' ms')}`);
+  lines.push(`  server step p50/p99 ${fmt(s.step_p50_ms, ' ms')} / ${fmt(s.step_p99_ms, ' ms')}`);
   lines.push(`  client rtt          p50 ${fmt(c.rtt_p50_ms, ' ms')}, p99 ${fmt(c.rtt_p99_ms, ' ms')}`);
   lines.push(`  steady rate         ${fmt(c.steady_steps_per_s)} steps/s, ${fmt(c.steady_resets_per_s)} resets/s`);
   lines.push(
     `  memory              idle ${fmt(c.rss_idle_kb, ' KiB')}, live ${fmt(c.rss_live_kb, ' KiB')} -> ${fmt(s.rss_per_episode_kb, ' KiB')}/episode`,
   );
   lines.push('');
+  if (s.latency_curve.length > 0) {
+    lines.push(`latency curve (think ${s.params.think_ms} ms; ms)`);
+    lines.push(`  ${'live'.padStart(7)}  ${'srv p50'.padStart(9)}  ${'srv p99'.padStart(9)}  ${'rtt p50'.padStart(9)}  ${'rtt p99'.padStart(9)}  held`);
+    for (const c of s.latency_curve) {
+      lines.push(
+        `  ${String(c.live).padStart(7)}  ${fmt(c.server_p50_ms).padStart(9)}  ${fmt(c.server_p99_ms).padStart(9)}  ` +
+          `${fmt(c.rtt_p50_ms).padStart(9)}  ${fmt(c.rtt_p99_ms).padStart(9)}  ${c.held ? 'yes' : `no (${c.why_not ?? ''})`}`,
+      );
+    }
+    lines.push(`  largest held: ${fmt(s.max_live_held)}; search ended: ${fmt(s.curve_stopped_by)}`);
+    lines.push('');
+  }
   lines.push('worker scaling (throughput phase)');
   for (const r of s.workers_scaling) {
     lines.push(

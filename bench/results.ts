@@ -2,21 +2,28 @@
  * `npm run bench:results`: run the `--json` bench K times (default 3), each in a fresh process, take the
  * median of every numeric key, and rewrite the generated part of bench/RESULTS.md (between the
  * `<!-- generated:start -->` and `<!-- generated:end -->` markers) with the machine, a targets table
- * (target, measured median, met or missed, gap), the raw JSON lines and the command. Everything outside
- * the markers (the hand-written analysis) is kept as it is.
+ * (target, measured median, met or missed, gap), the latency curve (medians per live count, a table and
+ * the chart bench/latency-curve.svg, written beside RESULTS.md), the raw JSON lines and the command.
+ * Everything outside the markers (the hand-written analysis) is kept as it is.
  *
  * Usage: node dist/bench/results.js [--runs K] [--out FILE] [bench flags...]   (bench flags go to every run)
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { latencyChartSvg } from './chart.js';
+import type { CurvePoint } from './curve.js';
 import type { BenchSummary } from './suite.js';
-import { deepMedian } from './stats.js';
+import { deepMedian, median } from './stats.js';
 import { packageRoot } from '../protocol/package.js';
 
 export const START_MARKER = '<!-- generated:start -->';
 export const END_MARKER = '<!-- generated:end -->';
+/** The chart's file, beside RESULTS.md (the generated part links it by this relative name). */
+export const CHART_FILE = 'latency-curve.svg';
+/** The step latency target the chart draws and the curve table compares with (ms). */
+export const STEP_TARGET_MS = 10;
 
 /** One bench run in a fresh process: its JSON line and its wall time. */
 function runOnce(runJs: string, args: readonly string[]): Promise<{ line: string; seconds: number }> {
@@ -75,8 +82,107 @@ function atLeast(target: string, v: number | null, limit: number, unit: string, 
   };
 }
 
-/** The targets of issue 6, checked against the median summary. */
-export function targetRows(m: BenchSummary): TargetRow[] {
+/** One live count of the curve over K runs: the median of each figure over the runs that measured the count. */
+export interface MedianCurvePoint {
+  live: number;
+  /** Runs that measured this count, and those where it held. */
+  runs: number;
+  held_runs: number;
+  /** Held in more than half of the runs that measured it. */
+  held: boolean;
+  server_p50_ms: number | null;
+  server_p99_ms: number | null;
+  rtt_p50_ms: number | null;
+  rtt_p99_ms: number | null;
+  concurrent_episodes: number | null;
+  failures: number | null;
+  steady_steps_per_s: number | null;
+}
+
+/**
+ * The curve's medians by live count. (Runs may measure different counts, as the search stops where the
+ * box stops holding, so the curve is matched by count, not by position as `deepMedian` would.)
+ */
+export function curveMedians(summaries: readonly Pick<BenchSummary, 'latency_curve'>[]): MedianCurvePoint[] {
+  const byLive = new Map<number, CurvePoint[]>();
+  for (const s of summaries) {
+    for (const p of s.latency_curve ?? []) {
+      const list = byLive.get(p.live) ?? [];
+      list.push(p);
+      byLive.set(p.live, list);
+    }
+  }
+  const med = (list: readonly CurvePoint[], key: keyof CurvePoint): number | null => {
+    const v = list.map((p) => p[key]).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+    return v.length === 0 ? null : median(v);
+  };
+  return [...byLive.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([live, list]) => {
+      const heldRuns = list.filter((p) => p.held).length;
+      return {
+        live,
+        runs: list.length,
+        held_runs: heldRuns,
+        held: heldRuns * 2 > list.length,
+        server_p50_ms: med(list, 'server_p50_ms'),
+        server_p99_ms: med(list, 'server_p99_ms'),
+        rtt_p50_ms: med(list, 'rtt_p50_ms'),
+        rtt_p99_ms: med(list, 'rtt_p99_ms'),
+        concurrent_episodes: med(list, 'concurrent_episodes'),
+        failures: med(list, 'failures'),
+        steady_steps_per_s: med(list, 'steady_steps_per_s'),
+      };
+    });
+}
+
+/** The chart of the curve's medians (bench/latency-curve.svg). */
+export function curveChart(curve: readonly MedianCurvePoint[], runs: number): string {
+  return latencyChartSvg(curve, {
+    targetMs: STEP_TARGET_MS,
+    title: `Step latency by live episodes (medians of ${runs} run${runs === 1 ? '' : 's'})`,
+  });
+}
+
+/** The curve's table and the chart's reference (markdown lines). */
+export function curveSection(curve: readonly MedianCurvePoint[], m: BenchSummary): string[] {
+  const out: string[] = [];
+  out.push('### Latency curve (issue 16)');
+  out.push('');
+  if (curve.length === 0) {
+    out.push('Not measured (no `latency_curve` in the runs: `--curve none`, `--skip-load`, or a bench without the curve).');
+    return out;
+  }
+  const p = m.params;
+  out.push(
+    `Live episodes over at most ${p.connections} connections, think ${p.think_ms} ms (+-${Math.round(p.think_jitter * 100)}%), ` +
+      `${p.live_warmup_s ?? 0} s warm-up per server; a count holds when every episode got live with no failure and the ` +
+      `server-side step p99 is at most ${p.curve_p99_limit_ms ?? 'n/a'} ms. Medians over the runs that measured the count.`,
+  );
+  out.push('');
+  out.push(`![Step latency by live episodes: server-side and round-trip p50 and p99, log-log, with the ${STEP_TARGET_MS} ms target](${CHART_FILE})`);
+  out.push('');
+  out.push('| live episodes | held (runs) | server p50 ms | server p99 ms | round trip p50 ms | round trip p99 ms | live reached | failures | steady steps/s | server p99 vs 10 ms |');
+  out.push('|---|---|---|---|---|---|---|---|---|---|');
+  for (const c of curve) {
+    const vs = c.server_p99_ms === null ? 'n/a' : c.server_p99_ms <= STEP_TARGET_MS ? 'met' : `${(c.server_p99_ms / STEP_TARGET_MS).toFixed(1)}x over`;
+    out.push(
+      `| ${c.live.toLocaleString('en-US')} | ${c.held_runs}/${c.runs} | ${show(c.server_p50_ms, 2)} | ${show(c.server_p99_ms, 2)} | ` +
+        `${show(c.rtt_p50_ms, 2)} | ${show(c.rtt_p99_ms, 2)} | ${show(c.concurrent_episodes, 0)} | ${show(c.failures, 0)} | ` +
+        `${show(c.steady_steps_per_s, 0)} | ${vs} |`,
+    );
+  }
+  out.push('');
+  const held = num(m.max_live_held);
+  out.push(
+    `Largest count held (median of the runs): ${held === null ? 'none' : held.toLocaleString('en-US')}` +
+      `${m.curve_stopped_by ? `; the first run's search ended at ${m.curve_stopped_by}` : ''}.`,
+  );
+  return out;
+}
+
+/** The targets of issues 6, 14 and 16, checked against the median summary (and the curve's medians). */
+export function targetRows(m: BenchSummary, curve: readonly MedianCurvePoint[] = []): TargetRow[] {
   const p = m.params;
   const standard = p.episodes >= 16384 && p.think_ms === 3000;
   const conc = (row: TargetRow): TargetRow =>
@@ -93,8 +199,25 @@ export function targetRows(m: BenchSummary): TargetRow[] {
     conc(atMost('server-side step p99 <= 10 ms at that load', num(m.step_p99_ms), 10, ' ms', 3)),
     atMost('train reset p50 <= 300 µs', num(m.reset_p50_us), 300, ' µs', 1),
     atMost('train reset p99 <= 2 ms', num(m.reset_p99_us), 2000, ' µs', 1),
+    atMost('identity reset p50 <= 100 µs', num(m.identity_reset_p50_us ?? m.micro?.reset_identity?.p50_us), 100, ' µs', 1),
     conc(atMost('RSS <= 32 KB per live episode', num(m.rss_per_episode_kb), 32, ' KiB', 2)),
   ];
+  if (curve.length > 0) {
+    const held = num(m.max_live_held);
+    rows.push({
+      target: 'latency curve: live episodes the box holds (stretch 65,536)',
+      measured: held === null ? 'none held' : held.toLocaleString('en-US'),
+      status: 'reported',
+      gap: held === null ? 'the smallest count did not hold' : held >= 65536 ? 'stretch reached' : `${(65536 / held).toFixed(1)}x short of 65,536`,
+    });
+    const under = curve.filter((c) => c.server_p99_ms !== null && c.server_p99_ms <= STEP_TARGET_MS).map((c) => c.live);
+    rows.push({
+      target: 'latency curve: largest count with server-side step p99 <= 10 ms',
+      measured: under.length === 0 ? 'none' : Math.max(...under).toLocaleString('en-US'),
+      status: 'reported',
+      gap: under.length > 0 && Math.max(...under) >= 16384 ? '16,384 within the target' : 'short of 16,384',
+    });
+  }
   const base = num(m.workers_scaling.find((w) => w.workers === 1)?.steps_per_s);
   for (const w of m.workers_scaling) {
     const total = num(w.steps_per_s);
@@ -117,6 +240,7 @@ export function targetRows(m: BenchSummary): TargetRow[] {
 export function renderGenerated(runs: readonly { line: string; seconds: number }[], command: string, benchArgs: readonly string[]): string {
   const summaries = runs.map((r) => JSON.parse(r.line) as BenchSummary);
   const m = deepMedian(summaries) as BenchSummary;
+  const curve = curveMedians(summaries);
   const mc = summaries[0].machine;
   const out: string[] = [];
   out.push(`Generated by \`${command}\` on ${new Date().toISOString().slice(0, 10)}: ${runs.length} run${runs.length === 1 ? '' : 's'} of`);
@@ -138,11 +262,13 @@ export function renderGenerated(runs: readonly { line: string; seconds: number }
     `- Server under test: \`harness-gym serve --workers ${String(m.params.workers)}\` (worker flag supported: ${String(m.params.workers_flag_supported)})`,
   );
   out.push('');
-  out.push('### Targets (issue 6)');
+  out.push('### Targets (issues 6, 14, 16)');
   out.push('');
   out.push('| target | measured (median) | status | gap |');
   out.push('|---|---|---|---|');
-  for (const r of targetRows(m)) out.push(`| ${r.target} | ${r.measured} | ${r.status} | ${r.gap} |`);
+  for (const r of targetRows(m, curve)) out.push(`| ${r.target} | ${r.measured} | ${r.status} | ${r.gap} |`);
+  out.push('');
+  out.push(...curveSection(curve, m));
   out.push('');
   out.push('### Headline figures (medians)');
   out.push('');
@@ -206,7 +332,9 @@ async function main(argv: string[]): Promise<void> {
   const command = `npm run bench:results${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
   const doc = existsSync(target) ? readFileSync(target, 'utf8') : '# Benchmark results\n';
   writeFileSync(target, replaceGenerated(doc, renderGenerated(results, command, benchArgs)));
-  process.stderr.write(`bench:results: wrote ${target}\n`);
+  const chart = join(dirname(target), CHART_FILE);
+  writeFileSync(chart, curveChart(curveMedians(results.map((r) => JSON.parse(r.line) as BenchSummary)), results.length));
+  process.stderr.write(`bench:results: wrote ${target} and ${chart}\n`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

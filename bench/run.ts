@@ -6,6 +6,7 @@
  */
 import { parseBenchArgs } from './args.js';
 import type { BenchCli } from './args.js';
+import { childProcessLoadClient, inProcessLoadClient } from './load-client.js';
 import { formatReport } from './report.js';
 import { childProcessServers } from './servers.js';
 import { runSuite } from './suite.js';
@@ -22,7 +23,14 @@ async function main(): Promise<number> {
   const log = (line: string): void => {
     process.stderr.write(`[${((performance.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
   };
-  const summary = await runSuite(cli.params, cli.params.skip_load ? null : childProcessServers(), log);
+  // The load generator in a child process of its own unless --in-process-client (or no load phase).
+  const load = cli.params.client_process && !cli.params.skip_load ? childProcessLoadClient(log) : inProcessLoadClient(log);
+  let summary;
+  try {
+    summary = await runSuite(cli.params, cli.params.skip_load ? null : childProcessServers(), log, load);
+  } finally {
+    await load.close();
+  }
   process.stdout.write(cli.json ? `${JSON.stringify(summary)}\n` : formatReport(summary));
   return 0;
 }

@@ -35,6 +35,11 @@ const TINY: BenchParams = {
   drain_s: 5,
   scaling_workers: [1],
   scaling_duration_s: 0,
+  warmup_s: 0.2,
+  live_warmup_s: 0,
+  curve: [],
+  curve_max: 0,
+  client_process: false,
 };
 
 /** In-process servers; each environment server's `harness_gym_steps_total` is read just before it closes. */
