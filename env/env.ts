@@ -13,7 +13,7 @@ import type { ResetOptionsWire, VariantSpec as VariantSpecWire } from '../protoc
 import { EnvError } from '../protocol/errors.js';
 import { embeddedHarness } from '../harness/index.js';
 import type { HarnessSet } from '../harness/index.js';
-import { FAMILIES, OPERATORS, PRESET_NAMES, buildVariant, parseVariant } from '../harness-variants/index.js';
+import { FAMILIES, OPERATORS, PRESET_NAMES, VARIANT_POOL, buildVariant, parseVariant } from '../harness-variants/index.js';
 import type { HarnessTransform } from '../harness-variants/index.js';
 import { DEFAULT_PROFILE, defaultRegistry } from '../rewards/index.js';
 import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
@@ -53,6 +53,12 @@ export interface EnvConfig {
   defaults: EnvDefaults;
   /** HSA operators that augmented variants may use (all of them by default; tests and reports narrow it). */
   operators: readonly HarnessTransform[];
+  /**
+   * Compiled variants kept per variant spec (harness-variants/build.ts `VARIANT_POOL`, the server's
+   * `variant_pool`): a reset draws one by its variant seed, then fits it to its task. 0: none kept, each
+   * reset compiles its own. Part of what a seed means: records carry it and replay uses theirs.
+   */
+  variantPool: number;
 }
 
 export const DEFAULT_LIMITS: EpisodeLimits = { max_turns: 12, max_errors: 6 };
@@ -76,6 +82,7 @@ export function defaultEnvConfig(overrides: Partial<EnvConfig> = {}): EnvConfig 
     limits: overrides.limits ?? DEFAULT_LIMITS,
     defaults: overrides.defaults ?? DEFAULT_DEFAULTS,
     operators: overrides.operators ?? OPERATORS,
+    variantPool: overrides.variantPool ?? VARIANT_POOL,
   };
 }
 
@@ -157,11 +164,12 @@ export function resolveVariant(
   seed: number,
   operators: readonly HarnessTransform[] = OPERATORS,
   set: HarnessSet = embeddedHarness(),
+  pool: number = VARIANT_POOL,
 ): { ok: true; variant: ResolvedVariant; task: Task } | { ok: false; error: ErrorInfo } {
   const parsed = parseVariant(variant);
   if (!parsed.ok) return { ok: false, error: { code: 'INVALID_VARIANT', message: parsed.message } };
   if (parsed.spec === null) return { ok: true, variant: identityVariant(task.locale, set), task };
-  const built = buildVariant(set.get(task.locale), parsed.spec, seed, task, operators);
+  const built = buildVariant(set.get(task.locale), parsed.spec, seed, task, operators, pool);
   if (built.identity) return { ok: true, variant: identityVariant(task.locale, set), task };
   return { ok: true, variant: { variant_id: built.variant_id, harness: built.harness, map: built.map }, task: built.task };
 }
@@ -222,7 +230,7 @@ export function createEpisode(config: EnvConfig, req: EpisodeRequest): { ok: tru
   // The harness speaks the task's language (a task file may carry its own locale).
   const variant = req.variant_override
     ? { ok: true as const, ...req.variant_override }
-    : resolveVariant(variantField, task.task, req.variant_seed ?? req.seed, config.operators, config.harness);
+    : resolveVariant(variantField, task.task, req.variant_seed ?? req.seed, config.operators, config.harness, config.variantPool);
   if (!variant.ok) return variant;
   const { harness, map, variant_id } = variant.variant;
   // The cap is the least of the option, the variant's own limit and the server's (a larger option is clamped).

@@ -8,11 +8,12 @@
  * not say.
  */
 import type { JsonSchema, Task, ToolSchema } from '../protocol/domain.js';
-import type { Harness } from '../protocol/harness.js';
-import { Rng } from '../protocol/rng.js';
+import type { Harness, Skill } from '../protocol/harness.js';
+import { Rng, deriveSeed, slotOf, unmix32 } from '../protocol/rng.js';
 import type { SurfaceMap } from '../protocol/surface.js';
-import { materialize, stableTexts } from './materialize.js';
+import { materialize, materializeBlock, materializeSkill, stableTexts, textRewriter } from './materialize.js';
 import { OPERATORS } from './ops/index.js';
+import { sealToolNames } from './ops/kit.js';
 import { normalizeSpec, variantId } from './spec.js';
 import { TableMap } from './surface-map.js';
 import type { HarnessTransform, RenameTables, VariantDraft, VariantSpec } from './types.js';
@@ -121,58 +122,253 @@ function streamsOf(op: HarnessTransform): { apply: string; op: string } {
   return names;
 }
 
-/** Build the variant of `spec` for one episode. `seed` is used when the spec carries none. */
+/**
+ * Compiled variants kept per spec, by default (`EnvConfig.variantPool`, the server's `variant_pool`): a
+ * reset draws one of them by its seed, then runs the per-task operators on it. 0: none kept, every reset
+ * compiles its own variant from its seed (the most diverse, about five times dearer).
+ */
+export const VARIANT_POOL = 256;
+/** The largest pool a config may ask for (a compiled variant holds 20-40 KB). */
+export const MAX_VARIANT_POOL = 65_536;
+/** Specs whose pools a base harness keeps at once (least recently used out): custom specs are unbounded. */
+const POOLED_SPECS = 16;
+
+/**
+ * The task-independent part of a variant, built once per pool slot and
+ * shared (deep-frozen) by every episode drawn to it: the draft after the operators that read nothing of
+ * the task, and its materialised surface harness and map.
+ */
+interface Compiled {
+  /** The draft after the compiled operators (its `task` is never read). */
+  draft: { harness: Harness; tables: RenameTables };
+  harness: Harness;
+  map: TableMap;
+  applied: readonly string[];
+  /** Draft skill -> its surface form, to re-use what per-task operators leave alone. */
+  surfaceSkills: Map<Skill, Skill>;
+  keptTools: readonly string[];
+  keptSkills: readonly string[];
+  /** The rewriter of the draft's tables, for texts per-task operators add (made on first need). */
+  rewrite: ((text: string) => string) | null;
+}
+
+/**
+ * A task a compiled operator would read: reading it throws (an operator that depends on the task must
+ * say so with `perTask`, or every episode of a pool slot would get the first task's variant).
+ */
+const NO_TASK = new Proxy({} as Task, {
+  get(_t, key) {
+    throw new Error(`a variant operator without perTask read task.${String(key)}: mark it perTask`);
+  },
+});
+
+/** Compile the task-independent part of a variant from `seed`. */
+function compile(base: Harness, norm: VariantSpec, seed: number, operators: readonly HarnessTransform[]): Compiled {
+  const applies = operators.map(
+    (op) => op.perTask !== true && norm.families.includes(op.family) && new Rng(seed, streamsOf(op).apply).chance(norm.intensity),
+  );
+  const draft: VariantDraft = { harness: cloneHarness(base), tables: emptyTables(), task: NO_TASK };
+  const applied: string[] = [];
+  operators.forEach((op, i) => {
+    // An operator with nothing to work with in this harness (no wordings for it) is skipped, unlisted.
+    if (!applies[i] || op.notApplicable?.(base) !== undefined) return;
+    // Rng seeds itself on its first draw: an operator that draws nothing costs no seeding.
+    op.apply(draft, { rng: new Rng(seed, streamsOf(op).op), intensity: norm.intensity, split: norm.split, locale: base.locale, base });
+    applied.push(op.name);
+  });
+  const harness = materialize(draft, '', stableTexts(base));
+  sealToolNames(draft);
+  const canonicalTools = base.tools.map((t) => t.function.name);
+  const canonicalSkills = base.skills.map((s) => s.name);
+  // Tools and skills the variant removed have no surface form.
+  const draftTools = new Set(draft.harness.tools.map((x) => x.function.name));
+  const draftSkills = new Set(draft.harness.skills.map((x) => x.name));
+  const keptTools = canonicalTools.filter((t) => draftTools.has(t));
+  const keptSkills = canonicalSkills.filter((s) => draftSkills.has(s));
+  const surfaceSkills = new Map<Skill, Skill>();
+  draft.harness.skills.forEach((s, i) => surfaceSkills.set(s, harness.skills[i]));
+  if (FREEZE_COMPILED) {
+    deepFreeze(draft.harness);
+    deepFreeze(draft.tables);
+    deepFreeze(harness);
+  }
+  return {
+    draft: { harness: draft.harness, tables: draft.tables },
+    harness,
+    map: new TableMap(draft.tables, keptTools, keptSkills),
+    applied,
+    surfaceSkills,
+    keptTools,
+    keptSkills,
+    rewrite: null,
+  };
+}
+
+/**
+ * Whether compiled variants are deep-frozen: under the tests (vitest sets VITEST) and with
+ * HGYM_FREEZE_VARIANTS=1, so that code mutating a shared variant throws there. Not by default: spreading a
+ * frozen object is several times slower than a plain one, and every reset copies a few dozen.
+ */
+const FREEZE_COMPILED = process.env.VITEST !== undefined || process.env.HGYM_FREEZE_VARIANTS === '1';
+
+/** Freeze an object graph (compiled variants are shared by every episode drawn to them). */
+function deepFreeze(v: unknown): void {
+  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return;
+  Object.freeze(v);
+  for (const k of Reflect.ownKeys(v)) deepFreeze((v as Record<PropertyKey, unknown>)[k]);
+}
+
+/** Pools of compiled variants: per operator list, per base harness, per spec (LRU), one slot per draw. */
+const pools = new WeakMap<readonly HarnessTransform[], WeakMap<Harness, Map<string, (Compiled | undefined)[]>>>();
+
+/** The pool slot a seed draws (`slotOf`: nearby seeds spread over the pool). */
+export function poolSlot(seed: number, pool: number): number {
+  return slotOf(seed, pool);
+}
+
+/**
+ * The seed a pool slot compiles its variant from: per split, and the same whatever the pool's size (a
+ * larger pool keeps the smaller one's variants and adds more).
+ */
+export function slotSeed(slot: number, split: VariantSpec['split']): number {
+  return deriveSeed(slot, `variant-pool:${split}`);
+}
+
+function compiledFor(base: Harness, norm: VariantSpec, seed: number, operators: readonly HarnessTransform[], pool: number): Compiled {
+  if (pool === 0) return compile(base, norm, seed, operators);
+  let byBase = pools.get(operators);
+  if (byBase === undefined) pools.set(operators, (byBase = new WeakMap()));
+  let bySpec = byBase.get(base);
+  if (bySpec === undefined) byBase.set(base, (bySpec = new Map()));
+  const key = `${norm.families.join(',')}|${norm.intensity}|${norm.split}|${pool}`;
+  let slots = bySpec.get(key);
+  if (slots === undefined) {
+    if (bySpec.size >= POOLED_SPECS) bySpec.delete(bySpec.keys().next().value as string);
+    slots = new Array<Compiled | undefined>(pool);
+  } else bySpec.delete(key); // to the young end
+  bySpec.set(key, slots);
+  const slot = poolSlot(seed, pool);
+  return (slots[slot] ??= compile(base, norm, slotSeed(slot, norm.split), operators));
+}
+
+/**
+ * Compile every slot of the pool of `spec` now (a server does this at start for its presets, so that no
+ * reset pays for a compile). Returns how many were compiled.
+ */
+export function prepareVariantPool(
+  base: Harness,
+  spec: VariantSpec,
+  pool: number = VARIANT_POOL,
+  operators: readonly HarnessTransform[] = OPERATORS,
+): number {
+  const norm = normalizeSpec(spec);
+  if (pool === 0 || norm.seed !== undefined) return 0;
+  let n = 0;
+  for (let slot = 0; slot < pool; slot++) {
+    // A seed that draws this slot: compiledFor finds or compiles it.
+    compiledFor(base, norm, seedOfSlot(slot), operators, pool);
+    n++;
+  }
+  return n;
+}
+
+/** Some seed whose `poolSlot` is `slot` (`mix32` is a bijection on uint32: invert it). */
+function seedOfSlot(slot: number): number {
+  return unmix32(slot);
+}
+
+/**
+ * Build the variant of `spec` for one episode. `seed` is used when the spec carries none.
+ *
+ * Compiled once, drawn per reset: the operators that read nothing of the task run once per slot of the
+ * spec's pool (`pool` slots; the seed draws one), and the slot's surface harness is shared; the per-task
+ * operators (`perTask`) then run from the episode's own seed on a thin copy of the slot's draft, and only
+ * what they changed is materialised again (a skill added or removed, the output rules block, a hook's
+ * parameters, the limits, the viewer's message).
+ */
 export function buildVariant(
   base: Harness,
   spec: VariantSpec,
   seed: number,
   task: Task,
   operators: readonly HarnessTransform[] = OPERATORS,
+  pool: number = VARIANT_POOL,
 ): BuiltVariant {
   const norm = normalizeSpec(spec);
   const effective = (norm.seed ?? seed) >>> 0;
-  const canonicalTools = base.tools.map((t) => t.function.name);
-  const canonicalSkills = base.skills.map((s) => s.name);
   if (norm.identity_share !== undefined && new Rng(effective, 'identity-share').chance(norm.identity_share)) {
     const tables = emptyTables();
     return {
       variant_id: 'identity',
       harness: base,
-      map: new TableMap(tables, canonicalTools, canonicalSkills),
+      map: new TableMap(tables, base.tools.map((t) => t.function.name), base.skills.map((s) => s.name)),
       task,
       applied: [],
       tables,
       identity: true,
     };
   }
-  // Whether each operator applies comes from its own stream, whatever the draft: all are drawn first, so
-  // that like-named streams are seeded one after the other (Rng reuses the work on their common prefix).
-  const applies = operators.map((op) => norm.families.includes(op.family) && new Rng(effective, streamsOf(op).apply).chance(norm.intensity));
-  const draft: VariantDraft = { harness: cloneHarness(base), tables: emptyTables(), task };
-  const applied: string[] = [];
-  operators.forEach((op, i) => {
-    // An operator with nothing to work with in this harness (no wordings for it) is skipped, unlisted.
-    if (!applies[i] || op.notApplicable?.(base) !== undefined) return;
-    // Rng seeds itself on its first draw: an operator that draws nothing costs no seeding.
+  const compiled = compiledFor(base, norm, effective, operators, pool);
+  const id = variantId(norm, effective, pool);
+  // The per-task operators that apply: each decided from its own stream of the episode's seed.
+  let perTask: HarnessTransform[] | null = null;
+  for (const op of operators) {
+    if (op.perTask !== true || !norm.families.includes(op.family)) continue;
+    if (!new Rng(effective, streamsOf(op).apply).chance(norm.intensity) || op.notApplicable?.(base) !== undefined) continue;
+    (perTask ??= []).push(op);
+  }
+  if (perTask === null) {
+    return { variant_id: id, harness: { ...compiled.harness, id }, map: compiled.map, task, applied: compiled.applied.slice(), tables: compiled.draft.tables, identity: false };
+  }
+  const draft = thinCopy(compiled.draft, task);
+  const applied = compiled.applied.slice();
+  for (const op of perTask) {
     op.apply(draft, { rng: new Rng(effective, streamsOf(op).op), intensity: norm.intensity, split: norm.split, locale: base.locale, base });
     applied.push(op.name);
-  });
-  const id = variantId(norm, effective);
-  const harness = materialize(draft, id, stableTexts(base));
-  // Tools and skills the variant removed (masking) have no surface form.
-  const draftTools = new Set(draft.harness.tools.map((x) => x.function.name));
-  const draftSkills = new Set(draft.harness.skills.map((x) => x.name));
-  const keptTools = canonicalTools.filter((t) => draftTools.has(t));
-  const keptSkills = canonicalSkills.filter((s) => draftSkills.has(s));
-  return {
-    variant_id: id,
-    harness,
-    map: new TableMap(draft.tables, keptTools, keptSkills),
-    task: draft.task,
-    applied,
-    tables: draft.tables,
-    identity: false,
+  }
+  const { harness, map } = fitted(compiled, draft, id, stableTexts(base));
+  return { variant_id: id, harness, map, task: draft.task, applied, tables: draft.tables, identity: false };
+}
+
+/**
+ * A working copy of a compiled draft for the per-task operators: a new harness object over the compiled
+ * draft's parts. Per-task operators replace a part they change (the skills list, the hooks list and the
+ * hook, the prompt and the block, the limits, the rename tables) and never change one in place, so the
+ * compiled parts stay as every episode of the slot shares them, and what changed is known by identity.
+ */
+function thinCopy(d: Compiled['draft'], task: Task): VariantDraft {
+  return { harness: { ...d.harness }, tables: d.tables, task };
+}
+
+/** The surface harness and map of a per-task draft: the compiled ones, with what the draft replaced made again. */
+function fitted(c: Compiled, draft: VariantDraft, id: string, stable: ReadonlySet<string>): { harness: Harness; map: TableMap } {
+  const h = draft.harness;
+  const was = c.draft.harness;
+  const rewrite = () => (c.rewrite ??= textRewriter(c.draft.tables, stable));
+  const skills = h.skills === was.skills ? c.harness.skills : h.skills.map((s) => c.surfaceSkills.get(s) ?? materializeSkill(s, draft.tables, rewrite()));
+  let prompt = c.harness.prompt;
+  if (h.prompt !== was.prompt) {
+    const blocks = h.prompt.blocks.map((b) => {
+      const i = was.prompt.blocks.indexOf(b);
+      return i >= 0 ? c.harness.prompt.blocks[i] : materializeBlock(b, rewrite());
+    });
+    prompt = { ...c.harness.prompt, blocks };
+  }
+  const harness: Harness = {
+    ...c.harness,
+    id,
+    skills,
+    hooks: h.hooks,
+    limits: h.limits,
+    prompt,
   };
+  // Masking removes skills (and their renames): they have no surface form.
+  if (h.skills === was.skills || h.skills.length >= was.skills.length && was.skills.every((s) => h.skills.includes(s))) {
+    return { harness, map: c.map };
+  }
+  const present = new Set(h.skills.map((s) => s.name));
+  const keptSkills = c.keptSkills.filter((s) => present.has(s));
+  return { harness, map: c.map.withSkills(draft.tables, keptSkills) };
 }
 
 /**

@@ -317,6 +317,16 @@ function rewriteBlock(b: PromptBlock, rewrite: (t: string) => string): PromptBlo
   return { ...b, title: rewrite(b.title), template: rewrite(b.template), items: b.items.map(rewrite) };
 }
 
+/** A skill of a draft in surface form (one a per-task operator added to a compiled variant). */
+export function materializeSkill(s: Skill, tables: RenameTables, rewrite: (t: string) => string): Skill {
+  return renameSkill(s, tables, rewrite);
+}
+
+/** A prompt block of a draft in surface form (one a per-task operator changed). */
+export function materializeBlock(b: PromptBlock, rewrite: (t: string) => string): PromptBlock {
+  return rewriteBlock(b, rewrite);
+}
+
 /** The texts of a harness a variant rewrites (skills', tools', parameters' and prompt blocks'), once per harness. */
 export function stableTexts(h: Harness): ReadonlySet<string> {
   let found = stableMemo.get(h);

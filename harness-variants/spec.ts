@@ -75,10 +75,13 @@ export function normalizeSpec(spec: VariantSpec): VariantSpec {
   return out;
 }
 
-/** A stable id for (spec, realising seed): `v-` and 12 hex digits of SHA-256. */
-export function variantId(spec: VariantSpec, seed: number): string {
+/**
+ * A stable id for (spec, realising seed, pool size): `v-` and 12 hex digits of SHA-256. The pool size is
+ * part of it because it decides which compiled variant a seed draws (`build.ts`).
+ */
+export function variantId(spec: VariantSpec, seed: number, pool: number): string {
   const n = normalizeSpec(spec);
-  const key = JSON.stringify([n.families, n.intensity, n.split, n.seed ?? seed >>> 0]);
+  const key = JSON.stringify([n.families, n.intensity, n.split, n.seed ?? seed >>> 0, pool]);
   // One-shot hash: a Hash object per reset cost more than the digest.
   return 'v-' + hash('sha256', key).slice(0, 12);
 }

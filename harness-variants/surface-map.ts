@@ -88,17 +88,37 @@ export class TableMap implements SurfaceMap {
   /**
    * @param canonicalTools every canonical tool the variant keeps (renamed or not)
    * @param canonicalSkills every canonical skill the variant keeps
+   * @param toolsOf a map of the same tools and fields to share them from (`withSkills`)
    */
-  constructor(tables: RenameTables, canonicalTools: readonly string[], canonicalSkills: readonly string[]) {
-    [this.#tools, this.#toolsBack] = bijection(canonicalTools, tables.tools);
+  constructor(tables: RenameTables, canonicalTools: readonly string[], canonicalSkills: readonly string[], toolsOf?: TableMap) {
     [this.#skills, this.#skillsBack] = bijection(canonicalSkills, tables.skills);
+    this.#renamedSkills = pairsOf(tables.skills);
+    if (toolsOf !== undefined) {
+      // The same tools and fields as that map's (its tables' tools, fields, nesting and extras are these).
+      this.#tools = toolsOf.#tools;
+      this.#toolsBack = toolsOf.#toolsBack;
+      this.#fields = toolsOf.#fields;
+      this.#fieldsBack = toolsOf.#fieldsBack;
+      this.#nest = toolsOf.#nest;
+      this.#extra = toolsOf.#extra;
+      this.#renamedTools = toolsOf.#renamedTools;
+      return;
+    }
+    [this.#tools, this.#toolsBack] = bijection(canonicalTools, tables.tools);
     // Most variants leave some of these empty: they then share one empty map.
     this.#fields = mapOfTable(tables.fields);
     this.#fieldsBack = this.#fields.size === 0 ? EMPTY : invert(tables.fields);
     this.#nest = mapOfTable(tables.nest);
     this.#extra = mapOfTable(tables.extra_params, (v) => new Set(v));
     this.#renamedTools = pairsOf(tables.tools);
-    this.#renamedSkills = pairsOf(tables.skills);
+  }
+
+  /**
+   * The map of the same variant with other skills (a per-task operator masked some): the tools' and
+   * fields' maps are this one's, shared; `tables` must differ from this map's only in the skills' renames.
+   */
+  withSkills(tables: RenameTables, canonicalSkills: readonly string[]): TableMap {
+    return new TableMap(tables, [], canonicalSkills, this);
   }
 
   toolToCanonical(surface: string): string | undefined {

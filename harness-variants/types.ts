@@ -75,4 +75,11 @@ export interface HarnessTransform {
    * lists it); `variants list|report` and `check` say which are not, and why. Absent: always applicable.
    */
   notApplicable?(base: Harness): string | undefined;
+  /**
+   * True for an operator whose work depends on the task (what it needs must survive: masking, limits,
+   * forbidden words, an ending, the viewer's message). Such an operator runs on every reset, after the
+   * compiled part of the variant, from the episode's own seed; every other operator runs once per
+   * compiled variant (`build.ts`). Absent: the operator reads nothing of the task.
+   */
+  readonly perTask?: true;
 }

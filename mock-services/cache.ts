@@ -4,23 +4,28 @@
  * overlay), so the second build can be a lookup. Episodes hold their world weakly (env/episode.ts), so this
  * is also what keeps the worlds of the episodes being stepped at hand: a trainer stepping up to about a
  * thousand episodes in turn never regenerates one (at 128 worlds, 512 episodes stepped in turn regenerated
- * nearly every world, and the bench's env throughput rose by 43% at 4,096). Bounded, about 25 MB at most,
- * so that a long run never grows memory.
+ * nearly every world, and the bench's env throughput rose by 43% at 4,096), and since generated tasks draw
+ * their rooms from a fixed pool, it holds every room a run uses. Bounded, so that a long run never grows
+ * memory.
  */
 import type { Locale, Task } from '../protocol/domain.js';
 import { generateWorld } from './generate.js';
 import type { World, WorldData } from './world.js';
 
-/** Worlds a process keeps (split between the isolates that hold episodes: see `setWorldCacheShare`). */
-export const WORLD_CACHE_SIZE = 1024;
+/**
+ * Worlds a process keeps (split between the isolates that hold episodes: see `setWorldCacheShare`): the
+ * generator's rooms of both splits in both locales (env/tasks `WORLD_POOL`, 512 each), so that a process
+ * serving them never builds a room twice; about 40 MB at most.
+ */
+export const WORLD_CACHE_SIZE = 2048;
 const cache = new Map<number, World>();
 let capacity = WORLD_CACHE_SIZE;
 
 /**
  * Keep `1/shares` of `WORLD_CACHE_SIZE` in this isolate (at least 64). A server with N worker threads
  * runs N isolates, each with its own cache, and each steps only its own sessions' episodes: the same
- * share of episodes needs the same share of the cache, so the process holds about 25 MB of worlds in
- * all, not 25 MB per worker.
+ * share of episodes needs the same share of the cache, so the process holds about 40 MB of worlds in
+ * all, not 40 MB per worker (a worker of two still holds the rooms of one locale's two splits).
  */
 export function setWorldCacheShare(shares: number): void {
   capacity = Math.max(64, Math.ceil(WORLD_CACHE_SIZE / Math.max(1, shares)));

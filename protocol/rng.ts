@@ -186,3 +186,28 @@ export class Rng {
 export function deriveSeed(seed: number, name: string): number {
   return new Rng(seed, `derive:${name}`).uint32();
 }
+
+/**
+ * The slot of `seed` among `n` (a pool of compiled variants, of generated rooms): murmur3's 32-bit
+ * finaliser of the seed, modulo n, so that consecutive seeds spread over the pool. Pure and cheap.
+ */
+export function slotOf(seed: number, n: number): number {
+  return mix32(seed) % n;
+}
+
+/** murmur3's fmix32: a bijection on uint32. */
+export function mix32(seed: number): number {
+  let h = seed >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** The inverse of `mix32`: `mix32(unmix32(h)) === h`. */
+export function unmix32(h: number): number {
+  h = (h ^ (h >>> 16)) >>> 0;
+  h = Math.imul(h, 0x7ed1b41d) >>> 0;
+  h = (h ^ (h >>> 13) ^ (h >>> 26)) >>> 0;
+  h = Math.imul(h, 0xa5cb9243) >>> 0;
+  return (h ^ (h >>> 16)) >>> 0;
+}

@@ -6,7 +6,7 @@
  */
 import type { Intent, Locale, Split, Task, ToolOutcome } from '../../protocol/domain.js';
 import { INTENTS, LOCALES, emptyWorldState } from '../../protocol/domain.js';
-import { Rng, deriveSeed } from '../../protocol/rng.js';
+import { Rng, deriveSeed, slotOf } from '../../protocol/rng.js';
 import type { World } from '../../mock-services/index.js';
 import { callService, worldFor } from '../../mock-services/index.js';
 import type { BuildContext, SubKind } from './kit.js';
@@ -54,9 +54,17 @@ export interface GenerateOptions {
   split?: Split;
 }
 
-/** The world seed of a generated task: train and eval worlds never coincide for the same seed. */
+/**
+ * Rooms the generator builds tasks in, per split and locale: a task's seed draws one of them (`slotOf`),
+ * and its own streams draw the viewer, the question and the answer in it. A fixed pool keeps every room
+ * in the world cache (a reset then never builds one) and is part of what a seed means, like the record
+ * version; train and eval draw from disjoint rooms.
+ */
+export const WORLD_POOL = 512;
+
+/** The world seed of a generated task: its room of the split's pool (train and eval rooms never coincide). */
 export function taskWorldSeed(seed: number, split: Split): number {
-  return deriveSeed(seed, split === 'eval' ? 'world:eval' : 'world');
+  return deriveSeed(slotOf(seed, WORLD_POOL), split === 'eval' ? 'world:eval' : 'world');
 }
 
 /** The id of a generated task. */

@@ -8,6 +8,7 @@ export {
   parseGeneratedTaskId,
   sampleIntent,
   taskWorldSeed,
+  WORLD_POOL,
 } from './generate.js';
 export type { GenerateOptions, GeneratedTaskRef } from './generate.js';
 export { AnswerKeySchema, TaskSchema } from './schema.js';

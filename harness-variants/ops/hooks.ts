@@ -42,11 +42,19 @@ function hook(draft: VariantDraft, kind: string): HookSpec | undefined {
   return draft.harness.hooks.find((h) => hookKind(h) === kind);
 }
 
-/** The output_constraints hook, enabled (it is in the base harness, disabled); undefined when the harness has none. */
-function constraintsHook(draft: VariantDraft): HookSpec | undefined {
-  const h = hook(draft, 'output_constraints');
-  if (h) h.enabled = true;
-  return h;
+/**
+ * Replace the output_constraints hook with an enabled copy whose params are `params(old params)`; false
+ * when the harness has none. The hook and the list are replaced, not changed: a per-task operator works
+ * on a compiled variant's parts, which every episode of its pool slot shares.
+ */
+function setConstraints(draft: VariantDraft, params: (old: HookSpec['params']) => HookSpec['params']): boolean {
+  const hooks = draft.harness.hooks;
+  const i = hooks.findIndex((h) => hookKind(h) === 'output_constraints');
+  if (i < 0) return false;
+  const next = hooks.slice();
+  next[i] = { ...hooks[i], enabled: true, params: params(hooks[i].params) };
+  draft.harness.hooks = next;
+  return true;
 }
 
 /** The ending the variant already requires, if any. */
@@ -67,13 +75,15 @@ function oracleReply(draft: VariantDraft, ending = requiredEnding(draft)): strin
  * when a prompt operator removed it: a constraint that is enforced must be stated.
  */
 function stateRule(draft: VariantDraft, locale: Locale, text: string): void {
-  let block = draft.harness.prompt.blocks.find((b) => b.id === 'output_rules');
-  if (block === undefined) {
-    const created: PromptBlock = { id: 'output_rules', title: OUTPUT_RULES_TITLE[locale], template: '', items: [] };
-    draft.harness.prompt.blocks.push(created);
-    block = created;
-  }
-  block.items.push(text);
+  // The prompt, its block list and the block are replaced, not changed (see setConstraints).
+  const prompt = draft.harness.prompt;
+  const i = prompt.blocks.findIndex((b) => b.id === 'output_rules');
+  const blocks = prompt.blocks.slice();
+  if (i < 0) {
+    const created: PromptBlock = { id: 'output_rules', title: OUTPUT_RULES_TITLE[locale], template: '', items: [text] };
+    blocks.push(created);
+  } else blocks[i] = { ...blocks[i], items: [...blocks[i].items, text] };
+  draft.harness.prompt = { ...prompt, blocks };
 }
 
 function quoteAll(words: readonly string[], locale: Locale): string {
@@ -219,6 +229,7 @@ const checksOrder: HarnessTransform = {
 const forbiddenWords: HarnessTransform = {
   name: 'hooks.constraint.forbidden_words',
   family: 'hooks',
+  perTask: true,
   description: 'IFEval constraint: forbidden words (stated in the prompt)',
   apply(draft, ctx) {
     const said = normalizeForMatch(oracleReply(draft));
@@ -227,8 +238,7 @@ const forbiddenWords: HarnessTransform = {
     const pool = poolFor(FORBIDDEN_WORDS[ctx.locale], ctx.split).filter((w) => !said.includes(normalizedWord(w)) && !already.includes(w));
     const words = ctx.rng.sample(pool, ctx.rng.int(1, 2));
     if (words.length === 0 || h === undefined) return;
-    const spec = constraintsHook(draft) as HookSpec;
-    spec.params = { ...spec.params, forbidden_words: [...already, ...words] };
+    setConstraints(draft, (params) => ({ ...params, forbidden_words: [...already, ...words] }));
     stateRule(draft, ctx.locale, pick(ctx, FORBIDDEN_STATEMENTS).replace('{words}', quoteAll(words, ctx.locale)));
   },
 };
@@ -241,6 +251,7 @@ const forbiddenWords: HarnessTransform = {
 const ending: HarnessTransform = {
   name: 'hooks.constraint.ending',
   family: 'hooks',
+  perTask: true,
   description: 'IFEval constraint: required ending (stated in the prompt; limit made to fit)',
   apply(draft, ctx) {
     if (requiredEnding(draft) !== undefined) return;
@@ -257,11 +268,10 @@ const ending: HarnessTransform = {
     const pool = poolFor(REQUIRED_ENDINGS[ctx.locale], ctx.split).filter((e) => fits(e) && clean(e));
     if (pool.length === 0 || h === undefined) return;
     const chosen = ctx.rng.pick(pool);
-    const spec = constraintsHook(draft) as HookSpec;
-    spec.params = { ...spec.params, required_ending: chosen };
+    setConstraints(draft, (params) => ({ ...params, required_ending: chosen }));
     const need = charLength(oracleReply(draft, chosen)) + REPLY_LIMIT_SLACK;
     const limits = draft.harness.limits;
-    if (limits.reply_max_chars < need) limits.reply_max_chars = need;
+    if (limits.reply_max_chars < need) draft.harness.limits = { ...limits, reply_max_chars: need };
     stateRule(draft, ctx.locale, pick(ctx, ENDING_STATEMENTS).replace('{ending}', chosen));
   },
 };
@@ -272,10 +282,14 @@ const language: HarnessTransform = {
   family: 'hooks',
   description: "IFEval constraint: reply language (the harness's own; stated in the prompt)",
   apply(draft, ctx) {
-    if (hook(draft, 'output_constraints') === undefined) return;
-    const spec = constraintsHook(draft) as HookSpec;
-    if (spec.params.language === ctx.locale) return;
-    spec.params = { ...spec.params, language: ctx.locale };
+    const h = hook(draft, 'output_constraints');
+    if (h === undefined) return;
+    // An already stated language needs no new rule (the hook is enabled all the same).
+    if (h.params.language === ctx.locale) {
+      setConstraints(draft, (params) => params);
+      return;
+    }
+    setConstraints(draft, (params) => ({ ...params, language: ctx.locale }));
     stateRule(draft, ctx.locale, pick(ctx, LANGUAGE_STATEMENTS));
   },
 };

@@ -21,19 +21,43 @@ export function poolFor<T>(pool: SplitPool<T>, split: Split): readonly T[] {
 /** Every identifier the draft already uses (canonical and surface), so that a new name never collides. */
 export function usedNames(draft: VariantDraft): Set<string> {
   const t: RenameTables = draft.tables;
-  const used = new Set<string>();
+  const fixed = sealedNames.get(draft.harness.tools);
+  const used = fixed !== undefined ? new Set(fixed) : new Set<string>();
+  if (fixed === undefined) {
+    addToolNames(used, draft);
+  }
+  for (const s of draft.harness.skills) used.add(s.name);
+  if (fixed === undefined) addValues(used, t.tools);
+  addValues(used, t.skills);
+  return used;
+}
+
+/** The names of the tools, their parameters and the tables other than the skills'. */
+function addToolNames(used: Set<string>, draft: VariantDraft): void {
+  const t = draft.tables;
   for (const tool of draft.harness.tools) {
     used.add(tool.function.name);
     for (const p of Object.keys(tool.function.parameters.properties ?? {})) used.add(p);
   }
-  for (const s of draft.harness.skills) used.add(s.name);
-  addValues(used, t.tools);
-  addValues(used, t.skills);
   addValues(used, t.fields);
   addValues(used, t.nest);
   for (const tool in t.extra_params) for (const v of t.extra_params[tool]) used.add(v);
   for (const d of t.decoys) used.add(d);
-  return used;
+}
+
+/**
+ * The tool-side names of finished drafts, by their tools list: a compiled variant's tools and tables no
+ * longer change (per-task operators only add skills and drop skill renames), and its per-task operators
+ * ask for the names on every reset.
+ */
+const sealedNames = new WeakMap<object, ReadonlySet<string>>();
+
+/** Seal a finished draft's tools and tables (other than the skills' renames): `usedNames` lists them once. */
+export function sealToolNames(draft: VariantDraft): void {
+  const used = new Set<string>();
+  addToolNames(used, draft);
+  addValues(used, draft.tables.tools);
+  sealedNames.set(draft.harness.tools, used);
 }
 
 function addValues(used: Set<string>, table: Record<string, string>): void {
@@ -71,6 +95,24 @@ export function mentionsName(text: string, name: string): boolean {
   }
   return false;
 }
+
+/**
+ * Whether any of the texts of `owner` mentions `name` (as `mentionsName`), the texts' identifier runs
+ * listed once per owner object: a compiled variant's skills and prompt are asked again on every reset of
+ * its pool slot. The owner's texts must not change (they are a compiled variant's, or a fresh object's).
+ */
+export function ownerMentions(owner: object, texts: (o: object) => readonly string[], name: string): boolean {
+  if (!isIdentifier(name)) return texts(owner).some((t) => mentionsName(t, name));
+  let runs = ownerRuns.get(owner);
+  if (runs === undefined) {
+    const set = new Set<string>();
+    for (const t of texts(owner)) for (const r of t.match(/[A-Za-z0-9_-]+/g) ?? []) set.add(r);
+    ownerRuns.set(owner, (runs = set));
+  }
+  return runs.has(name);
+}
+
+const ownerRuns = new WeakMap<object, ReadonlySet<string>>();
 
 const isIdentifier = stringMemo((name: string): boolean => /^[A-Za-z0-9_-]+$/.test(name));
 

@@ -246,15 +246,18 @@ export function minReplyLimit(draft: VariantDraft): number {
 const limits: HarnessTransform = {
   name: 'prompt.limits',
   family: 'prompt',
+  perTask: true,
   description: 'change reply_max_chars and max_turns within the legal range (the hooks follow)',
   apply(draft, ctx) {
-    const lim = draft.harness.limits;
+    // A new limits object, not a change to it: per-task operators work on a compiled variant's shared parts.
+    const lim = { ...draft.harness.limits };
     const replies = replyLimitPool(ctx.split, minReplyLimit(draft)).filter((v) => v !== lim.reply_max_chars);
     if (replies.length > 0) lim.reply_max_chars = ctx.rng.pick(replies);
     if (replies.length === 0 || ctx.rng.chance(0.5 + 0.5 * ctx.intensity)) {
       const turns = turnLimitPool(ctx.split).filter((v) => v !== lim.max_turns);
       lim.max_turns = ctx.rng.pick(turns);
     }
+    draft.harness.limits = lim;
   },
 };
 
@@ -275,6 +278,7 @@ const contextIrrelevant: HarnessTransform = {
 const messageTypos: HarnessTransform = {
   name: 'prompt.message.typos',
   family: 'prompt',
+  perTask: true,
   description: 'typos in the viewer message on filler words and punctuation only (吗->嘛, you->u)',
   apply(draft, ctx) {
     const messages = draft.task.messages.slice();
@@ -303,6 +307,7 @@ const messageTypos: HarnessTransform = {
 const messageParaphrase: HarnessTransform = {
   name: 'prompt.message.paraphrase',
   family: 'prompt',
+  perTask: true,
   description: 'add filler before/after the viewer message (主播主播、, 请问一下, hey host, quick question:)',
   apply(draft, ctx) {
     const messages = draft.task.messages.slice();

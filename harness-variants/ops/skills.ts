@@ -11,7 +11,7 @@ import type { Harness, Skill } from '../../protocol/harness.js';
 import type { Rng } from '../../protocol/rng.js';
 import type { HarnessTransform, TransformContext, VariantDraft } from '../types.js';
 import type { SplitPool } from './kit.js';
-import { freshFrom, mentionsName, opaqueName, poolFor, recase, share, stringMemo, usedNames } from './kit.js';
+import { freshFrom, ownerMentions, opaqueName, poolFor, recase, share, stringMemo, usedNames } from './kit.js';
 import { CASE_STYLES, DISTRACTOR_SKILLS, NEAR_DUPLICATE_PATTERNS, NEAR_DUPLICATE_TEXT, NUMBERING_STYLES, OPAQUE_PREFIXES, RULE_FORMATS } from './pools-skills.js';
 import { needsWordings, skillDescriptions, skillNames } from './wordings.js';
 
@@ -30,6 +30,18 @@ function takenNames(draft: VariantDraft, base: readonly Skill[]): Set<string> {
   const used = usedNames(draft);
   for (const s of base) used.add(s.name);
   return used;
+}
+
+/**
+ * A rename table without some keys: a new dictionary-mode object (see build.ts `table`) with the other
+ * entries in their order.
+ */
+function tableWithout(t: Record<string, string>, drop: ReadonlySet<string>): Record<string, string> {
+  const out: Record<string, string> = { first: '', last: '' };
+  delete out.first;
+  delete out.last;
+  for (const k in t) if (Object.hasOwn(t, k) && !drop.has(k)) out[k] = t[k];
+  return out;
 }
 
 /** A shuffled copy that differs from the input whenever it can (a visible reorder). */
@@ -133,10 +145,14 @@ function renameSome(
 // Operators
 // ---------------------------------------------------------------------------------------------------
 
+const skillTexts = (s: object): readonly string[] => [(s as Skill).body, (s as Skill).description];
+const promptTexts = (p: object): readonly string[] => (p as Harness['prompt']).blocks.flatMap((b) => [b.template, ...b.items]);
+
 /** skills.mask: remove skills the task does not need (and that no kept skill text names). */
 const mask: HarnessTransform = {
   name: 'skills.mask',
   family: 'skills',
+  perTask: true,
   description: 'remove some skills the task does not need (never a reply or strategy skill it uses)',
   apply(draft, ctx) {
     const needed = neededSkills(draft);
@@ -150,8 +166,8 @@ const mask: HarnessTransform = {
     for (let changed = true; changed;) {
       changed = false;
       for (const r of [...removed]) {
-        const named = draft.harness.skills.some((s) => !removed.has(s.name) && (mentionsName(s.body, r) || mentionsName(s.description, r)));
-        const inPrompt = draft.harness.prompt.blocks.some((b) => mentionsName(b.template, r) || b.items.some((i) => mentionsName(i, r)));
+        const named = draft.harness.skills.some((s) => !removed.has(s.name) && ownerMentions(s, skillTexts, r));
+        const inPrompt = ownerMentions(draft.harness.prompt, promptTexts, r);
         if (named || inPrompt) {
           removed.delete(r);
           changed = true;
@@ -159,7 +175,10 @@ const mask: HarnessTransform = {
       }
     }
     draft.harness.skills = draft.harness.skills.filter((s) => !removed.has(s.name));
-    for (const r of removed) delete draft.tables.skills[r];
+    // The renames without the removed skills, in a new table (the compiled variant's is shared).
+    if ([...removed].some((r) => Object.hasOwn(draft.tables.skills, r))) {
+      draft.tables = { ...draft.tables, skills: tableWithout(draft.tables.skills, removed) };
+    }
   },
 };
 
@@ -359,10 +378,14 @@ function separatorOf(name: string): string {
   return '-';
 }
 
-/** skills.near_duplicate: a deprecated look-alike of a reply skill, whose body says not to use it. */
+/**
+ * skills.near_duplicate: a deprecated look-alike of a reply skill, whose body says not to use it, put
+ * anywhere in the list. Per task: half of the time it imitates a skill the task needs.
+ */
 const nearDuplicate: HarnessTransform = {
   name: 'skills.near_duplicate',
   family: 'skills',
+  perTask: true,
   description: 'add a deprecated look-alike of a reply skill (described as disabled)',
   apply(draft, ctx) {
     const used = takenNames(draft, ctx.base.skills);
@@ -386,7 +409,11 @@ const nearDuplicate: HarnessTransform = {
       );
       if (name === null) continue;
       const text = NEAR_DUPLICATE_TEXT[ctx.locale];
-      draft.harness.skills.push({
+      // Anywhere in the list: the operator runs on every reset, after the compiled skills order. A new
+      // list, not a change to it: per-task operators work on a compiled variant's shared parts.
+      const skills = draft.harness.skills.slice();
+      draft.harness.skills = skills;
+      skills.splice(ctx.rng.int(0, skills.length), 0, {
         name,
         description: text.description.replace('{d}', () => target.description).replace('{c}', () => target.name),
         kind: 'strategy',

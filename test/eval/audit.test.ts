@@ -51,9 +51,9 @@ describe('reward audit of the default profile', () => {
     });
     // A compliant non-answer is all this profile asks for: both strategies score like the oracle.
     expect(report.failures).toEqual([
-      'pleasantry on identity: mean 0.9 > 0.15 (best on product_qa: 1)',
+      'pleasantry on identity: mean 0.966 > 0.15 (best on product_qa: 1)',
       'pleasantry on identity: p90 over tasks that need facts 1 > 0.5',
-      'refuse on identity: mean 0.9 > 0.15 (best on product_qa: 1)',
+      'refuse on identity: mean 0.966 > 0.15 (best on product_qa: 1)',
       'refuse on identity: p90 over tasks that need facts 1 > 0.5',
     ]);
     expect(auditStrategies().map((s) => s.name)).toEqual([...BLIND_POLICIES.keys()]);
@@ -68,10 +68,10 @@ describe('harness-gym audit', () => {
     const r = await cli(['audit', '--rewards', file, '--episodes', '10', '--presets', 'identity', '--strategies', 'pleasantry,refuse']);
     const line = expectFailure(r, 1, 'audit');
     expect(line).toBe(
-      'harness-gym audit: the reward audit of profile "shape" failed: pleasantry on identity: mean 0.9 > 0.15 (best on product_qa: 1) (and 3 more; details on stdout)',
+      'harness-gym audit: the reward audit of profile "shape" failed: pleasantry on identity: mean 0.966 > 0.15 (best on product_qa: 1) (and 3 more; details on stdout)',
     );
     expect(r.stdout).toContain('reward audit: profile "shape", 10 episodes per policy and preset');
-    expect(r.stdout).toContain('  pleasantry              0.9000  1.0000  1.0000  1.0000  product_qa (1)  <- FAILS\n');
+    expect(r.stdout).toContain('  pleasantry              0.9660  1.0000  1.0000  1.0000  product_qa (1)  <- FAILS\n');
     expect(r.stdout).toMatch(/\nFAIL \(4\):\n/);
   }, 60_000);
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { loadBaseHarness } from '../../harness/index.js';
-import { FAMILIES, buildVariant, parseVariant, variantId } from '../../harness-variants/index.js';
+import { FAMILIES, VARIANT_POOL, buildVariant, parseVariant, variantId } from '../../harness-variants/index.js';
 import type { Family, VariantSpec } from '../../harness-variants/index.js';
 import { generateTask } from '../../env/tasks/index.js';
 import { defaultEnvConfig } from '../../env/index.js';
@@ -27,7 +27,7 @@ describe('HSA properties over random specs and seeds', () => {
         expect(JSON.stringify([a.harness, a.tables, a.task, a.variant_id, a.applied])).toBe(
           JSON.stringify([b.harness, b.tables, b.task, b.variant_id, b.applied]),
         );
-        expect(a.variant_id).toBe(variantId(spec, seed));
+        expect(a.variant_id).toBe(variantId(spec, seed, VARIANT_POOL));
       }),
       { numRuns: 80 },
     );
@@ -109,14 +109,16 @@ describe('variant specs', () => {
     expect(parseVariant({ families: [], intensity: 0.5, split: 'train', extra: 1 })).toMatchObject({ ok: false });
   });
 
-  it('variant_id is a stable hash of the normalised spec and the realising seed', () => {
-    const a = variantId({ families: ['tools', 'skills'], intensity: 0.5, split: 'train' }, 9);
+  it('variant_id is a stable hash of the normalised spec, the realising seed and the pool size', () => {
+    const a = variantId({ families: ['tools', 'skills'], intensity: 0.5, split: 'train' }, 9, 256);
     expect(a).toMatch(/^v-[0-9a-f]{12}$/);
-    expect(variantId({ families: ['skills', 'tools', 'tools'], intensity: 0.5, split: 'train' }, 9)).toBe(a);
-    expect(variantId({ families: ['skills', 'tools'], intensity: 0.5, split: 'train' }, 10)).not.toBe(a);
-    expect(variantId({ families: ['skills', 'tools'], intensity: 0.5, split: 'train', seed: 3 }, 10)).toBe(
-      variantId({ families: ['skills', 'tools'], intensity: 0.5, split: 'train', seed: 3 }, 11),
+    expect(variantId({ families: ['skills', 'tools', 'tools'], intensity: 0.5, split: 'train' }, 9, 256)).toBe(a);
+    expect(variantId({ families: ['skills', 'tools'], intensity: 0.5, split: 'train' }, 10, 256)).not.toBe(a);
+    expect(variantId({ families: ['skills', 'tools'], intensity: 0.5, split: 'train', seed: 3 }, 10, 256)).toBe(
+      variantId({ families: ['skills', 'tools'], intensity: 0.5, split: 'train', seed: 3 }, 11, 256),
     );
+    expect(variantId({ families: ['skills', 'tools'], intensity: 0.5, split: 'train' }, 9, 0)).not.toBe(a);
+    expect(variantId({ families: ['skills', 'tools'], intensity: 0.5, split: 'train' }, 9, 512)).not.toBe(a);
   });
 });
 
