@@ -84,10 +84,11 @@ export function msLabel(v: number): string {
 /** The finite, positive values of a point's series. */
 function values(points: readonly ChartPoint[]): number[] {
   const out: number[] = [];
-  for (const p of points) for (const s of SERIES) {
-    const v = p[s.key];
-    if (typeof v === 'number' && Number.isFinite(v) && v > 0) out.push(Math.max(v, Y_FLOOR_MS));
-  }
+  for (const p of points)
+    for (const s of SERIES) {
+      const v = p[s.key];
+      if (typeof v === 'number' && Number.isFinite(v) && v > 0) out.push(Math.max(v, Y_FLOOR_MS));
+    }
   return out;
 }
 
@@ -160,7 +161,9 @@ export function latencyChartSvg(points: readonly ChartPoint[], opts: ChartOption
     `<rect class="frame" x="${fmt(area.left)}" y="${fmt(area.top)}" width="${fmt(area.right - area.left)}" ` +
       `height="${fmt(area.bottom - area.top)}" fill="none" stroke="#333333" stroke-width="1"/>`,
   );
-  o.push(`<text class="x-label" x="${fmt((area.left + area.right) / 2)}" y="${fmt(height - 18)}" text-anchor="middle">live episodes (log scale)</text>`);
+  o.push(
+    `<text class="x-label" x="${fmt((area.left + area.right) / 2)}" y="${fmt(height - 18)}" text-anchor="middle">live episodes (log scale)</text>`,
+  );
   const yMid = (area.top + area.bottom) / 2;
   o.push(
     `<text class="y-label" x="20" y="${fmt(yMid)}" text-anchor="middle" transform="rotate(-90 20 ${fmt(yMid)})">step latency, ms (log scale)</text>`,
@@ -173,7 +176,9 @@ export function latencyChartSvg(points: readonly ChartPoint[], opts: ChartOption
       `<line class="target" data-ms="${targetMs}" x1="${fmt(area.left)}" y1="${ty}" x2="${fmt(area.right)}" y2="${ty}" ` +
         `stroke="#d62728" stroke-width="1.5" stroke-dasharray="2 3"/>`,
     );
-    o.push(`<text class="target-label" x="${fmt(area.right - 6)}" y="${fmt(sc.y(targetMs) - 6)}" text-anchor="end" fill="#d62728">${msLabel(targetMs)} ms target</text>`);
+    o.push(
+      `<text class="target-label" x="${fmt(area.right - 6)}" y="${fmt(sc.y(targetMs) - 6)}" text-anchor="end" fill="#d62728">${msLabel(targetMs)} ms target</text>`,
+    );
   }
 
   // The series.
@@ -199,7 +204,9 @@ export function latencyChartSvg(points: readonly ChartPoint[], opts: ChartOption
   let ly = area.top + 12;
   const rows = SERIES.length + (targetMs !== null && targetMs > 0 ? 1 : 0) + (sorted.some((p) => p.held === false) ? 1 : 0);
   o.push('<g class="legend">');
-  o.push(`<rect x="${fmt(lx - 6)}" y="${fmt(ly - 8)}" width="190" height="${fmt(rows * 18 + 6)}" fill="#ffffff" fill-opacity="0.9" stroke="#bbbbbb"/>`);
+  o.push(
+    `<rect x="${fmt(lx - 6)}" y="${fmt(ly - 8)}" width="190" height="${fmt(rows * 18 + 6)}" fill="#ffffff" fill-opacity="0.9" stroke="#bbbbbb"/>`,
+  );
   for (const s of SERIES) {
     o.push(
       `<line x1="${fmt(lx)}" y1="${fmt(ly + 3)}" x2="${fmt(lx + 26)}" y2="${fmt(ly + 3)}" stroke="${s.color}" stroke-width="2"` +
@@ -210,7 +217,9 @@ export function latencyChartSvg(points: readonly ChartPoint[], opts: ChartOption
     ly += 18;
   }
   if (targetMs !== null && targetMs > 0) {
-    o.push(`<line x1="${fmt(lx)}" y1="${fmt(ly + 3)}" x2="${fmt(lx + 26)}" y2="${fmt(ly + 3)}" stroke="#d62728" stroke-width="1.5" stroke-dasharray="2 3"/>`);
+    o.push(
+      `<line x1="${fmt(lx)}" y1="${fmt(ly + 3)}" x2="${fmt(lx + 26)}" y2="${fmt(ly + 3)}" stroke="#d62728" stroke-width="1.5" stroke-dasharray="2 3"/>`,
+    );
     o.push(`<text x="${fmt(lx + 34)}" y="${fmt(ly + 7)}">target (${msLabel(targetMs)} ms)</text>`);
     ly += 18;
   }

@@ -161,7 +161,8 @@ export async function runCurve(o: CurveOptions): Promise<CurveSummary> {
   if (stoppedBy === null) {
     const bad = points.find((p) => !p.held);
     if (bad) stoppedBy = `${bad.live}: ${bad.why_not}`;
-    else if (points.length > 0) stoppedBy = o.curveMax > 0 ? `ceiling (${Math.min(o.curveMax, CURVE_HARD_MAX)})` : 'no search (curve_max 0)';
+    else if (points.length > 0)
+      stoppedBy = o.curveMax > 0 ? `ceiling (${Math.min(o.curveMax, CURVE_HARD_MAX)})` : 'no search (curve_max 0)';
   }
   return { latency_curve: points, max_live_held: maxLiveHeld(points), curve_stopped_by: stoppedBy };
 }

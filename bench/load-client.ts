@@ -31,6 +31,8 @@ export type ConcurrencyRequest = Omit<ConcurrencyOptions, 'log'> & { log?: boole
 export interface LoadClient {
   /** Where it runs, for the summary's params ("child process" or "in-process"). */
   readonly where: 'child process' | 'in-process';
+  /** The child's process id (child process only). */
+  readonly pid?: number;
   throughput(r: ThroughputRequest): Promise<ThroughputResult>;
   concurrency(r: ConcurrencyRequest): Promise<ConcurrencyResult>;
   close(): Promise<void>;
@@ -73,9 +75,11 @@ export function inProcessLoadClient(log: Log = () => undefined): LoadClient {
 }
 
 /** Parent -> child. */
-type Command = { id: number; kind: 'throughput'; request: ThroughputRequest } | { id: number; kind: 'concurrency'; request: ConcurrencyRequest };
+type Command =
+  { id: number; kind: 'throughput'; request: ThroughputRequest } | { id: number; kind: 'concurrency'; request: ConcurrencyRequest };
 /** Child -> parent. */
-type Message = { kind: 'log'; line: string } | { kind: 'done'; id: number; result: unknown } | { kind: 'failed'; id: number; error: string };
+type Message =
+  { kind: 'log'; line: string } | { kind: 'done'; id: number; result: unknown } | { kind: 'failed'; id: number; error: string };
 
 /** The built entry of this file (dist/bench/load-client.js). */
 const LOAD_CLIENT_MAIN = fileURLToPath(import.meta.url);
@@ -111,6 +115,7 @@ export function childProcessLoadClient(log: Log = () => undefined): LoadClient {
     });
   return {
     where: 'child process',
+    pid: child.pid,
     throughput: async (request) => (await ask({ kind: 'throughput', request })) as ThroughputResult,
     concurrency: async (request) => (await ask({ kind: 'concurrency', request })) as ConcurrencyResult,
     close: () =>

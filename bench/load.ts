@@ -150,14 +150,7 @@ export interface ThroughputResult {
 }
 
 /** Step one connection's round: frames of S items, pipelined, until every episode ended. */
-function stepRound(
-  conn: BenchConn,
-  plan: RoundPlan,
-  S: number,
-  acc: StepAcc,
-  f: Failures,
-  corpus: Corpus | undefined,
-): Promise<void> {
+function stepRound(conn: BenchConn, plan: RoundPlan, S: number, acc: StepAcc, f: Failures, corpus: Corpus | undefined): Promise<void> {
   interface Slot {
     ep: RoundPlan[number];
     k: number; // steps answered so far
@@ -232,7 +225,13 @@ interface StepAcc {
 async function driveRounds(
   conns: readonly BenchConn[],
   o: ThroughputOptions,
-  run: { more: (rounds: number) => boolean; warmupRounds: number; distinctRounds: number; corpus: Corpus | undefined; log: Log | undefined },
+  run: {
+    more: (rounds: number) => boolean;
+    warmupRounds: number;
+    distinctRounds: number;
+    corpus: Corpus | undefined;
+    log: Log | undefined;
+  },
   f: Failures,
 ): Promise<{ rounds: number; timedMs: number; warm: StepAcc[]; acc: StepAcc[] }> {
   const newAcc = (): StepAcc[] => conns.map(() => ({ steps: 0, frames: 0, rtts: [], bytes: 0 }));

@@ -42,7 +42,9 @@ export function formatReport(s: BenchSummary): string {
   lines.push('');
   if (s.latency_curve.length > 0) {
     lines.push(`latency curve (think ${s.params.think_ms} ms; ms)`);
-    lines.push(`  ${'live'.padStart(7)}  ${'srv p50'.padStart(9)}  ${'srv p99'.padStart(9)}  ${'rtt p50'.padStart(9)}  ${'rtt p99'.padStart(9)}  held`);
+    lines.push(
+      `  ${'live'.padStart(7)}  ${'srv p50'.padStart(9)}  ${'srv p99'.padStart(9)}  ${'rtt p50'.padStart(9)}  ${'rtt p99'.padStart(9)}  held`,
+    );
     for (const c of s.latency_curve) {
       lines.push(
         `  ${String(c.live).padStart(7)}  ${fmt(c.server_p50_ms).padStart(9)}  ${fmt(c.server_p99_ms).padStart(9)}  ` +

@@ -160,12 +160,21 @@ export function curveSection(curve: readonly MedianCurvePoint[], m: BenchSummary
       `server-side step p99 is at most ${p.curve_p99_limit_ms ?? 'n/a'} ms. Medians over the runs that measured the count.`,
   );
   out.push('');
-  out.push(`![Step latency by live episodes: server-side and round-trip p50 and p99, log-log, with the ${STEP_TARGET_MS} ms target](${CHART_FILE})`);
+  out.push(
+    `![Step latency by live episodes: server-side and round-trip p50 and p99, log-log, with the ${STEP_TARGET_MS} ms target](${CHART_FILE})`,
+  );
   out.push('');
-  out.push('| live episodes | held (runs) | server p50 ms | server p99 ms | round trip p50 ms | round trip p99 ms | live reached | failures | steady steps/s | server p99 vs 10 ms |');
+  out.push(
+    '| live episodes | held (runs) | server p50 ms | server p99 ms | round trip p50 ms | round trip p99 ms | live reached | failures | steady steps/s | server p99 vs 10 ms |',
+  );
   out.push('|---|---|---|---|---|---|---|---|---|---|');
   for (const c of curve) {
-    const vs = c.server_p99_ms === null ? 'n/a' : c.server_p99_ms <= STEP_TARGET_MS ? 'met' : `${(c.server_p99_ms / STEP_TARGET_MS).toFixed(1)}x over`;
+    const vs =
+      c.server_p99_ms === null
+        ? 'n/a'
+        : c.server_p99_ms <= STEP_TARGET_MS
+          ? 'met'
+          : `${(c.server_p99_ms / STEP_TARGET_MS).toFixed(1)}x over`;
     out.push(
       `| ${c.live.toLocaleString('en-US')} | ${c.held_runs}/${c.runs} | ${show(c.server_p50_ms, 2)} | ${show(c.server_p99_ms, 2)} | ` +
         `${show(c.rtt_p50_ms, 2)} | ${show(c.rtt_p99_ms, 2)} | ${show(c.concurrent_episodes, 0)} | ${show(c.failures, 0)} | ` +
@@ -208,7 +217,12 @@ export function targetRows(m: BenchSummary, curve: readonly MedianCurvePoint[] =
       target: 'latency curve: live episodes the box holds (stretch 65,536)',
       measured: held === null ? 'none held' : held.toLocaleString('en-US'),
       status: 'reported',
-      gap: held === null ? 'the smallest count did not hold' : held >= 65536 ? 'stretch reached' : `${(65536 / held).toFixed(1)}x short of 65,536`,
+      gap:
+        held === null
+          ? 'the smallest count did not hold'
+          : held >= 65536
+            ? 'stretch reached'
+            : `${(65536 / held).toFixed(1)}x short of 65,536`,
     });
     const under = curve.filter((c) => c.server_p99_ms !== null && c.server_p99_ms <= STEP_TARGET_MS).map((c) => c.live);
     rows.push({

@@ -31,7 +31,12 @@ function markers(root: XmlElement, id: string): Map<number, { cx: number; cy: nu
   expect(group, id).toBeDefined();
   const out = new Map<number, { cx: number; cy: number; fill: string; ms: number }>();
   for (const c of group.children.filter((e) => e.name === 'circle')) {
-    out.set(Number(c.attrs['data-live']), { cx: Number(c.attrs.cx), cy: Number(c.attrs.cy), fill: c.attrs.fill, ms: Number(c.attrs['data-ms']) });
+    out.set(Number(c.attrs['data-live']), {
+      cx: Number(c.attrs.cx),
+      cy: Number(c.attrs.cy),
+      fill: c.attrs.fill,
+      ms: Number(c.attrs['data-ms']),
+    });
   }
   return out;
 }
@@ -92,7 +97,9 @@ describe('latency chart SVG', () => {
     expect(byClass(root, 'target-label')[0].text).toBe('10 ms target');
     expect(byClass(root, 'x-label')[0].text).toBe('live episodes (log scale)');
     expect(byClass(root, 'y-label')[0].text).toBe('step latency, ms (log scale)');
-    const legend = byClass(root, 'legend')[0].children.filter((e) => e.name === 'text').map((e) => e.text);
+    const legend = byClass(root, 'legend')[0]
+      .children.filter((e) => e.name === 'text')
+      .map((e) => e.text);
     expect(legend).toEqual([...SERIES.map((s) => s.label), 'target (10 ms)', 'hollow: count not held']);
     // Tick labels: each live count on x, each decade on y.
     expect(byClass(root, 'x-ticks')[0].children.map((e) => e.text)).toEqual(['256', '1,024', '4,096', '65,536']);
