@@ -244,6 +244,7 @@ export function createEpisode(config: EnvConfig, req: EpisodeRequest): { ok: tru
     canonical: config.harness.get(task.task.locale),
     map,
     variant_id,
+    variant_pool: config.variantPool,
     parser,
     max_turns: maxTurns,
     max_errors: config.limits.max_errors,

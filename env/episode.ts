@@ -51,6 +51,8 @@ export interface EpisodeParams {
   canonical: Harness;
   map: SurfaceMap;
   variant_id: string;
+  /** The variant pool the variant was drawn from (`EnvConfig.variantPool`): records carry it for replay. */
+  variant_pool: number;
   parser: ActionParser;
   /** The episode's turn cap, already the least of the option, the variant's and the server's. */
   max_turns: number;

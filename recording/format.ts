@@ -15,8 +15,13 @@ import type { RewardProfile } from '../rewards/index.js';
 
 /** The `format` field of a file header. */
 export const RECORD_FORMAT = 'harness-gym-record';
-/** The record format version this code writes and reads. */
-export const RECORD_VERSION = 1;
+/**
+ * The record format version this code writes and replays. 2: variants compiled once and drawn per reset
+ * from a pool, generated tasks' rooms drawn from a fixed pool (harness-gym 0.2): a seed means another
+ * variant and another room than under version 1, so version 1 records are refused by replay, with a
+ * message, rather than replayed wrongly (they still list, show and rescore: those read the record alone).
+ */
+export const RECORD_VERSION = 2;
 /** File name suffix of record files. */
 export const RECORD_EXT = '.hgrec';
 /** Default rotation size of a record file (64 MiB). */
@@ -80,6 +85,10 @@ export interface EpisodeRecordV1 {
   /** The seed the variant was realised with (`req.variant_seed ?? seed`). */
   variant_seed: number;
   variant_id: string;
+  /** The record version the episode was written with (absent: 1, before compiled variants). */
+  record_version?: number;
+  /** The variant pool the variant was drawn from (`EnvConfig.variantPool`; absent in version 1 records). */
+  variant_pool?: number;
   /** Reset options as passed to `createEpisode`. */
   options: ResetOptions;
   /** Whether the server added `oracle_action` hints to the outputs (replay adds them too). */

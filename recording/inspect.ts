@@ -12,7 +12,7 @@ import { loadBaseHarness } from '../harness/index.js';
 import { buildVariant, parseVariant } from '../harness-variants/index.js';
 import type { RenameTables } from '../harness-variants/index.js';
 import type { EnvConfig } from '../env/index.js';
-import { unpackValue } from './format.js';
+import { RECORD_VERSION, unpackValue } from './format.js';
 import type { EpisodeRecordV1 } from './format.js';
 import { rebuildEpisode } from './replay.js';
 import { describeVariant } from './recorder.js';
@@ -128,8 +128,10 @@ function variantParts(rec: EpisodeRecordV1): { applied: string[]; tables: Rename
   const parsed = parseVariant(rec.variant);
   if (!parsed.ok) return { applied: [], tables: null };
   if (parsed.spec === null) return { applied: [], tables: emptyTables() };
+  // A version 1 record's seed drew its variant another way: this build cannot say which it was.
+  if ((rec.record_version ?? 1) !== RECORD_VERSION) return { applied: [], tables: null };
   try {
-    const built = buildVariant(loadBaseHarness(rec.source_task.locale), parsed.spec, rec.variant_seed, rec.source_task);
+    const built = buildVariant(loadBaseHarness(rec.source_task.locale), parsed.spec, rec.variant_seed, rec.source_task, undefined, rec.variant_pool);
     return { applied: built.applied, tables: built.tables };
   } catch {
     return { applied: [], tables: null };

@@ -12,7 +12,7 @@ import { packageIdentity } from '../protocol/package.js';
 import { EpisodeWrapper } from '../env/index.js';
 import type { Episode, EnvDefaults, EpisodeHandle, EpisodeLimits, ResetOptions, ResetOutput, StepResult } from '../env/index.js';
 import { parseVariant } from '../harness-variants/index.js';
-import { hashResetOutput, hashStepOutput, shouldRecord } from './format.js';
+import { RECORD_VERSION, hashResetOutput, hashStepOutput, shouldRecord } from './format.js';
 import type { EpisodeRecordV1, RecordedStep, RecordSummary } from './format.js';
 import { RecordWriter } from './writer.js';
 
@@ -112,6 +112,8 @@ export class EpisodeTape {
       variant: this.start.variant,
       variant_seed: this.start.variant_seed,
       variant_id: p.variant_id,
+      record_version: RECORD_VERSION,
+      variant_pool: p.variant_pool,
       options: this.start.options,
       oracle_hints: this.start.oracle_hints === true,
       task: p.task,

@@ -8,7 +8,7 @@ import { ActionHints, createEpisode, defaultEnvConfig } from '../env/index.js';
 import { harnessLabel } from '../harness/index.js';
 import type { EnvConfig, Episode, EpisodeHandle, EpisodeRequest } from '../env/index.js';
 import { oraclePolicy } from '../policies/index.js';
-import { hashResetOutput, hashStepOutput, packValue, unpackValue } from './format.js';
+import { RECORD_VERSION, hashResetOutput, hashStepOutput, packValue, unpackValue } from './format.js';
 import type { EpisodeRecordV1 } from './format.js';
 import type { LoadedRecord } from './reader.js';
 
@@ -99,6 +99,7 @@ export function envConfigFor(rec: EpisodeRecordV1, base: Partial<EnvConfig> = {}
     profiles: new Map([[rec.profile.name, rec.profile]]),
     limits: rec.env.limits,
     defaults: rec.env.defaults,
+    ...(rec.variant_pool !== undefined ? { variantPool: rec.variant_pool } : {}),
   });
 }
 
@@ -115,6 +116,17 @@ export function rebuildEpisode(
     task_override: rec.source_task,
     variant_seed: rec.variant_seed,
   };
+  const version = rec.record_version ?? 1;
+  if (version !== RECORD_VERSION) {
+    return {
+      ok: false,
+      message:
+        `the record is of record version ${version} (written by harness-gym ${rec.server_version}); this build replays version ${RECORD_VERSION} ` +
+        (version < RECORD_VERSION
+          ? '(since version 2 a seed draws a compiled variant and a room from pools: the same seed means another episode); replay it with the version that wrote it, or record it again'
+          : '(a newer format); replay it with a newer harness-gym'),
+    };
+  }
   const config = envConfigFor(rec, base);
   const have = config.harness.identity;
   if (rec.harness && rec.harness.hash !== have.hash) {
