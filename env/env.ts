@@ -13,7 +13,8 @@ import type { ResetOptionsWire, VariantSpec as VariantSpecWire } from '../protoc
 import { EnvError } from '../protocol/errors.js';
 import { embeddedHarness } from '../harness/index.js';
 import type { HarnessSet } from '../harness/index.js';
-import { FAMILIES, OPERATORS, PRESET_NAMES, VARIANT_POOL, buildVariant, parseVariant } from '../harness-variants/index.js';
+import { FAMILIES, OPERATORS, PRESET_NAMES, VARIANT_POOL, buildVariant, parseVariant, prepareVariantSlot } from '../harness-variants/index.js';
+import type { VariantSpec } from '../harness-variants/index.js';
 import type { HarnessTransform } from '../harness-variants/index.js';
 import { DEFAULT_PROFILE, defaultRegistry } from '../rewards/index.js';
 import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
@@ -146,6 +147,48 @@ export function identityVariant(locale: Locale, set: HarnessSet = embeddedHarnes
     identityMaps.set(harness, map);
   }
   return { variant_id: 'identity', harness, map };
+}
+
+/**
+ * Compile the variant pools a server will draw from — the `train` and `eval` presets and the default
+ * variant when it is a spec, in every locale of the harness — in the background: a few slots per turn of
+ * the event loop (about 2 ms), so that start-up and the first requests are not held up, and a reset that
+ * draws a slot not yet compiled compiles it itself. Returns a function that stops it (a server's close).
+ */
+export function prepareVariantsInBackground(config: EnvConfig, onDone?: (slots: number, ms: number) => void): () => void {
+  const specs: VariantSpec[] = [];
+  for (const v of ['train', 'eval', config.defaults.variant]) {
+    const parsed = parseVariant(v);
+    if (parsed.ok && parsed.spec !== null && !specs.some((s) => JSON.stringify(s) === JSON.stringify(parsed.spec))) specs.push(parsed.spec);
+  }
+  const jobs: { base: Harness; spec: VariantSpec }[] = [];
+  for (const locale of config.harness.locales) for (const spec of specs) jobs.push({ base: config.harness.get(locale), spec });
+  const pool = config.variantPool;
+  let job = 0;
+  let slot = 0;
+  let done = 0;
+  let timer: NodeJS.Immediate | null = null;
+  const started = performance.now();
+  const turn = () => {
+    timer = null;
+    const until = performance.now() + 2;
+    while (job < jobs.length && performance.now() < until) {
+      if (slot >= pool || !prepareVariantSlot(jobs[job].base, jobs[job].spec, slot, pool, config.operators)) {
+        job++;
+        slot = 0;
+        continue;
+      }
+      slot++;
+      done++;
+    }
+    if (job < jobs.length) timer = setImmediate(turn);
+    else onDone?.(done, performance.now() - started);
+  };
+  if (pool > 0) timer = setImmediate(turn);
+  return () => {
+    if (timer !== null) clearImmediate(timer);
+    timer = null;
+  };
 }
 
 /** Variant presets (`welcome.variant_presets`). */

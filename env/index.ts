@@ -9,6 +9,7 @@ export {
   identityVariant,
   resolveVariant,
   sharedVariantOf,
+  prepareVariantsInBackground,
   resolveTask,
   DEFAULT_LIMITS,
   DEFAULT_DEFAULTS,

@@ -252,8 +252,8 @@ function compiledFor(base: Harness, norm: VariantSpec, seed: number, operators: 
 }
 
 /**
- * Compile every slot of the pool of `spec` now (a server does this at start for its presets, so that no
- * reset pays for a compile). Returns how many were compiled.
+ * Compile every slot of the pool of `spec` now (see `prepareVariantSlot` to do it a slot at a time).
+ * Returns how many slots the pool has (0: a pool of 0, or a spec with its own seed, has none to prepare).
  */
 export function prepareVariantPool(
   base: Harness,
@@ -261,15 +261,27 @@ export function prepareVariantPool(
   pool: number = VARIANT_POOL,
   operators: readonly HarnessTransform[] = OPERATORS,
 ): number {
-  const norm = normalizeSpec(spec);
-  if (pool === 0 || norm.seed !== undefined) return 0;
   let n = 0;
-  for (let slot = 0; slot < pool; slot++) {
-    // A seed that draws this slot: compiledFor finds or compiles it.
-    compiledFor(base, norm, seedOfSlot(slot), operators, pool);
-    n++;
-  }
+  for (let slot = 0; slot < pool; slot++) if (prepareVariantSlot(base, spec, slot, pool, operators)) n++;
   return n;
+}
+
+/**
+ * Compile one slot of the pool of `spec` unless it is compiled already; false when the spec has no pool
+ * (a pool of 0, or the spec's own seed). A server compiles its presets' pools this way in the background.
+ */
+export function prepareVariantSlot(
+  base: Harness,
+  spec: VariantSpec,
+  slot: number,
+  pool: number = VARIANT_POOL,
+  operators: readonly HarnessTransform[] = OPERATORS,
+): boolean {
+  const norm = normalizeSpec(spec);
+  if (pool === 0 || norm.seed !== undefined || slot < 0 || slot >= pool) return false;
+  // A seed that draws this slot: compiledFor finds or compiles it.
+  compiledFor(base, norm, seedOfSlot(slot), operators, pool);
+  return true;
 }
 
 /** Some seed whose `poolSlot` is `slot` (`mix32` is a bijection on uint32: invert it). */

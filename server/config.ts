@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { parseVariant } from '../harness-variants/index.js';
+import { MAX_VARIANT_POOL, VARIANT_POOL, parseVariant } from '../harness-variants/index.js';
 
 /** Per-session and per-episode limits (PROTOCOL.md `welcome.limits`); all integers. */
 export const ServerLimitsSchema = z.strictObject({
@@ -106,6 +106,12 @@ export const ServerConfigSchema = z.strictObject({
    * core (at least 1, at most 8).
    */
   workers: z.union([z.literal('auto'), z.int().min(0).max(64)]).default(0),
+  /**
+   * Compiled variants kept per variant spec (docs/HARNESS.md "How its variants are drawn"): a reset draws
+   * one by its variant seed and fits it to its task. 0 compiles a variant per reset (the most diverse, about
+   * five times dearer). Part of what a seed means: records carry it, and replay uses the record's.
+   */
+  variant_pool: z.int().min(0).max(MAX_VARIANT_POOL).default(VARIANT_POOL),
   /** Backpressure (server/connection.ts): what one connection may make the server hold for it. */
   backpressure: z
     .strictObject({
@@ -257,11 +263,15 @@ export function harnessOf(config: Pick<ServerConfig, 'harness'>): HarnessSet {
   return loaded.harness;
 }
 
-/** The environment defaults a config sets (`defaults.variant`), over the embedded ones; nothing when it sets none. */
-export function defaultsOf(config: Pick<ServerConfig, 'defaults'>): { defaults?: EnvDefaults } {
+/**
+ * The environment settings a config sets: its defaults (`defaults.variant`, over the embedded ones; none
+ * when it sets none) and its variant pool.
+ */
+export function defaultsOf(config: Pick<ServerConfig, 'defaults' | 'variant_pool'>): { defaults?: EnvDefaults; variantPool: number } {
   const variant = config.defaults?.variant;
-  if (variant === undefined) return {};
-  return { defaults: { ...DEFAULT_DEFAULTS, variant: variant as EnvDefaults['variant'] } };
+  const variantPool = config.variant_pool;
+  if (variant === undefined) return { variantPool };
+  return { defaults: { ...DEFAULT_DEFAULTS, variant: variant as EnvDefaults['variant'] }, variantPool };
 }
 
 /** The task source a config sets (`tasks` files), checked against its harness; nothing when it sets none. */

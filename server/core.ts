@@ -8,7 +8,7 @@ import type { ErrorCode } from '../protocol/errors.js';
 import { errorFrame } from '../protocol/errors.js';
 import { deriveSeed } from '../protocol/rng.js';
 import type { RequestId, ServerInfo, WireError } from '../protocol/wire.js';
-import { defaultEnvConfig } from '../env/index.js';
+import { defaultEnvConfig, prepareVariantsInBackground } from '../env/index.js';
 import type { EnvConfig } from '../env/index.js';
 import type { ReloadOutcome, RewardCatalog, RewardSet } from '../rewards/index.js';
 import { Codec } from '../protocol/codec.js';
@@ -93,6 +93,8 @@ export class ServerCore implements SessionServer, ConnectionServer {
   shuttingDown = false;
   /** Collects the main thread's heap once requests stop after sessions ended (server/idle-collect.ts). */
   readonly #collector = new IdleCollector();
+  /** Stops compiling the variant pools in the background (docs/HARNESS.md "How its variants are drawn"). */
+  #stopPreparing: () => void = () => {};
 
   constructor(config: ServerConfig, logger: Logger, deps: ServerDeps = {}) {
     this.config = config;
@@ -134,6 +136,13 @@ export class ServerCore implements SessionServer, ConnectionServer {
             harnessHash: this.#env.harness.identity.hash,
             onRecycle: () => this.metrics.workerRecycles.inc(),
           });
+    // The episodes live on this thread (workers: 0): compile the presets' variant pools here, in the
+    // background; workers compile their own (server/worker.ts).
+    if (workers === 0) {
+      this.#stopPreparing = prepareVariantsInBackground(this.#env, (slots, ms) =>
+        logger.debug({ slots, ms: Math.round(ms) }, 'variant pools compiled'),
+      );
+    }
     this.metrics = createMetrics({
       sessions: () => this.sessions.size,
       episodesLive: () => {
@@ -283,6 +292,7 @@ export class ServerCore implements SessionServer, ConnectionServer {
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
     this.#unsubscribe();
+    this.#stopPreparing();
     if (this.#inFlight > 0) await new Promise<void>((resolve) => this.#drainWaiters.push(resolve));
     for (const session of [...this.sessions.values()]) {
       const conn = session.conn;

@@ -7,7 +7,7 @@
  */
 import { pino } from 'pino';
 import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
-import { defaultEnvConfig } from '../env/index.js';
+import { defaultEnvConfig, prepareVariantsInBackground } from '../env/index.js';
 import type { EnvConfig } from '../env/index.js';
 import { RewardCatalog } from '../rewards/index.js';
 import { getHeapStatistics } from 'node:v8';
@@ -45,6 +45,8 @@ if (config.rewards.profiles.length + config.rewards.module_dirs.length > 0) {
 }
 
 const table = new EpisodeTable({ config, env: () => env, log, yieldEvery: data.yieldEvery });
+// The episodes of this worker's sessions live here: compile the presets' variant pools in the background.
+prepareVariantsInBackground(env, (slots, ms) => log.debug({ slots, ms: Math.round(ms) }, 'variant pools compiled'));
 const codec = new Codec();
 // This worker steps 1/workers of the episodes: it keeps that share of the process's world cache.
 setWorldCacheShare(data.workers);

@@ -40,6 +40,7 @@ interface ServeFlags {
   rewardsProfile?: string[];
   rewardModules?: string[];
   workers?: string | number;
+  variantPool?: number;
   sendBufferBytes?: string | number;
   harness?: string;
   tasks?: string[];
@@ -63,6 +64,7 @@ export function flagsToOverrides(f: ServeFlags, env: Readonly<Record<string, str
     harness: f.harness,
     tasks: f.tasks,
     workers: f.workers === undefined || f.workers === 'auto' ? f.workers : Number(f.workers),
+    variant_pool: num(f.variantPool),
     backpressure: { send_high_water_bytes: num(f.sendBufferBytes) },
     limits: {
       max_batch: num(f.maxBatch),
@@ -171,6 +173,11 @@ export function registerServeCommand(program: Command): void {
       '--workers <n>',
       'worker threads owning the episodes: 0 = the main thread, 1..64, or "auto" (default auto: one per core, at most 8)',
       configArg('--workers', ['workers']),
+    )
+    .option(
+      '--variant-pool <n>',
+      'compiled variants kept per variant spec; a reset draws one by its seed (0: compile one per reset; default 256)',
+      configArg('--variant-pool', ['variant_pool']),
     )
     .option(
       '--send-buffer-bytes <n>',
