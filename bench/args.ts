@@ -36,11 +36,17 @@ export interface BenchParams {
   warmup_s: number;
   /**
    * Live-episode phases (concurrency and each point of the latency curve): seconds of the same workload
-   * (train resets and oracle steps) at think time 0 on sessions of their own, closed before the ramp. Its
-   * step latencies would sit in the server's 60 s latency window, so the phase then reads the server-side
-   * quantiles no sooner than 61 s after the warm-up ended (the steady phase is stretched to that). 0: none.
+   * (train resets and oracle steps) at think time 0 on sessions of their own, after their own ramp, closed
+   * before the phase's ramp. 0: none.
    */
   live_warmup_s: number;
+  /**
+   * Live-episode phases: the server's step-latency window (s; `harness_gym_step_latency_seconds` keeps the
+   * last 60 s). The steady phase lasts at least this + 1 s, so the server-side quantiles read at its end
+   * cover the steady phase alone (not the ramp, not the warm-up), as the client's round trips do. 0: the
+   * steady phase is `steady_s` and the server-side figures may include the end of the ramp.
+   */
+  latency_window_s: number;
   /** Throughput phase: distinct rounds of seeds, cycled after that (bounds the oracle precompute and the echo corpus). */
   tp_distinct_rounds: number;
   /** Concurrency phase: live episodes, connections, think time (ms) and its jitter (fraction, +-). */
@@ -55,7 +61,7 @@ export interface BenchParams {
   group_size: number;
   /** Concurrency phase: how long the ramp may take to get every episode live before the steady phase starts anyway (s). */
   ramp_timeout_s: number;
-  /** Concurrency phase: steady phase after the ramp (s). */
+  /** Live phases (concurrency, each curve point): steady phase after the ramp (s; at least `latency_window_s` + 1). */
   steady_s: number;
   /** Concurrency phase: the per-connection batching tick (ms). */
   tick_ms: number;
@@ -83,8 +89,6 @@ export interface BenchParams {
   curve_max: number;
   /** Latency curve: a server-side step p99 above this (ms) ends the search. */
   curve_p99_limit_ms: number;
-  /** Latency curve: steady phase of each point (s; stretched to the server's latency window after a warm-up). */
-  curve_steady_s: number;
   /** Latency curve: no search point starts once the curve has run this long (s); listed points always run. */
   curve_budget_s: number;
   /** Run the load generator in a child process of its own (a fresh heap, apart from the orchestrator's work). */
@@ -108,8 +112,9 @@ export const DEFAULT_PARAMS: BenchParams = {
   tp_episodes: 128,
   duration_s: 10,
   warmup_rounds: 0,
-  warmup_s: 5,
+  warmup_s: 10,
   live_warmup_s: 5,
+  latency_window_s: 60,
   tp_distinct_rounds: 8,
   episodes: 16384,
   connections: 16,
@@ -127,7 +132,6 @@ export const DEFAULT_PARAMS: BenchParams = {
   curve: [256, 1024, 4096, 16384],
   curve_max: CURVE_HARD_MAX,
   curve_p99_limit_ms: 1000,
-  curve_steady_s: 20,
   curve_budget_s: 900,
   client_process: true,
 };
@@ -153,7 +157,7 @@ export const QUICK_PARAMS: Partial<BenchParams> = {
   live_warmup_s: 0,
   curve: [64, 256],
   curve_max: 0,
-  curve_steady_s: 2,
+  latency_window_s: 0,
 };
 
 /** The parsed command line. */
@@ -166,8 +170,8 @@ const USAGE = `usage: node dist/bench/run.js [--json] [--quick] [--skip-load]
   [--episodes N] [--connections C] [--think-ms T] [--steps-per-frame S] [--workers W|auto] [--duration-s D]
   [--steady-s S] [--tp-connections C] [--tp-episodes E] [--scaling-workers 1,2,4] [--scaling-duration-s D]
   [--seed N] [--request-timeout-ms MS] [--ramp-timeout-s S] [--max-inflight-frames N] [--group-size G]
-  [--warmup-s S] [--live-warmup-s S] [--curve 256,1024,...|none] [--curve-max N] [--curve-p99-limit-ms MS]
-  [--curve-steady-s S] [--curve-budget-s S] [--in-process-client]`;
+  [--micro-time-ms MS] [--warmup-rounds N] [--warmup-s S] [--live-warmup-s S] [--curve 256,1024,...|none] [--curve-max N] [--curve-p99-limit-ms MS]
+  [--latency-window-s S] [--curve-budget-s S] [--in-process-client]`;
 
 /** Numeric flags and the parameter each sets. */
 const NUMERIC: Record<string, keyof BenchParams> = {
@@ -185,11 +189,13 @@ const NUMERIC: Record<string, keyof BenchParams> = {
   '--ramp-timeout-s': 'ramp_timeout_s',
   '--max-inflight-frames': 'max_inflight_frames',
   '--group-size': 'group_size',
+  '--micro-time-ms': 'micro_time_ms',
+  '--warmup-rounds': 'warmup_rounds',
   '--warmup-s': 'warmup_s',
   '--live-warmup-s': 'live_warmup_s',
   '--curve-max': 'curve_max',
   '--curve-p99-limit-ms': 'curve_p99_limit_ms',
-  '--curve-steady-s': 'curve_steady_s',
+  '--latency-window-s': 'latency_window_s',
   '--curve-budget-s': 'curve_budget_s',
 };
 

@@ -286,6 +286,10 @@ export async function runThroughput(o: ThroughputOptions): Promise<ThroughputRes
   let warmupSteps = 0;
   let warmupMs = 0;
   if ((o.warmupS ?? 0) > 0) {
+    // Plan the rounds first (in-process oracle episodes, the bench's own CPU), so that the warm-up is the
+    // server's work alone and not mostly waiting for plans.
+    const distinct = Math.max(1, Math.min(o.distinctRounds, o.warmupDistinctRounds ?? o.distinctRounds));
+    for (let d = 0; d < distinct; d++) for (let c = 0; c < o.connections; c++) o.plans.get(c, d);
     const w0 = performance.now();
     const until = w0 + (o.warmupS ?? 0) * 1000;
     const r = await withConns(o, wf, (conns) =>
@@ -295,7 +299,7 @@ export async function runThroughput(o: ThroughputOptions): Promise<ThroughputRes
         {
           more: (rounds) => rounds < 1 || performance.now() < until,
           warmupRounds: 0,
-          distinctRounds: Math.max(1, Math.min(o.distinctRounds, o.warmupDistinctRounds ?? o.distinctRounds)),
+          distinctRounds: distinct,
           corpus: undefined,
           log: undefined,
         },
@@ -379,9 +383,10 @@ export interface ConcurrencyOptions {
    */
   warmupS?: number;
   /**
-   * The server's step-latency window (s; `harness_gym_step_latency_seconds` keeps the last 60 s). After a
-   * warm-up, the server-side quantiles are read no sooner than this + 1 s after the warm-up ended (the
-   * steady phase is stretched to that), so the warm-up's steps are out of the window. Default 60.
+   * The server's step-latency window (s; `harness_gym_step_latency_seconds` keeps the last 60 s). The
+   * steady phase lasts at least this + 1 s, so the server-side quantiles read at its end cover the steady
+   * phase alone (the ramp and the warm-up, which come before it, have left the window), the span the
+   * client's round trips are taken over. 0 or absent: the steady phase is `steadyS`.
    */
   latencyWindowS?: number;
   log?: Log;
@@ -466,8 +471,8 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
   const N = o.episodes;
   const C = o.connections;
   const conns = await Promise.all(Array.from({ length: C }, (_, c) => BenchConn.open(o.url, { timeoutMs: o.timeoutMs, seed: o.seed + c })));
-  // Idle memory: sessions open, nothing reset yet.
-  await new Promise((r) => setTimeout(r, 500));
+  // Idle memory: sessions open, nothing reset yet (a moment for the server to settle; not for a warm-up run).
+  if (o.pid !== null) await new Promise((r) => setTimeout(r, 500));
   const rssIdle = o.pid === null ? null : serverRssBytes(o.pid);
 
   // Warm-up: the same workload at think time 0 on sessions of its own, closed (their episodes freed) before the ramp.
@@ -488,6 +493,7 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
       drainS: Math.min(o.drainS, 5),
       seed: o.seed + 7919,
       warmupS: 0,
+      latencyWindowS: 0,
       log: undefined,
     });
     warmupEnd = performance.now();
@@ -669,9 +675,9 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
   const rampComplete = rampEnd !== null;
   rampEnd ??= performance.now();
   const steadyStart: number = rampEnd;
-  // After a warm-up, the server-side quantiles are read once its steps have left the server's window.
-  const windowEnd = warmupEnd === null ? 0 : warmupEnd + ((o.latencyWindowS ?? 60) + 1) * 1000;
-  steadyEnd = Math.max(steadyStart + o.steadyS * 1000, windowEnd);
+  // The server-side quantiles are read once the ramp and the warm-up have left the server's window.
+  const windowS = o.latencyWindowS ?? 0;
+  steadyEnd = steadyStart + Math.max(o.steadyS, windowS > 0 ? windowS + 1 : 0) * 1000;
   const steadyPlanS = (steadyEnd - steadyStart) / 1000;
   log(
     `  ramp ${rampComplete ? 'done' : 'timed out'} after ${((steadyStart - t0) / 1000).toFixed(1)} s (${everLive}/${N} live once); steady ${steadyPlanS.toFixed(1)} s`,

@@ -156,7 +156,8 @@ export function curveSection(curve: readonly MedianCurvePoint[], m: BenchSummary
   const p = m.params;
   out.push(
     `Live episodes over at most ${p.connections} connections, think ${p.think_ms} ms (+-${Math.round(p.think_jitter * 100)}%), ` +
-      `${p.live_warmup_s ?? 0} s warm-up per server; a count holds when every episode got live with no failure and the ` +
+      `${p.live_warmup_s ?? 0} s warm-up per server, steady phase ${Math.max(p.steady_s, (p.latency_window_s ?? 0) > 0 ? (p.latency_window_s ?? 0) + 1 : 0)} s ` +
+      `(server-side and round-trip figures over it alone); a count holds when every episode got live with no failure and the ` +
       `server-side step p99 is at most ${p.curve_p99_limit_ms ?? 'n/a'} ms. Medians over the runs that measured the count.`,
   );
   out.push('');

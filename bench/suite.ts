@@ -271,11 +271,12 @@ export async function runSuite(
       timeoutMs: p.request_timeout_ms,
       seed: p.seed,
       warmupS: p.live_warmup_s,
+      latencyWindowS: p.latency_window_s,
       log: true,
     });
     log(
       `concurrency: ${p.episodes} episodes over ${p.connections} connections, think ${p.think_ms} ms, ` +
-        `warm-up ${p.live_warmup_s} s, steady ${p.steady_s} s`,
+        `warm-up ${p.live_warmup_s} s, steady ${Math.max(p.steady_s, p.latency_window_s > 0 ? p.latency_window_s + 1 : 0)} s`,
     );
     const conc = await withServer(servers.env({ ...limits, workers }), (s) =>
       load.concurrency(live(p.episodes, p.connections, p.steady_s, s)),
@@ -299,7 +300,7 @@ export async function runSuite(
         reuse: new Map<number, ConcurrencyResult>([[p.episodes, conc]]),
         run: (n) =>
           withServer(servers.env({ ...serverLimits(p, n, connectionsFor(n)), workers }), (s) =>
-            load.concurrency(live(n, connectionsFor(n), p.curve_steady_s, s)),
+            load.concurrency(live(n, connectionsFor(n), p.steady_s, s)),
           ),
         log,
       });

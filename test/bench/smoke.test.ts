@@ -37,6 +37,7 @@ const TINY: BenchParams = {
   scaling_duration_s: 0,
   warmup_s: 0.2,
   live_warmup_s: 0,
+  latency_window_s: 0,
   curve: [],
   curve_max: 0,
   client_process: false,
