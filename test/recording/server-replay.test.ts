@@ -5,7 +5,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { evaluateRemote } from '../../eval/index.js';
 import { POLICIES } from '../../policies/index.js';
 import { defaultServerConfig, startServer } from '../../server/index.js';
-import { RECORD_FORMAT, packValue, readRecords, replayRecord, replayRecords, unpackValue } from '../../recording/index.js';
+import { RECORD_FORMAT, RECORD_VERSION, packValue, readRecords, replayRecord, replayRecords, unpackValue } from '../../recording/index.js';
 import type { EpisodeRecordV1, LoadedRecord } from '../../recording/index.js';
 import { tempDir } from './helpers.js';
 
@@ -42,7 +42,7 @@ beforeAll(async () => {
 
 /** Write records (one header first) to a new file. */
 function writeFile(path: string, recs: EpisodeRecordV1[]): void {
-  const header = { type: 'header', format: RECORD_FORMAT, version: 1, server_version: '0.0.0-test', created_by: 'test' };
+  const header = { type: 'header', format: RECORD_FORMAT, version: RECORD_VERSION, server_version: '0.0.0-test', created_by: 'test' };
   writeFileSync(path, Buffer.concat([packValue(header), ...recs.map((r) => packValue(r))]));
 }
 

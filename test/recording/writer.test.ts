@@ -21,7 +21,7 @@ describe('record writer and reader', () => {
     const read = readRecordFile(join(dir, files[0]));
     expect(read.warnings).toEqual([]);
     expect(read.headers).toEqual([
-      { type: 'header', format: RECORD_FORMAT, version: 1, server_version: expect.any(String), created_by: 'eval' },
+      { type: 'header', format: RECORD_FORMAT, version: 2, server_version: expect.any(String), created_by: 'eval' },
     ]);
     const rec = records[0].record;
     expect(rec.reward_profile).toBe('default');

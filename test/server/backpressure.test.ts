@@ -4,6 +4,9 @@
  * timed: the assertions are about what happened (a cut, a bounded number of requests applied, memory).
  */
 import { WORLD_CACHE_SIZE, worldFor } from '../../mock-services/index.js';
+import { PRESETS, prepareVariantPool } from '../../harness-variants/index.js';
+import type { VariantSpec } from '../../harness-variants/index.js';
+import { embeddedHarness } from '../../harness/index.js';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, it, expect, afterAll } from 'vitest';
@@ -52,6 +55,11 @@ describe('a client that never reads', () => {
     // The bounded world cache full, as a server's is after its first thousand resets (it holds what it holds
     // whoever the clients are).
     for (let s = 0; s < WORLD_CACHE_SIZE; s++) worldFor(50_000 + s, 'zh-CN');
+    // The variant pools compiled, as a server's are a few seconds after its start (it compiles them in the
+    // background, in this process: the pools are the process's, per harness).
+    for (const locale of ['zh-CN', 'en'] as const) {
+      for (const preset of ['train', 'eval']) prepareVariantPool(embeddedHarness().get(locale), PRESETS[preset] as VariantSpec);
+    }
     const baseline = memoryBytes();
 
     // The slow client: hello, then stop reading and send 400 frames of 64 train resets (each reply is
