@@ -22,6 +22,7 @@ import { feedbackMessage, requiredEnding, runInputHooks, runReplyHooks, statedRu
 import { autoCorrect } from './auto-correct.js';
 import type { ActionParser, ParsedAction } from './parsers.js';
 import { renderSystemPrompt, roomFacts, viewerFact } from './prompt.js';
+import type { RoomFacts } from './prompt.js';
 import { DECOY_PREFIX, ToolRouter, numbersOf } from './tool-router.js';
 
 /**
@@ -220,9 +221,8 @@ export class Episode {
 
     // Evidence comes from canonical facts, never from the variant's wording, so that every variant
     // allows exactly the same numbers (task preservation).
-    for (const text of [room.current_product, room.lineup, room.faq, room.room, viewerFact(this.params.canonical, world, task)]) {
-      numbersOf(text, this.#evidence);
-    }
+    for (const n of roomNumbers(room)) this.#evidence.add(n);
+    numbersOf(viewerFact(this.params.canonical, world, task), this.#evidence);
     for (const line of task.history) numbersOf(line.content, this.#evidence);
     numbersOf(userText, this.#evidence);
     const current = world.products.find((p) => p.link_no === world.room.current_link);
@@ -459,3 +459,16 @@ export function renamedOperations(canonical: Harness): Record<string, string> | 
   }
   return hit ?? undefined;
 }
+
+/** The numbers of a room's facts (product on screen, lineup, FAQ, room state), once per (memoised) room. */
+function roomNumbers(room: RoomFacts): readonly number[] {
+  let found = roomNumberMemo.get(room);
+  if (found === undefined) {
+    const into = new Set<number>();
+    for (const text of [room.current_product, room.lineup, room.faq, room.room]) numbersOf(text, into);
+    roomNumberMemo.set(room, (found = [...into]));
+  }
+  return found;
+}
+
+const roomNumberMemo = new WeakMap<RoomFacts, readonly number[]>();

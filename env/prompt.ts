@@ -150,8 +150,21 @@ function jsonTypeName(schema: unknown): string {
   return typeof t === 'string' ? t : 'any';
 }
 
-/** Tool documentation inside the prompt, in the spec's style (the API's `tools` list is always sent too). */
+/**
+ * Tool documentation inside the prompt, in the spec's style (the API's `tools` list is always sent too).
+ * Made once per frozen tool list and style: the base harness's, and a compiled variant's (shared by every
+ * episode of its pool slot), come back on every reset.
+ */
 export function renderToolsDoc(tools: readonly ToolSchema[], style: PromptSpec['tools_doc_style']): string {
+  if (!Object.isFrozen(tools)) return makeToolsDoc(tools, style);
+  let byStyle = toolsDocMemo.get(tools);
+  if (byStyle === undefined) toolsDocMemo.set(tools, (byStyle = {}));
+  return (byStyle[style] ??= makeToolsDoc(tools, style));
+}
+
+const toolsDocMemo = new WeakMap<readonly ToolSchema[], Partial<Record<PromptSpec['tools_doc_style'], string>>>();
+
+function makeToolsDoc(tools: readonly ToolSchema[], style: PromptSpec['tools_doc_style']): string {
   switch (style) {
     case 'none':
       return '';
@@ -191,8 +204,19 @@ export interface RoomFacts {
   room: string;
 }
 
-/** The room's own facts: the product on screen, the lineup, the on-screen product's FAQ, the room's state. */
+/**
+ * The room's own facts: the product on screen, the lineup, the on-screen product's FAQ, the room's state.
+ * Made once per world and locale (worlds are read-only, and generated tasks share a pool of rooms).
+ */
 export function roomFacts(world: World, locale: Locale): RoomFacts {
+  let byLocale = roomMemo.get(world);
+  if (byLocale === undefined) roomMemo.set(world, (byLocale = {}));
+  return (byLocale[locale] ??= makeRoomFacts(world, locale));
+}
+
+const roomMemo = new WeakMap<World, Partial<Record<Locale, RoomFacts>>>();
+
+function makeRoomFacts(world: World, locale: Locale): RoomFacts {
   const L = LABELS[locale];
   const current = world.products.find((p) => p.link_no === world.room.current_link) ?? world.products[0];
   const lineup = world.products.map((p) => `${linkName(p.link_no, locale)} ${p.title} (${L.itemId}: ${p.item_id})`).join('\n');

@@ -191,6 +191,11 @@ function compile(base: Harness, norm: VariantSpec, seed: number, operators: read
     deepFreeze(draft.harness);
     deepFreeze(draft.tables);
     deepFreeze(harness);
+  } else {
+    // The lists the prompt renders from, frozen always: the prompt's skills index and tools doc are then
+    // made once per compiled variant (env/prompt.ts memoises frozen lists), not once per reset.
+    Object.freeze(harness.tools);
+    Object.freeze(harness.skills);
   }
   return {
     draft: { harness: draft.harness, tables: draft.tables },
