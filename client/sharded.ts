@@ -26,7 +26,8 @@
  *     from that replica's session stream). The client names every item that has no `episode_id`
  *     (`<prefix>-<n>`): ids are scoped to a session, so the ids you choose must be unique across the client.
  * Replica i's first session says `hello.seed = (seed + i) mod 2^32` (with `seed`), a later one
- * `fnv1a32("<seed>:<i>:<epoch>")`.
+ * `fnv1a32("<seed>:<i>:<epoch>")`; without `seed`, every session says a random one (identical replicas
+ * would otherwise draw the same seeds for seedless items), as the Python client does.
  *
  * When a replica dies: a dropped connection is first resumed (`reconnect`, default 3 attempts from 200 ms,
  * doubling), during which the replica takes no new episodes (its episodes' requests wait). When the resume
@@ -446,9 +447,11 @@ export class ShardedClient implements EpisodeClient {
     return new HarnessGymError({ code: err.code, message: bare(err), details: { replica: r.url } });
   }
 
-  #helloSeed(r: Replica): number | undefined {
+  #helloSeed(r: Replica): number {
     const seed = this.#opts.seed;
-    if (seed === undefined) return undefined;
+    // Without a seed, a random one per session: replicas run the same config, and sessions without
+    // hello.seed would draw seedless items from the same stream on every replica (duplicate episodes).
+    if (seed === undefined) return globalThis.crypto.getRandomValues(new Uint32Array(1))[0];
     return r.epoch === 0 ? (seed + r.index) >>> 0 : fnv1a32(`${seed}:${r.index}:${r.epoch}`);
   }
 
@@ -459,7 +462,7 @@ export class ShardedClient implements EpisodeClient {
     let client: HarnessGymClient | null = null;
     client = await HarnessGymClient.connect(r.url, {
       ...clientOpts,
-      ...(seed !== undefined ? { seed } : {}),
+      seed,
       reconnect: this.#opts.reconnect ?? DEFAULT_RECONNECT,
       client: this.#opts.client ?? 'harness-gym-sharded',
       onClose: (e) => {

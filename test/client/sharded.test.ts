@@ -138,6 +138,19 @@ describe('ShardedClient over three in-process servers', () => {
     await sc.disconnect();
   });
 
+  it('without a seed, each replica session gets its own random hello seed: seedless items never repeat across replicas', async () => {
+    const urls = servers.map((s) => s.url);
+    const sc = await ShardedClient.connect(urls);
+    // Round-robin: two seedless items per replica, seeds drawn from each replica's session stream. The
+    // replicas run the same config (same server seed): one stream for all would give equal tasks.
+    const r = await sc.reset(Array.from({ length: 6 }, () => ({})));
+    const tasks = r.map((x) => (x.ok ? x.info.task_id : null));
+    expect(tasks.every((t) => typeof t === 'string')).toBe(true);
+    expect(new Set(r.map((x) => sc.replicaOf(x.episode_id as string))).size).toBe(3);
+    expect(new Set(tasks).size).toBe(6);
+    await sc.disconnect();
+  });
+
   it('connects with a replica down (rejoining it later), and refuses when every one is down', async () => {
     const gone = await startTestServer();
     const deadUrl = gone.url;
