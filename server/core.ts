@@ -190,7 +190,7 @@ export class ServerCore implements SessionServer, ConnectionServer {
     const m = this.metrics;
     if (stats.resets > 0) m.resets.inc(stats.resets);
     if (stats.steps > 0) m.steps.inc(stats.steps);
-    for (const s of stats.stepSeconds) m.stepSeconds.observe(s);
+    if (stats.stepSeconds.length > 0) m.observeStepSeconds(stats.stepSeconds);
     for (const [code, n] of Object.entries(stats.errors)) m.errors.inc({ code }, n);
     for (const [component, v] of stats.rewards) m.reward.observe({ component }, v);
     if (stats.closed > 0) m.freed.inc({ reason: 'closed' satisfies FreeReason }, stats.closed);
