@@ -70,8 +70,22 @@ function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
   });
 }
 
-/** Start a child process serving on a free port and wait for its /readyz. */
+/**
+ * Start a child process serving on a free port and wait for its /readyz; a child that exits before it is
+ * ready is started once more (on a busy shared machine a start-up can miss the server's own plugin
+ * timeout, or read dist/ while a build rewrites it), and a second such exit fails the bench.
+ */
 async function startChild(args: string[], prefix: string, portArgs: (port: number) => string[]): Promise<ServerHandle> {
+  try {
+    return await startChildOnce(args, prefix, portArgs);
+  } catch (e) {
+    if (!(e as Error).message.includes('exited before it was ready')) throw e;
+    process.stderr.write(`${prefix}exited before it was ready; starting it once more\n`);
+    return startChildOnce(args, prefix, portArgs);
+  }
+}
+
+async function startChildOnce(args: string[], prefix: string, portArgs: (port: number) => string[]): Promise<ServerHandle> {
   const port = await freePort();
   const child = spawn(process.execPath, [...args, ...portArgs(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
   forward(child, prefix);
