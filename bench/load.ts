@@ -410,7 +410,10 @@ export interface ConcurrencyResult {
   /** Server-side step latency p99 and p50 from the `harness_gym_step_latency_seconds` summary (ms); null without it. */
   step_p99_ms: number | null;
   step_p50_ms: number | null;
-  /** Client-side round trip of step frames sent during the steady phase (ms). */
+  /**
+   * Client-side round trip of the step items sent during the steady phase (ms): each item waits for its
+   * frame's reply, so a frame's round trip counts once per item, as the server's step latency does.
+   */
   rtt_p50_ms: number;
   rtt_p99_ms: number;
   /** Server RSS with the sessions open and nothing reset yet, before the warm-up. */
@@ -590,7 +593,7 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
 
   const onStep = (d: Driver, batch: Slot[], a: Answer | null, sentAt: number): void => {
     const now = performance.now();
-    if (a && inSteady(sentAt)) steady.rtts.push(a.rttMs);
+    if (a && inSteady(sentAt)) for (let i = 0; i < batch.length; i++) steady.rtts.push(a.rttMs);
     eachItem(
       batch,
       a,
