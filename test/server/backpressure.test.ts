@@ -4,6 +4,9 @@
  * timed: the assertions are about what happened (a cut, a bounded number of requests applied, memory).
  */
 import { WORLD_CACHE_SIZE, worldFor } from '../../mock-services/index.js';
+import { WORLD_POOL, taskWorldSeed } from '../../env/tasks/index.js';
+import { roomFacts } from '../../env/prompt.js';
+import { unmix32 } from '../../protocol/rng.js';
 import { PRESETS, prepareVariantPool } from '../../harness-variants/index.js';
 import type { VariantSpec } from '../../harness-variants/index.js';
 import { embeddedHarness } from '../../harness/index.js';
@@ -54,7 +57,15 @@ describe('a client that never reads', () => {
     await good.request({ type: 'close', id: 'wc', episode_ids: Array.from({ length: 32 }, (_, i) => `ep-${i + 1}`) });
     // The bounded world cache full, as a server's is after its first thousand resets (it holds what it holds
     // whoever the clients are).
-    for (let s = 0; s < WORLD_CACHE_SIZE; s++) worldFor(50_000 + s, 'zh-CN');
+    // A server's cache holds the generator's rooms (env/tasks WORLD_POOL per split and locale), each with
+    // its room facts memoised by the prompt: fill it with those, not with other worlds that the resets below
+    // would replace by heavier ones.
+    for (const locale of ['zh-CN', 'en'] as const) {
+      for (const split of ['train', 'eval'] as const) {
+        for (let slot = 0; slot < WORLD_POOL; slot++) roomFacts(worldFor(taskWorldSeed(unmix32(slot), split), locale), locale);
+      }
+    }
+    expect(WORLD_POOL * 4).toBeLessThanOrEqual(WORLD_CACHE_SIZE);
     // The variant pools compiled, as a server's are a few seconds after its start (it compiles them in the
     // background, in this process: the pools are the process's, per harness).
     for (const locale of ['zh-CN', 'en'] as const) {

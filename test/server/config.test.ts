@@ -39,6 +39,7 @@ const DEFAULTS = {
   max_sessions: 256,
   log_level: 'info',
   workers: 0,
+  variant_pool: 256,
   backpressure: { send_high_water_bytes: 16777216, stall_timeout_s: 30, max_queued_requests: 64 },
 };
 
