@@ -192,13 +192,8 @@ function writeString(s: string, nativeFrom: number): void {
   } else if (header === 2) {
     b[pos] = 0xd9;
     b[pos + 1] = len;
-  } else if (header === 3) {
-    b[pos] = 0xda;
-    b[pos + 1] = len >> 8;
-    b[pos + 2] = len & 0xff;
   } else {
-    b[pos] = 0xdb;
-    view.setUint32(pos + 1, len);
+    putSize(pos, len, 0xda);
   }
   pos += header + len;
 }
@@ -256,14 +251,24 @@ function writeLength(n: number, fix: number, b16: number): void {
   room(5);
   if (n < 0x10) {
     chunk[pos++] = fix | n;
-  } else if (n < 0x10000) {
-    chunk[pos++] = b16;
-    chunk[pos++] = n >> 8;
-    chunk[pos++] = n & 0xff;
   } else {
-    chunk[pos++] = b16 + 1;
-    view.setUint32(pos, n);
-    pos += 4;
+    putSize(pos, n, b16);
+    pos += n < 0x10000 ? 3 : 5;
+  }
+}
+
+/**
+ * A 16- or 32-bit size header at `at`: `b16` and a big-endian uint16 below 0x10000, else `b16 + 1` and a
+ * uint32 (str 0xda/0xdb, array 0xdc/0xdd, map 0xde/0xdf). The caller has made room for it.
+ */
+function putSize(at: number, n: number, b16: number): void {
+  if (n < 0x10000) {
+    chunk[at] = b16;
+    chunk[at + 1] = n >> 8;
+    chunk[at + 2] = n & 0xff;
+  } else {
+    chunk[at] = b16 + 1;
+    view.setUint32(at + 1, n);
   }
 }
 
@@ -319,14 +324,7 @@ function writeObject(o: Record<string, unknown>): void {
   const at = start + headerAt;
   chunk.copyWithin(at + 1 + extra, at + 1, pos);
   pos += extra;
-  if (extra === 2) {
-    chunk[at] = 0xde;
-    chunk[at + 1] = n >> 8;
-    chunk[at + 2] = n & 0xff;
-  } else {
-    chunk[at] = 0xdf;
-    view.setUint32(at + 1, n);
-  }
+  putSize(at, n, 0xde);
 }
 
 function writeArray(a: unknown[]): void {
