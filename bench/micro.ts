@@ -10,7 +10,7 @@ import type { Episode } from '../env/index.js';
 import { oraclePolicy } from '../policies/index.js';
 import type { PolicyInstance } from '../policies/index.js';
 import { scoreEpisode } from '../rewards/index.js';
-import { FAMILIES, PRESETS, PRESET_NAMES } from '../harness-variants/index.js';
+import { FAMILIES, PRESETS, PRESET_NAMES, parseVariant, prepareVariantPool } from '../harness-variants/index.js';
 import { StepEnvelopeSchema, StepItemSchema } from '../protocol/wire.js';
 import { Codec, MsgpackCodec } from '../protocol/codec.js';
 
@@ -163,12 +163,26 @@ export async function runMicro(opts: MicroOptions): Promise<MicroRow[]> {
       { families: [fam], intensity: PRESETS.train?.intensity ?? 0.6, split: 'train' },
     ]),
   ];
+  /**
+   * A serving process compiles its presets' variant pools a few seconds after its start (env
+   * `prepareVariantsInBackground`); a reset then draws a compiled slot. Each reset task compiles its
+   * spec's pool in the default locale before it is timed, so that it times draws, not compiles.
+   */
+  const preparePool = (variant: unknown) => {
+    const parsed = parseVariant(variant);
+    if (!parsed.ok) throw new Error(parsed.message);
+    if (parsed.spec !== null) prepareVariantPool(config.harness.get(config.defaults.locale), parsed.spec, config.variantPool, config.operators);
+  };
   for (const [label, variant] of resetVariants) {
-    bench.add(`reset ${label}`, () => {
-      const created = createEpisode(config, { episode_id: 'bench', seed: seed++, variant });
-      if (!created.ok) throw new Error(created.error.message);
-      created.episode.reset();
-    });
+    bench.add(
+      `reset ${label}`,
+      () => {
+        const created = createEpisode(config, { episode_id: 'bench', seed: seed++, variant });
+        if (!created.ok) throw new Error(created.error.message);
+        created.episode.reset();
+      },
+      { beforeAll: () => preparePool(variant) },
+    );
   }
   // A GRPO group member after the first ("task+variant"): the group's task and built variant are reused.
   let founder: Episode | null = null;
@@ -188,6 +202,7 @@ export async function runMicro(opts: MicroOptions): Promise<MicroRow[]> {
       created.episode.reset();
     },
     {
+      beforeAll: () => preparePool('train'),
       beforeEach() {
         // A new group every 8 members, as a trainer's G = 8.
         if (founder !== null && groupMembers++ % 7 !== 6) return;
