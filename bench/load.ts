@@ -708,8 +708,11 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
     }
     log(`  steady: ${steady.steps} steps, ${steady.resets} resets so far; live ${live ?? '?'}`);
   }
-  const rest = steadyEnd - performance.now();
-  if (rest > 0) await new Promise((r) => setTimeout(r, rest));
+  // libuv's timers run on a millisecond loop clock and may fire up to a millisecond before performance.now()
+  // says the time is up: wait again for what is left.
+  for (let rest = steadyEnd - performance.now(); rest > 0; rest = steadyEnd - performance.now()) {
+    await new Promise((r) => setTimeout(r, Math.ceil(rest)));
+  }
   const steadyS = (performance.now() - steadyStart) / 1000;
   const atEnd = await scrapeMetrics(o.httpUrl, 10_000);
 
