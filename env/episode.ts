@@ -19,6 +19,7 @@ import type { World } from '../mock-services/index.js';
 import { needsAsyncScoring, scoreEpisode, scoreEpisodeAsync } from '../rewards/index.js';
 import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
 import { feedbackMessage, requiredEnding, runInputHooks, runReplyHooks, statedRuleHooks } from './hooks.js';
+import type { ReplyHookContext } from './hooks.js';
 import { autoCorrect } from './auto-correct.js';
 import type { ActionParser, ParsedAction } from './parsers.js';
 import { renderSystemPrompt, roomFacts, viewerFact } from './prompt.js';
@@ -121,6 +122,7 @@ export class Episode {
   readonly #loaded: string[] = [];
   readonly #evidence = new Set<number>();
   readonly #itemsInScope = new Set<string>();
+  #replyCtx: { turn: number; ctx: ReplyHookContext } | null = null;
   #turn = 0;
   #errors = 0;
   #retries = 0;
@@ -391,14 +393,26 @@ export class Episode {
     return msg;
   }
 
-  #replyContext(reply: string) {
-    const replySkills = new Set(this.params.canonical.skills.filter((s) => s.kind === 'reply').map((s) => s.name));
+  /**
+   * The reply hooks' context for `reply` at this turn. Made once per turn and reply: the hooks, an auto
+   * correction and the finished trace's stated rules read the same state (nothing changes an episode
+   * between them).
+   */
+  #replyContext(reply: string): ReplyHookContext {
+    const memo = this.#replyCtx;
+    if (memo !== null && memo.turn === this.#turn && memo.ctx.reply === reply) return memo.ctx;
+    const replySkills = replySkillNames(this.params.canonical);
     let special = false;
-    const world = this.world;
+    const products = this.world.products;
     for (const id of this.#itemsInScope) {
-      if (world.products.find((p) => p.item_id === id)?.regulatory_kind === 'special_cosmetic') special = true;
+      for (let i = 0; i < products.length; i++) {
+        if (products[i].item_id === id) {
+          if (products[i].regulatory_kind === 'special_cosmetic') special = true;
+          break;
+        }
+      }
     }
-    return {
+    const ctx: ReplyHookContext = {
       reply,
       locale: this.params.task.locale,
       limits: this.params.harness.limits,
@@ -407,6 +421,8 @@ export class Episode {
       special_cosmetic_in_scope: special,
       called_tools: this.#calledTools(),
     };
+    this.#replyCtx = { turn: this.#turn, ctx };
+    return ctx;
   }
 
   /**
@@ -441,6 +457,18 @@ export class Episode {
     if (!this.#reward) this.#reward = scoreEpisode(this.trace(), this.params.task, this.params.profile, this.params.registry);
     return this.#reward;
   }
+}
+
+const replySkillMemo = new WeakMap<Harness, ReadonlySet<string>>();
+
+/** The names of a canonical harness's reply skills. */
+function replySkillNames(canonical: Harness): ReadonlySet<string> {
+  let names = replySkillMemo.get(canonical);
+  if (names === undefined) {
+    names = new Set(canonical.skills.filter((s) => s.kind === 'reply').map((s) => s.name));
+    replySkillMemo.set(canonical, names);
+  }
+  return names;
 }
 
 const renamedMemo = new WeakMap<Harness, Record<string, string> | null>();

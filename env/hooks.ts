@@ -171,31 +171,32 @@ interface CompiledPhrases {
   negation: Record<Locale, { re: RegExp; window: number }>;
 }
 
-// Compiled forms are cached by the params object (variants share the base harness's params objects for
-// the hooks they leave alone), then by content: an operator that rebuilds params with the same content
-// (or a copied harness) does not recompile the phrase regexes. The content cache is bounded.
-const compiled = new WeakMap<object, Map<string, unknown>>();
+// Compiled forms are cached by the params object and the compiling function (variants share the base
+// harness's params objects for the hooks they leave alone), then by content: an operator that rebuilds
+// params with the same content (or a copied harness) does not recompile the phrase regexes. The content
+// cache is bounded. What a compiler returns depends on the params alone (a hook's id only names it in the
+// error a bad spec throws), and each hook kind has compilers of its own.
+const compiled = new WeakMap<object, Map<(spec: HookSpec) => unknown, unknown>>();
 const byContent = new Map<string, unknown>();
 const MAX_BY_CONTENT = 256;
 
 /** Parse and compile a spec's params once; a bad spec is a programmer error in a variant (throws). */
 function compileOnce<T>(spec: HookSpec, build: (spec: HookSpec) => T): T {
-  const slot = `${hookKind(spec)}\u0000${spec.id}\u0000${build.name}`;
   let perParams = compiled.get(spec.params);
   if (perParams === undefined) {
     perParams = new Map();
     compiled.set(spec.params, perParams);
   }
-  let hit = perParams.get(slot) as T | undefined;
+  let hit = perParams.get(build) as T | undefined;
   if (hit === undefined) {
-    const key = `${slot}\u0000${JSON.stringify(spec.params)}`;
+    const key = `${build.name}\u0000${JSON.stringify(spec.params)}`;
     hit = byContent.get(key) as T | undefined;
     if (hit === undefined) {
       hit = build(spec);
       if (byContent.size >= MAX_BY_CONTENT) byContent.delete(byContent.keys().next().value as string);
       byContent.set(key, hit);
     }
-    perParams.set(slot, hit);
+    perParams.set(build, hit);
   }
   return hit;
 }
@@ -338,8 +339,12 @@ function advance(text: string, index: number, unicode: boolean): number {
   return c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff ? index + 2 : index + 1;
 }
 
+function compileAllowedNumbers(spec: HookSpec): Set<number> {
+  return new Set(parseParams(spec, FactualRiskParamsSchema).allowed_numbers);
+}
+
 function checkNumbers(spec: HookSpec, ctx: ReplyHookContext, out: HookViolation[]): void {
-  const allowed = compileOnce(spec, (s) => new Set(parseParams(s, FactualRiskParamsSchema).allowed_numbers));
+  const allowed = compileOnce(spec, compileAllowedNumbers);
   const bad: number[] = [];
   for (const n of extractNumbers(ctx.reply)) {
     if (!ctx.evidence_numbers.has(n) && !allowed.has(n) && !bad.includes(n)) bad.push(n);
@@ -434,6 +439,19 @@ const STATED_FORM_CHECKS = ['TOO_LONG', 'MARKDOWN', 'EMOJI', 'THINK_LEAK'];
 
 const statedMemo = new WeakMap<Harness, readonly HookSpec[]>();
 
+// The stated-rule form of a reply_format hook's params, one per params object: variants share their base's
+// params objects, and the hooks' compiled forms are cached by params object.
+const statedFormatMemo = new WeakMap<object, Record<string, unknown>>();
+
+function statedFormatParams(params: Record<string, unknown>): Record<string, unknown> {
+  let out = statedFormatMemo.get(params);
+  if (out === undefined) {
+    out = { ...params, checks: STATED_FORM_CHECKS };
+    statedFormatMemo.set(params, out);
+  }
+  return out;
+}
+
 /**
  * The hooks that check what a harness's prompt states about a reply, whether or not its own hooks enforce
  * it: the form rules of the output-rules block (with the reply_format hook's patterns, every form check on,
@@ -446,7 +464,7 @@ export function statedRuleHooks(harness: Harness): readonly HookSpec[] {
   const list: HookSpec[] = [];
   if (harness.prompt.blocks.some((b) => b.id === 'output_rules')) {
     const format = harness.hooks.find((h) => hookKind(h) === 'reply_format');
-    if (format) list.push({ ...format, enabled: true, params: { ...format.params, checks: STATED_FORM_CHECKS } });
+    if (format) list.push({ ...format, enabled: true, params: statedFormatParams(format.params) });
     const constraints = harness.hooks.find((h) => hookKind(h) === 'output_constraints');
     if (constraints?.enabled) list.push(constraints);
   }
@@ -462,6 +480,10 @@ export function requiredEnding(harness: Harness): string | undefined {
   return typeof e === 'string' && e.length > 0 ? e : undefined;
 }
 
+function compileMaxInput(spec: HookSpec): number {
+  return parseParams(spec, InputGuardParamsSchema).max_input_chars;
+}
+
 /**
  * Run the enabled input-stage hooks on the viewer's message (the merged danmaku window). Messages are in
  * `locale` (the episode's; Chinese by default).
@@ -470,7 +492,7 @@ export function runInputHooks(hooks: readonly HookSpec[], message: string, local
   const out: HookViolation[] = [];
   for (const spec of hooks) {
     if (!spec.enabled || spec.stage !== 'input' || hookKind(spec) !== 'input_guard') continue;
-    const max = compileOnce(spec, (s) => parseParams(s, InputGuardParamsSchema).max_input_chars);
+    const max = compileOnce(spec, compileMaxInput);
     if (message.trim() === '') {
       out.push(violation(spec.id, 'EMPTY_INPUT', locale));
       continue;

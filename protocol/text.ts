@@ -85,21 +85,9 @@ const isAlnumCode = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x
  * normalisation removed still counts as a break ("AI host" states "AI").
  */
 export function statesTerm(text: string, term: string): boolean {
-  const needle = normalizeForMatch(term);
+  const needle = needleOf(term);
   if (needle.length === 0) return false;
-  const pre = toHalfWidth(text.replace(THOUSANDS_RE, '$1')).toLowerCase();
-  let hay = '';
-  const breaks: number[] = [];
-  let pending = false;
-  for (const ch of pre) {
-    if (/\s/u.test(ch)) {
-      pending = true;
-      continue;
-    }
-    if (pending) breaks.push(hay.length);
-    pending = false;
-    hay += ch;
-  }
+  const { hay, breaks } = haystackOf(text);
   const edgeStart = isAlnumCode(needle.charCodeAt(0));
   const last = needle.charCodeAt(needle.length - 1);
   const endsInDigit = last >= 0x30 && last <= 0x39;
@@ -125,6 +113,49 @@ export function statesTerm(text: string, term: string): boolean {
 }
 
 const isDigitCode = (c: number): boolean => c >= 0x30 && c <= 0x39;
+
+// Terms are facts' values (names, prices, codes) and repeat across episodes: normalised once each.
+const needles = new Map<string, string>();
+const MAX_NEEDLES = 4096;
+
+function needleOf(term: string): string {
+  let needle = needles.get(term);
+  if (needle === undefined) {
+    needle = normalizeForMatch(term);
+    if (needles.size >= MAX_NEEDLES) needles.clear();
+    needles.set(term, needle);
+  }
+  return needle;
+}
+
+/** A text as `statesTerm` searches it: normalised, and where the whitespace it dropped stood. */
+interface Haystack {
+  text: string;
+  hay: string;
+  breaks: readonly number[];
+}
+
+// A reply is searched for every fact and every value of a fact in a row: its haystack is made once.
+let lastHaystack: Haystack | null = null;
+
+function haystackOf(text: string): Haystack {
+  if (lastHaystack !== null && lastHaystack.text === text) return lastHaystack;
+  const pre = toHalfWidth(text.replace(THOUSANDS_RE, '$1')).toLowerCase();
+  let hay = '';
+  const breaks: number[] = [];
+  let pending = false;
+  for (const ch of pre) {
+    if (/\s/u.test(ch)) {
+      pending = true;
+      continue;
+    }
+    if (pending) breaks.push(hay.length);
+    pending = false;
+    hay += ch;
+  }
+  lastHaystack = { text, hay, breaks };
+  return lastHaystack;
+}
 
 /**
  * Length as a person (and TTS) counts it: code points, not UTF-16 units. Counted as the string iterator
