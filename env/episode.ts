@@ -210,10 +210,13 @@ export class Episode {
   reset(): ResetOutput {
     const { task, harness } = this.params;
     const world = this.#lookupWorld();
+    // The prompt renders from the shared list (its tools doc is memoised per frozen list); the observation
+    // gets a copy of its own.
+    const list = this.#router.offeredList();
     const offered = this.offeredTools();
     // The room's facts are the same in the variant's prompt and in the canonical facts below: built once.
     const room = roomFacts(world, task.locale);
-    const shown = offered.length === harness.tools.length ? harness : { ...harness, tools: offered };
+    const shown = list.length === harness.tools.length ? harness : { ...harness, tools: list as ToolSchema[] }; // frozen: read only
     const system: ChatMessage = { role: 'system', content: renderSystemPrompt(shown, world, task, false, room) };
     this.#shown = shown;
     this.#system = this.params.observation === 'full' ? new WeakRef(system) : null;

@@ -15,6 +15,7 @@ import { callCustomService, harnessSetOf } from '../harness/index.js';
 import { MCP_LIST_CHANGED_MARK, hookKind } from '../protocol/harness.js';
 import { Rng } from '../protocol/rng.js';
 import { extractNumbers } from '../protocol/text.js';
+import { shareEncoding } from '../protocol/codec.js';
 import { callService } from '../mock-services/index.js';
 import type { World } from '../mock-services/index.js';
 import { coerceArguments } from './parsers.js';
@@ -150,6 +151,15 @@ export interface RouterFacts {
   loaded: string[];
 }
 
+/** The list offered before discovery, per frozen tool list, with the names it hid. */
+const initialOffered = new WeakMap<readonly ToolSchema[], { hidden: readonly string[]; list: readonly ToolSchema[] }>();
+
+function sameNames(names: readonly string[], set: ReadonlySet<string>): boolean {
+  if (names.length !== set.size) return false;
+  for (const n of names) if (!set.has(n)) return false;
+  return true;
+}
+
 /** One episode's tools: what is offered, and the calls. */
 export class ToolRouter {
   readonly params: RouterParams;
@@ -181,8 +191,32 @@ export class ToolRouter {
     this.#listChange = params.harness.tools.some((t) => this.#hidden.has(t.function.name) && hasMark(t.function.parameters, 0));
   }
 
-  /** The tools the episode offers now, in the harness's order. */
+  /** The tools the episode offers now, in the harness's order: a list of its own. */
   offeredTools(): ToolSchema[] {
+    const list = this.offeredList();
+    const copy = list.slice();
+    if (Object.isFrozen(list)) shareEncoding(list, copy);
+    return copy;
+  }
+
+  /**
+   * The tools the episode offers now, not to be changed. Before discovery every episode of a compiled
+   * variant (a frozen list, shared) offers the same list: it is made once per list, frozen (so the prompt's
+   * tools doc is made once for it too), and written as MessagePack once (its schemas never change:
+   * deep-frozen under the tests).
+   */
+  offeredList(): readonly ToolSchema[] {
+    const all = this.params.harness.tools;
+    if (this.#discoveredAt !== 0 || !Object.isFrozen(all)) return this.#offeredNow();
+    let memo = initialOffered.get(all);
+    if (memo === undefined || !sameNames(memo.hidden, this.#hidden)) {
+      memo = { hidden: [...this.#hidden], list: Object.freeze(this.#offeredNow()) };
+      initialOffered.set(all, memo);
+    }
+    return memo.list;
+  }
+
+  #offeredNow(): ToolSchema[] {
     const all = this.params.harness.tools;
     const offered = this.#hidden.size === 0 ? all.slice() : all.filter((t) => !this.#hidden.has(t.function.name));
     if (!this.#listChange) return offered;

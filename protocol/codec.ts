@@ -328,9 +328,48 @@ function writeObject(o: Record<string, unknown>): void {
 }
 
 function writeArray(a: unknown[]): void {
+  const piece = pieces.get(a);
+  if (piece !== undefined && standardPrototype) return writePiece(a, piece);
   const n = a.length;
   writeLength(n, 0x90, 0xdc);
   for (let i = 0; i < n; i++) writeValue(a[i]);
+}
+
+/**
+ * Lists whose MessagePack bytes are kept once written (`shareEncoding`): a compiled variant's tool
+ * schemas, written into every reset reply of the episodes drawn to it. A copy of such a list names the
+ * same entry. Only while Object.prototype is standard (what the bytes were written under).
+ */
+const pieces = new WeakMap<object, { bytes: Uint8Array | null }>();
+
+function writePiece(a: unknown[], piece: { bytes: Uint8Array | null }): void {
+  const kept = piece.bytes;
+  if (kept !== null) {
+    room(kept.length);
+    chunk.set(kept, pos);
+    pos += kept.length;
+    return;
+  }
+  // Written as any list, then kept: offsets from `start` survive a move to a bigger chunk (room).
+  const from = pos - start;
+  const n = a.length;
+  writeLength(n, 0x90, 0xdc);
+  for (let i = 0; i < n; i++) writeValue(a[i]);
+  piece.bytes = new Uint8Array(chunk.subarray(start + from, pos));
+}
+
+/**
+ * Keep the MessagePack bytes of `list` once it is written, and write it from them afterwards; with
+ * `copy`, write `copy` (a copy of `list`'s elements) from the same bytes. For lists that never change
+ * and whose elements never change either: nothing checks that they do not. JSON is not affected.
+ */
+export function shareEncoding(list: readonly unknown[], copy?: readonly unknown[]): void {
+  let piece = pieces.get(list);
+  if (piece === undefined) {
+    piece = { bytes: null };
+    pieces.set(list, piece);
+  }
+  if (copy !== undefined) pieces.set(copy, piece);
 }
 
 function writeValue(v: unknown): void {

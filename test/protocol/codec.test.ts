@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Packr } from 'msgpackr';
-import { MsgpackCodec, PACK_OPTIONS, int64Safe } from '../../protocol/codec.js';
+import { MsgpackCodec, PACK_OPTIONS, int64Safe, shareEncoding } from '../../protocol/codec.js';
 import { createEpisode, defaultEnvConfig } from '../../env/index.js';
 import { oraclePolicy } from '../../policies/index.js';
 
@@ -152,6 +152,37 @@ describe('MsgpackCodec.pack', () => {
       kept.push([codec.pack(v), expected(v)]);
     }
     for (const [bytes, want] of kept) expect(Buffer.from(bytes).toString('hex')).toBe(want);
+  });
+
+  it('writes a shared list from the bytes kept at its first write, for the list and its copies', () => {
+    // The second element is bigger than any chunk the writer holds (chunks grow to 4x what they must
+    // hold): the chunk moves to a bigger one while the list is first written, and the kept bytes are read
+    // from the new one.
+    const list = Object.freeze([
+      { name: 'get_product', n: 2 ** 40, tags: ['中', 'x'.repeat(300)] },
+      { name: 'b', deep: { a: [1, 2.5, null] }, text: 'q'.repeat(8 << 20) },
+    ]);
+    shareEncoding(list);
+    const copy = list.slice();
+    shareEncoding(list, copy);
+    const want = expected({ tools: list });
+    same({ pad: 'p'.repeat(1000), tools: list }, 'first write, across a chunk move');
+    for (let i = 0; i < 3; i++) {
+      expect(actual({ tools: list }), `list ${i}`).toBe(want);
+      expect(actual({ tools: copy }), `copy ${i}`).toBe(want);
+    }
+    const other = list.slice();
+    shareEncoding(list, other);
+    expect(actual([other, copy])).toBe(expected([list, list]));
+    // A polluted Object.prototype is written as msgpackr writes it, not from the kept bytes.
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = 5;
+    try {
+      same({ tools: copy }, 'polluted prototype');
+    } finally {
+      delete proto.polluted;
+    }
+    expect(actual({ tools: copy })).toBe(want);
   });
 
   it("writes the environment's reset and step replies byte for byte", () => {
