@@ -85,9 +85,19 @@ async function startChild(args: string[], prefix: string, portArgs: (port: numbe
   }
 }
 
+/**
+ * Node flags for the servers the bench starts, from HGYM_BENCH_NODE_ARGS (space-separated), e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the server under a phase's load (Node refuses
+ * --cpu-prof in NODE_OPTIONS). Unset: none.
+ */
+function childNodeArgs(): string[] {
+  const v = process.env.HGYM_BENCH_NODE_ARGS?.trim();
+  return v ? v.split(/\s+/) : [];
+}
+
 async function startChildOnce(args: string[], prefix: string, portArgs: (port: number) => string[]): Promise<ServerHandle> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...args, ...portArgs(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...childNodeArgs(), ...args, ...portArgs(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
   forward(child, prefix);
   const httpUrl = `http://127.0.0.1:${port}`;
   try {
