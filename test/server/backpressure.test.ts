@@ -6,6 +6,8 @@
 import { WORLD_CACHE_SIZE, worldFor } from '../../mock-services/index.js';
 import { WORLD_POOL, taskWorldSeed } from '../../env/tasks/index.js';
 import { roomFacts } from '../../env/prompt.js';
+import { createEpisode, defaultEnvConfig } from '../../env/index.js';
+import { Codec } from '../../protocol/codec.js';
 import { unmix32 } from '../../protocol/rng.js';
 import { PRESETS, prepareVariantPool } from '../../harness-variants/index.js';
 import type { VariantSpec } from '../../harness-variants/index.js';
@@ -70,6 +72,17 @@ describe('a client that never reads', () => {
     // background, in this process: the pools are the process's, per harness).
     for (const locale of ['zh-CN', 'en'] as const) {
       for (const preset of ['train', 'eval']) prepareVariantPool(embeddedHarness().get(locale), PRESETS[preset] as VariantSpec);
+    }
+    // And each compiled variant's reset reply written once: its offered tool list and that list's
+    // MessagePack bytes are kept per variant (env/tool-router.ts, protocol/codec.ts shareEncoding), as a
+    // server keeps them after its first resets of each.
+    const env = defaultEnvConfig();
+    const codec = new Codec();
+    for (let seed = 1; seed <= 3000; seed++) {
+      const created = createEpisode(env, { episode_id: 'warm', seed, variant: 'train' });
+      if (!created.ok) throw new Error(created.error.message);
+      const { observation, info } = created.episode.reset();
+      codec.encode({ type: 'reset_result', id: seed, items: [{ ok: true, episode_id: 'warm', observation, info }] }, true);
     }
     const baseline = memoryBytes();
 
