@@ -171,7 +171,8 @@ export async function runMicro(opts: MicroOptions): Promise<MicroRow[]> {
   const preparePool = (variant: unknown) => {
     const parsed = parseVariant(variant);
     if (!parsed.ok) throw new Error(parsed.message);
-    if (parsed.spec !== null) prepareVariantPool(config.harness.get(config.defaults.locale), parsed.spec, config.variantPool, config.operators);
+    if (parsed.spec !== null)
+      prepareVariantPool(config.harness.get(config.defaults.locale), parsed.spec, config.variantPool, config.operators);
   };
   for (const [label, variant] of resetVariants) {
     bench.add(

@@ -8,7 +8,18 @@
  * Everything that varies between harness variants comes in through `Harness` (surface data) and
  * `SurfaceMap` (the bijection); nothing here names a tool, a skill or a hook's wording.
  */
-import type { ChatMessage, HookViolation, Outcome, Task, ToolErrorCode, ToolSchema, Trace, TraceTurn, WorldState, RewardResult } from '../protocol/domain.js';
+import type {
+  ChatMessage,
+  HookViolation,
+  Outcome,
+  Task,
+  ToolErrorCode,
+  ToolSchema,
+  Trace,
+  TraceTurn,
+  WorldState,
+  RewardResult,
+} from '../protocol/domain.js';
 import { emptyWorldState } from '../protocol/domain.js';
 import type { Harness } from '../protocol/harness.js';
 import { harnessSetOf } from '../harness/index.js';

@@ -304,7 +304,12 @@ export class ToolRouter {
     if (binding?.kind === 'custom') {
       const service = set.services.get(binding.module);
       outcome = service
-        ? callCustomService(service, canonicalName, args, { world: ctx.world, state: ctx.state, viewer_id: ctx.viewer_id, locale: this.params.task.locale })
+        ? callCustomService(service, canonicalName, args, {
+            world: ctx.world,
+            state: ctx.state,
+            viewer_id: ctx.viewer_id,
+            locale: this.params.task.locale,
+          })
         : { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no service answers "${call.name}"` } };
     } else if (op === undefined) {
       outcome = { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no service answers "${call.name}"` } };

@@ -37,16 +37,55 @@ function same(v: unknown, what = ''): void {
 }
 
 const EDGE_NUMBERS = [
-  0, -0, 1, 31, 32, 127, 128, 255, 256, 65535, 65536, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 40 + 7, 2 ** 53 - 1, 2 ** 53,
-  -(2 ** 53 - 1), -(2 ** 53), -1, -31, -32, -33, -127, -128, -129, -32768, -32769, -(2 ** 31), -(2 ** 31) - 1, 0.5, -0.5, 1e300, 5e-324,
-  NaN, Infinity, -Infinity, 2 ** 60, 3.14159,
+  0,
+  -0,
+  1,
+  31,
+  32,
+  127,
+  128,
+  255,
+  256,
+  65535,
+  65536,
+  2 ** 31 - 1,
+  2 ** 31,
+  2 ** 32 - 1,
+  2 ** 32,
+  2 ** 40 + 7,
+  2 ** 53 - 1,
+  2 ** 53,
+  -(2 ** 53 - 1),
+  -(2 ** 53),
+  -1,
+  -31,
+  -32,
+  -33,
+  -127,
+  -128,
+  -129,
+  -32768,
+  -32769,
+  -(2 ** 31),
+  -(2 ** 31) - 1,
+  0.5,
+  -0.5,
+  1e300,
+  5e-324,
+  NaN,
+  Infinity,
+  -Infinity,
+  2 ** 60,
+  3.14159,
 ];
 
 /** Strings around every header boundary, in ASCII, 2-byte, 3-byte, 4-byte and lone-surrogate text. */
 function edgeStrings(): string[] {
   const out: string[] = [];
   for (const unit of ['a', 'é', '中', '😀', '\ud800', '\udc00', 'a中', '\u0000']) {
-    for (const n of [0, 1, 10, 11, 15, 16, 21, 31, 32, 33, 63, 64, 65, 85, 86, 127, 128, 255, 256, 257, 21845, 21846, 32768, 65535, 65536]) {
+    for (const n of [
+      0, 1, 10, 11, 15, 16, 21, 31, 32, 33, 63, 64, 65, 85, 86, 127, 128, 255, 256, 257, 21845, 21846, 32768, 65535, 65536,
+    ]) {
       out.push(unit.repeat(n).slice(0, Math.max(n, 0)));
       out.push(unit.repeat(n));
     }
@@ -90,7 +129,10 @@ describe('MsgpackCodec.pack', () => {
         fc.sparseArray(tie('any'), { maxLength: 18 }),
       ),
     }));
-    fc.assert(fc.property(value.any, (v) => same(v)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(value.any, (v) => same(v)),
+      { numRuns: 2000 },
+    );
   });
 
   it('writes what msgpackr treats specially as msgpackr does', () => {
@@ -111,7 +153,13 @@ describe('MsgpackCodec.pack', () => {
       ['no prototype', Object.assign(Object.create(null) as object, { a: 1, b: 2 ** 40, c: undefined })],
       ['other prototype', Object.assign(Object.create({ inherited: 1 }) as object, { a: 2 ** 40 })],
       ['class instance', { p: new Point() }],
-      ['Map', new Map<unknown, unknown>([['a', 1], ['b', [2 ** 40]]])],
+      [
+        'Map',
+        new Map<unknown, unknown>([
+          ['a', 1],
+          ['b', [2 ** 40]],
+        ]),
+      ],
       ['Set', new Set([1, 'a'])],
       ['Date', { at: new Date(1_700_000_000_000) }],
       ['Buffer', [Buffer.from('abc'), new Uint8Array([1, 2, 3])]],
@@ -193,9 +241,18 @@ describe('MsgpackCodec.pack', () => {
         if (!created.ok) throw new Error(created.error.message);
         const episode = created.episode;
         const { observation, info } = episode.reset();
-        same({ type: 'reset_result', id: seed, items: [{ ok: true, episode_id: `e${seed}`, observation, info }] }, `${variant} reset ${seed}`);
+        same(
+          { type: 'reset_result', id: seed, items: [{ ok: true, episode_id: `e${seed}`, observation, info }] },
+          `${variant} reset ${seed}`,
+        );
         const p = episode.params;
-        const policy = oraclePolicy.start({ seed, parser: 'openai', observation, info, privileged: { task: p.task, map: p.map, harness: p.harness } });
+        const policy = oraclePolicy.start({
+          seed,
+          parser: 'openai',
+          observation,
+          info,
+          privileged: { task: p.task, map: p.map, harness: p.harness },
+        });
         let obs = observation;
         let last = info;
         for (let turn = 0; turn < 12; turn++) {
