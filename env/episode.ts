@@ -224,7 +224,7 @@ export class Episode {
     // The prompt renders from the shared list (its tools doc is memoised per frozen list); the observation
     // gets a copy of its own.
     const list = this.#router.offeredList();
-    const offered = this.offeredTools();
+    const offered = this.#router.offeredTools(list);
     // The room's facts are the same in the variant's prompt and in the canonical facts below: built once.
     const room = roomFacts(world, task.locale);
     const shown = list.length === harness.tools.length ? harness : { ...harness, tools: list as ToolSchema[] }; // frozen: read only

@@ -191,9 +191,8 @@ export class ToolRouter {
     this.#listChange = params.harness.tools.some((t) => this.#hidden.has(t.function.name) && hasMark(t.function.parameters, 0));
   }
 
-  /** The tools the episode offers now, in the harness's order: a list of its own. */
-  offeredTools(): ToolSchema[] {
-    const list = this.offeredList();
+  /** The tools the episode offers now, in the harness's order: a list of its own (a copy of `list`, `offeredList()`'s). */
+  offeredTools(list: readonly ToolSchema[] = this.offeredList()): ToolSchema[] {
     const copy = list.slice();
     if (Object.isFrozen(list)) shareEncoding(list, copy);
     return copy;

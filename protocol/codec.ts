@@ -330,6 +330,10 @@ function writeObject(o: Record<string, unknown>): void {
 function writeArray(a: unknown[]): void {
   const piece = pieces.get(a);
   if (piece !== undefined && standardPrototype) return writePiece(a, piece);
+  writeElements(a);
+}
+
+function writeElements(a: unknown[]): void {
   const n = a.length;
   writeLength(n, 0x90, 0xdc);
   for (let i = 0; i < n; i++) writeValue(a[i]);
@@ -352,9 +356,7 @@ function writePiece(a: unknown[], piece: { bytes: Uint8Array | null }): void {
   }
   // Written as any list, then kept: offsets from `start` survive a move to a bigger chunk (room).
   const from = pos - start;
-  const n = a.length;
-  writeLength(n, 0x90, 0xdc);
-  for (let i = 0; i < n; i++) writeValue(a[i]);
+  writeElements(a);
   piece.bytes = new Uint8Array(chunk.subarray(start + from, pos));
 }
 
