@@ -20,7 +20,7 @@ import { Rng } from '../protocol/rng.js';
 import type { Corpus } from './corpus.js';
 import { LOAD_VARIANT, throughputSeed } from './plan.js';
 import type { RoundPlan } from './plan.js';
-import { serverRssBytes, sample, scrapeMetrics, stepP99Ms, stepQuantileMs } from './observe.js';
+import { machineBusyCpuSeconds, serverCpu, serverRssBytes, sample, scrapeMetrics, stepP99Ms, stepQuantileMs } from './observe.js';
 import { p50p99, median } from './stats.js';
 import { BenchConn } from './wire-client.js';
 import type { Answer, ReplyItem } from './wire-client.js';
@@ -121,6 +121,8 @@ export interface ThroughputOptions {
   timeoutMs: number;
   /** Record every step reply item here (the env run feeds the echo's corpus). */
   corpus?: Corpus;
+  /** The server's pid, to read its CPU over the timed windows from /proc (null or absent: not read). */
+  pid?: number | null;
   log?: Log;
 }
 
@@ -146,6 +148,12 @@ export interface ThroughputResult {
   rtt_p99_ms: number;
   /** Bytes of step reply frames. */
   step_reply_bytes: number;
+  /**
+   * CPU per timed step item (µs), over the timed windows alone: the server process (every thread) and
+   * the process driving the load. Null for the server without its pid or off Linux.
+   */
+  server_cpu_us_per_step: number | null;
+  client_cpu_us_per_step: number;
   failures: Failures;
 }
 
@@ -233,12 +241,15 @@ async function driveRounds(
     log: Log | undefined;
   },
   f: Failures,
-): Promise<{ rounds: number; timedMs: number; warm: StepAcc[]; acc: StepAcc[] }> {
+): Promise<{ rounds: number; timedMs: number; warm: StepAcc[]; acc: StepAcc[]; serverCpuS: number | null; clientCpuS: number }> {
   const newAcc = (): StepAcc[] => conns.map(() => ({ steps: 0, frames: 0, rtts: [], bytes: 0 }));
   const warm = newAcc();
   const acc = newAcc();
   let timedMs = 0;
+  let serverCpuS: number | null = 0;
+  let clientCpuS = 0;
   let rounds = 0;
+  const pid = o.pid ?? null;
   while (run.more(rounds) && conns.every((c) => c.open)) {
     const d = rounds % run.distinctRounds;
     const warmup = rounds < run.warmupRounds;
@@ -254,15 +265,23 @@ async function driveRounds(
     const plans = conns.map((_, c) => o.plans.get(c, d));
     await Promise.all(resets);
     const start = performance.now();
+    const cpu0 = pid === null || warmup ? null : serverCpu(pid);
+    const client0 = process.cpuUsage();
     const into = warmup ? warm : acc;
     await Promise.all(conns.map((conn, c) => stepRound(conn, plans[c], o.stepsPerFrame, into[c], f, run.corpus)));
-    if (!warmup) timedMs += performance.now() - start;
+    if (!warmup) {
+      timedMs += performance.now() - start;
+      const client = process.cpuUsage(client0);
+      clientCpuS += (client.user + client.system) / 1e6;
+      const cpu1 = cpu0 === null ? null : serverCpu(pid as number);
+      serverCpuS = serverCpuS === null || cpu0 === null || cpu1 === null ? null : serverCpuS + cpu1.total_s - cpu0.total_s;
+    }
     rounds++;
     run.log?.(
       `  round ${rounds}${warmup ? ' (warm-up)' : ''}: ${acc.reduce((n, a) => n + a.steps, 0)} steps in ${(timedMs / 1000).toFixed(2)} s timed`,
     );
   }
-  return { rounds, timedMs, warm, acc };
+  return { rounds, timedMs, warm, acc, serverCpuS: pid === null ? null : serverCpuS, clientCpuS };
 }
 
 /** Open `o.connections` sessions, run `body`, always drain, count failures and close them. */
@@ -313,7 +332,7 @@ export async function runThroughput(o: ThroughputOptions): Promise<ThroughputRes
 
   const f = newFailures();
   const t0 = performance.now();
-  const { rounds, timedMs, warm, acc } = await withConns(o, f, (conns) =>
+  const { rounds, timedMs, warm, acc, serverCpuS, clientCpuS } = await withConns(o, f, (conns) =>
     driveRounds(
       conns,
       o,
@@ -343,6 +362,8 @@ export async function runThroughput(o: ThroughputOptions): Promise<ThroughputRes
     rtt_p50_ms: p50,
     rtt_p99_ms: p99,
     step_reply_bytes: acc.reduce((n, a) => n + a.bytes, 0),
+    server_cpu_us_per_step: serverCpuS === null || steps === 0 ? null : (serverCpuS * 1e6) / steps,
+    client_cpu_us_per_step: steps === 0 ? 0 : (clientCpuS * 1e6) / steps,
     failures: f,
   };
 }
@@ -426,6 +447,17 @@ export interface ConcurrencyResult {
   rss_per_episode_kb: number | null;
   /** The same against the idle RSS after the warm-up (null without a warm-up). */
   rss_per_episode_warm_kb: number | null;
+  /**
+   * CPU over the steady phase, in cores (CPU seconds per wall second): the server process (every thread:
+   * main, episode workers, V8's GC and compiler helpers), its main thread alone, the process driving the
+   * load (the bench's client), and the whole machine. Null off Linux or without the server's pid.
+   */
+  server_cpu_cores: number | null;
+  server_main_cpu_cores: number | null;
+  client_cpu_cores: number;
+  machine_cpu_cores: number | null;
+  /** Server CPU per item answered in the steady phase (step and reset items alike), in µs. */
+  server_cpu_us_per_item: number | null;
   /** The warm-up: its wall time (s; 0 without one), step items answered ok, failures (not in `failures`). */
   warmup_s: number;
   warmup_steps: number;
@@ -682,6 +714,12 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
   const windowS = o.latencyWindowS ?? 0;
   steadyEnd = steadyStart + Math.max(o.steadyS, windowS > 0 ? windowS + 1 : 0) * 1000;
   const steadyPlanS = (steadyEnd - steadyStart) / 1000;
+  const cpu0 = {
+    server: o.pid === null ? null : serverCpu(o.pid),
+    client: process.cpuUsage(),
+    machine: machineBusyCpuSeconds(),
+    steady: steady.steps + steady.resets,
+  };
   log(
     `  ramp ${rampComplete ? 'done' : 'timed out'} after ${((steadyStart - t0) / 1000).toFixed(1)} s (${everLive}/${N} live once); steady ${steadyPlanS.toFixed(1)} s`,
   );
@@ -714,7 +752,15 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
     await new Promise((r) => setTimeout(r, Math.ceil(rest)));
   }
   const steadyS = (performance.now() - steadyStart) / 1000;
+  const cpu1 = {
+    server: o.pid === null ? null : serverCpu(o.pid),
+    client: process.cpuUsage(cpu0.client),
+    machine: machineBusyCpuSeconds(),
+    steady: steady.steps + steady.resets,
+  };
   const atEnd = await scrapeMetrics(o.httpUrl, 10_000);
+  const serverCpuS = cpu0.server !== null && cpu1.server !== null ? cpu1.server.total_s - cpu0.server.total_s : null;
+  const items = cpu1.steady - cpu0.steady;
 
   // Stop sending, collect what is still in flight, then read the server's step count.
   stopping = true;
@@ -746,6 +792,11 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
     rss_live_kb: rssLive === null ? null : rssLive / 1024,
     rss_per_episode_kb: perEpisodeSamples.length > 0 ? median(perEpisodeSamples) / 1024 : null,
     rss_per_episode_warm_kb: perEpisodeWarmSamples.length > 0 ? median(perEpisodeWarmSamples) / 1024 : null,
+    server_cpu_cores: serverCpuS === null ? null : serverCpuS / steadyS,
+    server_main_cpu_cores: cpu0.server !== null && cpu1.server !== null ? (cpu1.server.main_s - cpu0.server.main_s) / steadyS : null,
+    client_cpu_cores: (cpu1.client.user + cpu1.client.system) / 1e6 / steadyS,
+    machine_cpu_cores: cpu0.machine !== null && cpu1.machine !== null ? (cpu1.machine - cpu0.machine) / steadyS : null,
+    server_cpu_us_per_item: serverCpuS === null || items === 0 ? null : (serverCpuS * 1e6) / items,
     warmup_s: warmupS,
     warmup_steps: warmup?.steps ?? 0,
     warmup_failures: warmup?.failures.total ?? 0,

@@ -2,6 +2,7 @@
  * What the bench reads from the outside of a server: Prometheus metrics over HTTP, readiness, and the
  * resident memory of the server process (and any child processes it runs workers in) from /proc.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 
@@ -129,6 +130,63 @@ export function serverRssBytes(pid: number): number | null {
     let kb = vmRssKb(pid);
     for (const d of descendants(pid)) kb += vmRssKb(d);
     return kb * 1024;
+  } catch {
+    return null;
+  }
+}
+
+/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 on Linux when getconf is missing). */
+let clockTicks: number | null = null;
+function ticksPerSecond(): number {
+  if (clockTicks === null) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/** User + system CPU seconds of one process (all its threads) or one thread, from a `stat` file; 0 when gone. */
+function statCpuSeconds(path: string): number {
+  try {
+    const stat = readFileSync(path, 'utf8');
+    // Fields after "pid (comm) ": state is field 3, utime 14, stime 15.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / ticksPerSecond();
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU a server has used so far (s): its process (every thread) and any descendant processes; null off Linux. */
+export interface ServerCpu {
+  /** Every thread of the server process and its descendants. */
+  total_s: number;
+  /** The main thread alone (transport, routing, metrics). */
+  main_s: number;
+}
+
+export function serverCpu(pid: number): ServerCpu | null {
+  try {
+    readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  let total = statCpuSeconds(`/proc/${pid}/stat`);
+  for (const d of descendants(pid)) total += statCpuSeconds(`/proc/${d}/stat`);
+  return { total_s: total, main_s: statCpuSeconds(`/proc/${pid}/task/${pid}/stat`) };
+}
+
+/** Busy CPU seconds of the whole machine so far (every core: user, nice, system, irq, softirq, steal), from /proc/stat. */
+export function machineBusyCpuSeconds(): number | null {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] as string;
+    const f = line.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal guest guest_nice: guest time is inside user already.
+    const busy = (f[0] ?? 0) + (f[1] ?? 0) + (f[2] ?? 0) + (f[5] ?? 0) + (f[6] ?? 0) + (f[7] ?? 0);
+    return busy / ticksPerSecond();
   } catch {
     return null;
   }

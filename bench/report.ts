@@ -29,6 +29,10 @@ export function formatReport(s: BenchSummary): string {
   );
   lines.push(`  echo          ${fmt(s.echo_steps_per_s)} steps/s  (replies match env: ${fmt(echo.replies_match_env)})`);
   lines.push(`  ratio         ${fmt(s.ratio)}`);
+  lines.push(
+    `  CPU per step  server: env ${fmt(tp.server_cpu_us_per_step, ' µs')}, echo ${fmt(echo.server_cpu_us_per_step, ' µs')}; ` +
+      `client: env ${fmt(tp.client_cpu_us_per_step, ' µs')}, echo ${fmt(echo.client_cpu_us_per_step, ' µs')}`,
+  );
   lines.push('');
   lines.push(`concurrency (${s.params.episodes} episodes, ${s.params.connections} connections, think ${s.params.think_ms} ms)`);
   lines.push(`  live episodes       ${fmt(s.concurrent_episodes)} (ramp ${fmt(c.ramp_s)} s, complete: ${fmt(c.ramp_complete)})`);
@@ -36,6 +40,10 @@ export function formatReport(s: BenchSummary): string {
   lines.push(`  server step p50/p99 ${fmt(s.step_p50_ms, ' ms')} / ${fmt(s.step_p99_ms, ' ms')}`);
   lines.push(`  client rtt          p50 ${fmt(c.rtt_p50_ms, ' ms')}, p99 ${fmt(c.rtt_p99_ms, ' ms')}`);
   lines.push(`  steady rate         ${fmt(c.steady_steps_per_s)} steps/s, ${fmt(c.steady_resets_per_s)} resets/s`);
+  lines.push(
+    `  CPU (cores)         server ${fmt(c.server_cpu_cores)} (main thread ${fmt(c.server_main_cpu_cores)}), client ${fmt(c.client_cpu_cores)}, ` +
+      `machine ${fmt(c.machine_cpu_cores)} of ${m.cores}; server ${fmt(c.server_cpu_us_per_item, ' µs')} per item`,
+  );
   lines.push(
     `  memory              idle ${fmt(c.rss_idle_kb, ' KiB')}, live ${fmt(c.rss_live_kb, ' KiB')} -> ${fmt(s.rss_per_episode_kb, ' KiB')}/episode`,
   );
@@ -57,7 +65,7 @@ export function formatReport(s: BenchSummary): string {
   lines.push('worker scaling (throughput phase)');
   for (const r of s.workers_scaling) {
     lines.push(
-      `  workers ${String(r.workers).padStart(2)}  ${fmt(r.steps_per_s).padStart(10)} steps/s  ${fmt(r.steps_per_s_per_worker).padStart(10)} per worker`,
+      `  workers ${String(r.workers).padStart(2)}  ${fmt(r.steps_per_s).padStart(10)} steps/s  ${fmt(r.steps_per_s_per_worker).padStart(10)} per worker  ${fmt(r.server_cpu_us_per_step, ' µs').padStart(10)} server CPU per step`,
     );
   }
   if (s.params.workers_flag_supported === false) lines.push('  (this build of serve has no --workers: not measured)');

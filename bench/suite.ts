@@ -36,6 +36,8 @@ export interface ScalingRow {
   steps_per_s_per_worker: number | null;
   /** Step items counted (timed rounds). */
   steps: number | null;
+  /** Server CPU per timed step item (µs, every thread of the server process); null when not read. */
+  server_cpu_us_per_step: number | null;
   failures: number | null;
 }
 
@@ -116,6 +118,8 @@ function throughputJson(r: ThroughputResult): Record<string, unknown> {
     rtt_p50_ms: round(r.rtt_p50_ms, 3),
     rtt_p99_ms: round(r.rtt_p99_ms, 3),
     step_reply_bytes: r.step_reply_bytes,
+    server_cpu_us_per_step: round(r.server_cpu_us_per_step, 2),
+    client_cpu_us_per_step: round(r.client_cpu_us_per_step, 2),
     failures: r.failures,
   };
 }
@@ -141,6 +145,11 @@ function concurrencyJson(r: ConcurrencyResult, episodes: number): Record<string,
     rss_live_kb: round(r.rss_live_kb, 0),
     rss_per_episode_kb: round(r.rss_per_episode_kb, 2),
     rss_per_episode_warm_kb: round(r.rss_per_episode_warm_kb, 2),
+    server_cpu_cores: round(r.server_cpu_cores, 3),
+    server_main_cpu_cores: round(r.server_main_cpu_cores, 3),
+    client_cpu_cores: round(r.client_cpu_cores, 3),
+    machine_cpu_cores: round(r.machine_cpu_cores, 3),
+    server_cpu_us_per_item: round(r.server_cpu_us_per_item, 1),
     warmup_s: round(r.warmup_s, 2),
     warmup_steps: r.warmup_steps,
     warmup_failures: r.warmup_failures,
@@ -224,7 +233,7 @@ export async function runSuite(
       );
       const envCorpus = join(dir, 'env-corpus.msgpack');
       const env = await withServer(servers.env({ ...limits, workers }), (s) =>
-        load.throughput({ ...tpOptions, url: s.wsUrl, durationS: p.duration_s, corpusPath: envCorpus, log: true }),
+        load.throughput({ ...tpOptions, url: s.wsUrl, pid: s.pid, durationS: p.duration_s, corpusPath: envCorpus, log: true }),
       );
       log(`  env: ${env.steps_per_s.toFixed(0)} steps/s over ${env.rounds} rounds`);
 
@@ -236,6 +245,7 @@ export async function runSuite(
         load.throughput({
           ...tpOptions,
           url: s.wsUrl,
+          pid: s.pid,
           durationS: 0,
           rounds: env.rounds,
           warmupDistinctRounds: Math.min(p.tp_distinct_rounds, env.rounds),
@@ -312,12 +322,19 @@ export async function runSuite(
     // 5. Worker scaling: the throughput phase, short (after the same warm-up), per worker count.
     for (const w of p.scaling_workers) {
       if (!servers.workersSupported) {
-        summary.workers_scaling.push({ workers: w, steps_per_s: null, steps_per_s_per_worker: null, steps: null, failures: null });
+        summary.workers_scaling.push({
+          workers: w,
+          steps_per_s: null,
+          steps_per_s_per_worker: null,
+          steps: null,
+          server_cpu_us_per_step: null,
+          failures: null,
+        });
         continue;
       }
       log(`workers ${w}: warm-up ${p.warmup_s} s, throughput for ~${p.scaling_duration_s} s`);
       const r = await withServer(servers.env({ ...limits, workers: w }), (s) =>
-        load.throughput({ ...tpOptions, url: s.wsUrl, durationS: p.scaling_duration_s }),
+        load.throughput({ ...tpOptions, url: s.wsUrl, pid: s.pid, durationS: p.scaling_duration_s }),
       );
       log(`  ${r.steps_per_s.toFixed(0)} steps/s`);
       summary.workers_scaling.push({
@@ -325,6 +342,7 @@ export async function runSuite(
         steps_per_s: round(r.steps_per_s, 1),
         steps_per_s_per_worker: round(r.steps_per_s / Math.max(1, w), 1),
         steps: r.steps,
+        server_cpu_us_per_step: round(r.server_cpu_us_per_step, 2),
         failures: r.failures.total,
       });
     }

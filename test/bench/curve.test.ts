@@ -39,6 +39,11 @@ function fake(live: number, p99: number | null, failures = 0): ConcurrencyResult
     rss_live_kb: 2000,
     rss_per_episode_kb: 10,
     rss_per_episode_warm_kb: null,
+    server_cpu_cores: null,
+    server_main_cpu_cores: null,
+    client_cpu_cores: 0,
+    machine_cpu_cores: null,
+    server_cpu_us_per_item: null,
     warmup_s: 0,
     warmup_steps: 0,
     warmup_failures: 0,
@@ -284,6 +289,13 @@ describe('latency curve: a short real run', () => {
     expect(r.warmup_s).toBeGreaterThanOrEqual(0.5);
     expect(r.rss_idle_warm_kb).not.toBeNull();
     expect(r.rss_per_episode_warm_kb).not.toBeNull();
+    // CPU over the steady phase, read from /proc: the server did work, at most what the machine did.
+    expect(r.server_cpu_cores).toBeGreaterThan(0);
+    expect(r.server_main_cpu_cores).toBeGreaterThan(0);
+    expect(r.server_main_cpu_cores as number).toBeLessThanOrEqual(r.server_cpu_cores as number);
+    expect(r.client_cpu_cores).toBeGreaterThan(0);
+    expect(r.server_cpu_cores as number).toBeLessThanOrEqual((r.machine_cpu_cores as number) + 0.05);
+    expect(r.server_cpu_us_per_item).toBeGreaterThan(0);
     // The server applied the warm-up's steps and the timed ones, and nothing else.
     expect(stepsAtClose[0]).toBe(r.warmup_steps + r.steps);
     // The steady phase (0.3 s asked) was stretched to the window + 1 s = 3 s.

@@ -114,6 +114,11 @@ describe('bench suite (smoke)', () => {
     expect(echo.failures.total).toBe(0);
     expect(echo.steps).toBe(tp.steps);
     expect(echo.step_reply_bytes).toBe(tp.step_reply_bytes);
+    // CPU per timed step, read from /proc for a server with a pid (the in-process echo here has none).
+    expect(tp.server_cpu_us_per_step).toBeGreaterThan(0);
+    expect(tp.client_cpu_us_per_step).toBeGreaterThan(0);
+    expect(echo.server_cpu_us_per_step).toBeNull();
+    expect(echo.client_cpu_us_per_step as number).toBeGreaterThan(0);
 
     // Concurrency: every step counted by the bench is one the server counted.
     const conc = s.concurrency as Record<string, number>;
