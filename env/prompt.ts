@@ -267,16 +267,54 @@ export function promptFacts(
  * placeholder at all, and those return unchanged after one `indexOf`.
  */
 function fill(template: string, facts: PromptFacts): string {
-  let at = template.indexOf('{{');
-  if (at < 0) return template;
+  if (template.indexOf('{{') < 0) return template;
   let out = '';
+  for (const part of fillParts(template, facts)) out += part;
+  return out;
+}
+
+/**
+ * `fill(template, facts).trim()`, without the copy `trim` makes: a filled template is a chain of
+ * concatenations, and trimming it flattens the whole text (a block holding the skills index or the tools
+ * doc is kilobytes) only for the prompt's join to copy it again. The parts are trimmed instead (the first
+ * and last that are not all whitespace; `trimStart` / `trimEnd` strip what `trim` strips) and concatenated.
+ */
+function fillTrimmed(template: string, facts: PromptFacts): string {
+  if (template.indexOf('{{') < 0) return template.trim();
+  const parts = fillParts(template, facts);
+  let first = 0;
+  for (; first < parts.length; first++) {
+    const t = parts[first].trimStart();
+    if (t.length > 0) {
+      parts[first] = t;
+      break;
+    }
+  }
+  let last = parts.length - 1;
+  for (; last >= first; last--) {
+    const t = parts[last].trimEnd();
+    if (t.length > 0) {
+      parts[last] = t;
+      break;
+    }
+  }
+  let out = '';
+  for (let i = first; i <= last; i++) out += parts[i];
+  return out;
+}
+
+/** The pieces `fill` concatenates: the template's text between placeholders and each placeholder's fact. */
+function fillParts(template: string, facts: PromptFacts): string[] {
+  const parts: string[] = [];
+  let at = template.indexOf('{{');
   let done = 0;
   while (at >= 0) {
     let end = at + 2;
     while (isWordCode(template.charCodeAt(end))) end++;
     const key = template.slice(at + 2, end);
     if (end > at + 2 && template.startsWith('}}', end) && Object.hasOwn(facts, key)) {
-      out += template.slice(done, at) + facts[key as keyof PromptFacts];
+      if (at > done) parts.push(template.slice(done, at));
+      parts.push(facts[key as keyof PromptFacts]);
       done = end + 2;
       at = template.indexOf('{{', done);
     } else {
@@ -284,7 +322,8 @@ function fill(template: string, facts: PromptFacts): string {
       at = template.indexOf('{{', at + 1);
     }
   }
-  return out + template.slice(done);
+  if (done < template.length) parts.push(template.slice(done));
+  return parts;
 }
 
 function renderItems(items: readonly string[], style: PromptSpec['item_style'], facts: PromptFacts, locale: Locale): string {
@@ -318,7 +357,7 @@ function renderHeader(title: string, style: PromptSpec['header_style']): [string
 }
 
 function renderBlock(block: PromptBlock, spec: PromptSpec, facts: PromptFacts, locale: Locale): string | null {
-  const body = fill(block.template, facts).trim();
+  const body = fillTrimmed(block.template, facts);
   const hasItems = block.items.length > 0;
   if (!body && !hasItems) return null;
   // Concatenated, not joined: the prompt's final join copies the text once for all blocks.

@@ -18,18 +18,23 @@ export function poolFor<T>(pool: SplitPool<T>, split: Split): readonly T[] {
   return split === 'eval' ? pool.eval : pool.train;
 }
 
-/** Every identifier the draft already uses (canonical and surface), so that a new name never collides. */
-export function usedNames(draft: VariantDraft): Set<string> {
+/**
+ * Every identifier the draft already uses (canonical and surface), so that a new name never collides;
+ * names added to it are taken too. Over a sealed draft (a compiled variant's: `sealToolNames`), a view:
+ * the tool-side names are looked up in the sealed set, not copied into a new one on every reset.
+ */
+export function usedNames(draft: VariantDraft): NameSet {
   const t: RenameTables = draft.tables;
   const fixed = sealedNames.get(draft.harness.tools);
-  const used = fixed !== undefined ? new Set(fixed) : new Set<string>();
+  const own = new Set<string>();
   if (fixed === undefined) {
-    addToolNames(used, draft);
+    addToolNames(own, draft);
+    addValues(own, t.tools);
   }
-  for (const s of draft.harness.skills) used.add(s.name);
-  if (fixed === undefined) addValues(used, t.tools);
-  addValues(used, t.skills);
-  return used;
+  for (const s of draft.harness.skills) own.add(s.name);
+  addValues(own, t.skills);
+  if (fixed === undefined) return own;
+  return { has: (name) => own.has(name) || fixed.has(name), add: (name) => own.add(name) };
 }
 
 /** The names of the tools, their parameters and the tables other than the skills'. */

@@ -10,9 +10,17 @@ import type { Locale } from '../../protocol/domain.js';
 import type { Harness, Skill } from '../../protocol/harness.js';
 import type { Rng } from '../../protocol/rng.js';
 import type { HarnessTransform, TransformContext, VariantDraft } from '../types.js';
-import type { SplitPool } from './kit.js';
+import type { NameSet, SplitPool } from './kit.js';
 import { freshFrom, ownerMentions, opaqueName, poolFor, recase, share, stringMemo, usedNames } from './kit.js';
-import { CASE_STYLES, DISTRACTOR_SKILLS, NEAR_DUPLICATE_PATTERNS, NEAR_DUPLICATE_TEXT, NUMBERING_STYLES, OPAQUE_PREFIXES, RULE_FORMATS } from './pools-skills.js';
+import {
+  CASE_STYLES,
+  DISTRACTOR_SKILLS,
+  NEAR_DUPLICATE_PATTERNS,
+  NEAR_DUPLICATE_TEXT,
+  NUMBERING_STYLES,
+  OPAQUE_PREFIXES,
+  RULE_FORMATS,
+} from './pools-skills.js';
 import { needsWordings, skillDescriptions, skillNames } from './wordings.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -26,7 +34,7 @@ function unrenamed(draft: VariantDraft, base: readonly Skill[]): string[] {
 }
 
 /** Every name a new skill must avoid: the draft's names and the base harness's canonical names. */
-function takenNames(draft: VariantDraft, base: readonly Skill[]): Set<string> {
+function takenNames(draft: VariantDraft, base: readonly Skill[]): NameSet {
   const used = usedNames(draft);
   for (const s of base) used.add(s.name);
   return used;
@@ -126,7 +134,7 @@ function renameSome(
   rng: Rng,
   intensity: number,
   base: readonly Skill[],
-  name: (n: string, used: Set<string>) => string | null,
+  name: (n: string, used: NameSet) => string | null,
 ): void {
   const used = takenNames(draft, base);
   const names = unrenamed(draft, base);
@@ -195,7 +203,8 @@ function renameFromPools(draft: VariantDraft, ctx: TransformContext, kind: 'syno
 }
 
 /** Whether a skill of the base harness has a pool of `kind`. */
-const hasSkillNames = (kind: 'synonyms' | 'locale_names') => (base: Harness) => base.skills.some((s) => skillNames(base, s.name, kind) !== undefined);
+const hasSkillNames = (kind: 'synonyms' | 'locale_names') => (base: Harness) =>
+  base.skills.some((s) => skillNames(base, s.name, kind) !== undefined);
 
 /** skills.rename.semantic: rename some skills to meaningful synonyms (paraphrases.yaml `skills.<skill>.synonyms`). */
 const renameSemantic: HarnessTransform = {
@@ -256,9 +265,8 @@ const describeParaphrase: HarnessTransform = {
   name: 'skills.describe.paraphrase',
   family: 'skills',
   description: 'paraphrase skill descriptions (held-out templates in eval)',
-  notApplicable: needsWordings(
-    '<locale> skill descriptions (skills.<skill>.description.<locale>)',
-    (base) => base.skills.some((s) => skillDescriptions(base, s.name, base.locale) !== undefined),
+  notApplicable: needsWordings('<locale> skill descriptions (skills.<skill>.description.<locale>)', (base) =>
+    base.skills.some((s) => skillDescriptions(base, s.name, base.locale) !== undefined),
   ),
   apply(draft, ctx) {
     const targets = draft.harness.skills.filter((s) => skillDescriptions(ctx.base, s.name, ctx.locale) !== undefined);
