@@ -134,12 +134,27 @@ export interface PromptFacts {
 // mode: the identity harness shows the same index on every request.
 const FROZEN_INDEXES = [new WeakMap<readonly Skill[], string>(), new WeakMap<readonly Skill[], string>()];
 
+/**
+ * A skill's index line, kept per skill object: a per-task operator gives a reset a new skills list (a
+ * skill masked, a look-alike added) whose other skills are the compiled variant's, shared reset after
+ * reset. The line is made again if the skill's name or description is no longer the one it was made from.
+ */
+function indexLine(s: Skill): string {
+  const kept = indexLines.get(s);
+  if (kept !== undefined && kept.name === s.name && kept.description === s.description) return kept.line;
+  const line = `${s.name}: ${s.description}`;
+  indexLines.set(s, { name: s.name, description: s.description, line });
+  return line;
+}
+
+const indexLines = new WeakMap<Skill, { name: string; description: string; line: string }>();
+
 /** Render the skills index: one line per skill, description only (or the body inline when a variant says so). */
 export function renderSkillsIndex(skills: readonly Skill[], inlineBodies: boolean): string {
   const memo = Object.isFrozen(skills) ? FROZEN_INDEXES[inlineBodies ? 1 : 0] : undefined;
   let text = memo?.get(skills);
   if (text === undefined) {
-    text = skills.map((s) => (inlineBodies ? `${s.name}: ${s.description}\n${s.body.trim()}` : `${s.name}: ${s.description}`)).join('\n');
+    text = skills.map((s) => (inlineBodies ? `${s.name}: ${s.description}\n${s.body.trim()}` : indexLine(s))).join('\n');
     memo?.set(skills, text);
   }
   return text;

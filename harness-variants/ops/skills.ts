@@ -156,6 +156,21 @@ function renameSome(
 const skillTexts = (s: object): readonly string[] => [(s as Skill).body, (s as Skill).description];
 const promptTexts = (p: object): readonly string[] => (p as Harness['prompt']).blocks.flatMap((b) => [b.template, ...b.items]);
 
+/**
+ * The skills of a list whose texts mention `name` (`ownerMentions`), kept per list: the mask runs on
+ * every reset over its compiled variant's list (shared by the pool slot, replaced and never changed in
+ * place by per-task operators) and asks about the same names. A list whose length changed is asked again.
+ */
+function mentioners(skills: readonly Skill[], name: string): readonly Skill[] {
+  let kept = mentionMemo.get(skills);
+  if (kept === undefined || kept.length !== skills.length) mentionMemo.set(skills, (kept = { length: skills.length, byName: new Map() }));
+  let found = kept.byName.get(name);
+  if (found === undefined) kept.byName.set(name, (found = skills.filter((s) => ownerMentions(s, skillTexts, name))));
+  return found;
+}
+
+const mentionMemo = new WeakMap<readonly Skill[], { length: number; byName: Map<string, readonly Skill[]> }>();
+
 /** skills.mask: remove skills the task does not need (and that no kept skill text names). */
 const mask: HarnessTransform = {
   name: 'skills.mask',
@@ -174,7 +189,7 @@ const mask: HarnessTransform = {
     for (let changed = true; changed;) {
       changed = false;
       for (const r of [...removed]) {
-        const named = draft.harness.skills.some((s) => !removed.has(s.name) && ownerMentions(s, skillTexts, r));
+        const named = mentioners(draft.harness.skills, r).some((s) => !removed.has(s.name));
         const inPrompt = ownerMentions(draft.harness.prompt, promptTexts, r);
         if (named || inPrompt) {
           removed.delete(r);
