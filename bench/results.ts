@@ -301,6 +301,18 @@ export function renderGenerated(runs: readonly { line: string; seconds: number }
   out.push(
     `| concurrency: server RSS idle / live | ${show(num(conc.rss_idle_kb), 0, ' KiB')} / ${show(num(conc.rss_live_kb), 0, ' KiB')} |`,
   );
+  const tp = (m.throughput ?? {}) as Record<string, unknown>;
+  const echo = (m.echo ?? {}) as Record<string, unknown>;
+  out.push(
+    `| throughput: server CPU per step, env / echo | ${show(num(tp.server_cpu_us_per_step), 1, ' µs')} / ${show(num(echo.server_cpu_us_per_step), 1, ' µs')} |`,
+  );
+  out.push(
+    `| throughput: client CPU per step, env / echo | ${show(num(tp.client_cpu_us_per_step), 1, ' µs')} / ${show(num(echo.client_cpu_us_per_step), 1, ' µs')} |`,
+  );
+  out.push(
+    `| concurrency: CPU in cores, server (main thread) / client / machine | ${show(num(conc.server_cpu_cores), 2)} (${show(num(conc.server_main_cpu_cores), 2)}) / ${show(num(conc.client_cpu_cores), 2)} / ${show(num(conc.machine_cpu_cores), 2)} of ${mc.cores} |`,
+  );
+  out.push(`| concurrency: server CPU per item (steps and resets) | ${show(num(conc.server_cpu_us_per_item), 1, ' µs')} |`);
   out.push('');
   out.push("### Micro-benchmarks (medians of the runs' p50 / p99, µs)");
   out.push('');

@@ -47,9 +47,15 @@ function summary(curve: CurvePoint[], maxHeld: number | null, ratio: number): Be
     max_live_held: maxHeld,
     curve_stopped_by: 'x',
     workers_scaling: [],
-    throughput: {},
-    echo: {},
-    concurrency: {},
+    throughput: { server_cpu_us_per_step: 60 },
+    echo: { server_cpu_us_per_step: 8 },
+    concurrency: {
+      server_cpu_cores: 1.5,
+      server_main_cpu_cores: 0.2,
+      client_cpu_cores: 0.45,
+      machine_cpu_cores: 1.98,
+      server_cpu_us_per_item: null,
+    },
     micro: { reset_identity: { p50_us: 140, p99_us: 1000 } },
     machine: { cpu_model: 'test', cores: 2, total_memory_gib: 1, node: 'v20', os: 'Linux', load_avg_1m: 0.5 },
     params: { ...DEFAULT_PARAMS, workers_flag_supported: true, load_client: 'child process' },
@@ -86,6 +92,10 @@ describe('bench:results with the latency curve', () => {
     expect(row).toBe('| 256 | 3/3 | 1 | 10 | 2 | 20 | 256 | 0 | 85 | met |');
     expect(md.split('\n').find((l) => l.startsWith('| 16,384 |'))).toContain('| 400.0x over |');
     expect(md).toContain('Largest count held (median of the runs): 4,096');
+    // The CPU figures: medians per key; n/a where a run did not read them.
+    expect(md).toContain('| throughput: server CPU per step, env / echo | 60 µs / 8 µs |');
+    expect(md).toContain('| concurrency: CPU in cores, server (main thread) / client / machine | 1.5 (0.2) / 0.45 / 1.98 of 2 |');
+    expect(md).toContain('| concurrency: server CPU per item (steps and resets) | n/a |');
     // The targets: the ratio's median, identity reset, and the two curve rows.
     const rows = targetRows(JSON.parse(JSON.stringify({ ...c, ratio: 0.4 })) as BenchSummary, curveMedians([a, b, c]));
     expect(rows.find((r) => r.target.startsWith('identity reset p50'))).toMatchObject({ measured: '140 µs', status: 'missed' });
