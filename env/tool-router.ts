@@ -332,7 +332,9 @@ export class ToolRouter {
     const text = JSON.stringify(outcome.data);
     numbersOf(text, this.#facts.evidence);
     this.#noteItems(args, outcome.data);
-    this.#content = JSON.stringify(map.resultToSurface(canonicalName, outcome.data));
+    // A map that renames no result field gives the data back as it is: its text is the one just made.
+    const surface = map.resultToSurface(canonicalName, outcome.data);
+    this.#content = surface === outcome.data ? text : JSON.stringify(surface);
     return traced;
   }
 
