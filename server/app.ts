@@ -46,7 +46,10 @@ export function buildServer(config: ServerConfig, deps: ServerDeps = {}): GymApp
         malformedLogged.add(socket);
         core.metrics.malformedFrames.inc();
         const code = (error as { code?: unknown }).code;
-        logger.warn({ code: typeof code === 'string' ? code : undefined, reason: error.message }, 'malformed WebSocket frame; connection cut');
+        logger.warn(
+          { code: typeof code === 'string' ? code : undefined, reason: error.message },
+          'malformed WebSocket frame; connection cut',
+        );
       }
       socket.terminate();
     },
@@ -94,6 +97,13 @@ export function reloadRewards(app: GymApp): ReturnType<ServerCore['reloadRewards
   const core = cores.get(app);
   if (!core) throw new TypeError('not a harness-gym server');
   return core.reloadRewards();
+}
+
+/** Heap snapshots of the main thread and every episode worker, written into `dir` (ServerCore.heapSnapshots). */
+export function writeHeapSnapshots(app: GymApp, dir: string): Promise<string[]> {
+  const core = cores.get(app);
+  if (!core) throw new TypeError('not a harness-gym server');
+  return core.heapSnapshots(dir);
 }
 
 /**

@@ -16,7 +16,10 @@
  * later steps get UNKNOWN_EPISODE). Several tasks may run on a worker at once (`concurrentTasksPerWorker`):
  * a long reset batch yields between chunks, so other sessions' steps are not stuck behind it.
  */
+import { createWriteStream } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { threadId } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
@@ -164,6 +167,11 @@ export interface EpisodeHost {
   free(session: SessionRef): Promise<{ freed: number; stats: SessionStats }>;
   /** Point new resets at a reloaded reward set (workers re-read the same files). */
   reloadRewards(): Promise<void>;
+  /**
+   * Write a V8 heap snapshot of every worker thread into `dir` (`shard-<i>-<stamp>.heapsnapshot`), one at
+   * a time; resolves to the files written (none without workers: the main thread's is the caller's).
+   */
+  heapSnapshots(dir: string, stamp: string): Promise<string[]>;
   /** Free everything and flush record files (shutdown). */
   drain(): Promise<void>;
   /** Stop the workers. */
@@ -222,6 +230,10 @@ export class LocalHost implements EpisodeHost {
 
   async reloadRewards(): Promise<void> {
     // The main thread's table reads the server's env getter, which the reward swap already replaced.
+  }
+
+  async heapSnapshots(): Promise<string[]> {
+    return [];
   }
 
   async drain(): Promise<void> {
@@ -329,7 +341,14 @@ export class WorkerHost implements EpisodeHost {
     this.#onRecycle = opts.onRecycle ?? (() => {});
     const { filename, tsModule } = workerModule(opts.workerFile);
     this.#filename = filename;
-    this.#workerData = { config: opts.config, workers: opts.workers, yieldEvery: opts.yieldEvery, judgeApiKey: opts.judgeApiKey, tsModule, harnessHash: opts.harnessHash };
+    this.#workerData = {
+      config: opts.config,
+      workers: opts.workers,
+      yieldEvery: opts.yieldEvery,
+      judgeApiKey: opts.judgeApiKey,
+      tsModule,
+      harnessHash: opts.harnessHash,
+    };
     this.#slots = [];
     for (let i = 0; i < opts.workers; i++) this.#slots.push({ pool: this.#newPool(i), load: 0, inFlight: 0, recycle: null });
   }
@@ -417,13 +436,28 @@ export class WorkerHost implements EpisodeHost {
       this.#onRecycle();
       this.#log.info({ shard: i }, 'empty shard worker replaced to return its memory');
       old.destroy().catch((err: unknown) => this.#log.warn({ err, shard: i }, 'a replaced shard worker did not stop cleanly'));
-      this.#run(slot, { op: 'ping' }).catch((err: unknown) => this.#log.error({ err, shard: i }, 'a replacement shard worker failed to start'));
+      this.#run(slot, { op: 'ping' }).catch((err: unknown) =>
+        this.#log.error({ err, shard: i }, 'a replacement shard worker failed to start'),
+      );
     }, RECYCLE_DELAY_MS);
     slot.recycle.unref();
   }
 
   async reloadRewards(): Promise<void> {
     await Promise.all(this.#slots.map((slot) => this.#run(slot, { op: 'reload' })));
+  }
+
+  async heapSnapshots(dir: string, stamp: string): Promise<string[]> {
+    const files: string[] = [];
+    for (const [i, slot] of this.#slots.entries()) {
+      for (const thread of slot.pool.threads) {
+        const file = join(dir, `shard-${i}-${stamp}.heapsnapshot`);
+        // The worker pauses while V8 walks its heap; the stream is written as it comes.
+        await pipeline(await thread.getHeapSnapshot(), createWriteStream(file));
+        files.push(file);
+      }
+    }
+    return files;
   }
 
   async drain(): Promise<void> {

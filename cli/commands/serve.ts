@@ -8,7 +8,7 @@
  * 2) and whatever the config loader still rejects afterwards came from the file (exit 4).
  */
 import type { Command } from 'commander';
-import { loadServerConfig, serverState, startServer, ServerConfigSchema } from '../../server/index.js';
+import { loadServerConfig, serverState, startServer, writeHeapSnapshots, ServerConfigSchema } from '../../server/index.js';
 import { RewardCatalog } from '../../rewards/index.js';
 import { embeddedHarness } from '../../harness/index.js';
 import { loadHarnessFlag, tasksOption } from './harness.js';
@@ -44,6 +44,7 @@ interface ServeFlags {
   sendBufferBytes?: string | number;
   harness?: string;
   tasks?: string[];
+  heapSnapshotDir?: string;
 }
 
 /** A numeric flag as a number (NaN when not numeric, which the schema reports under the key's name). */
@@ -147,22 +148,42 @@ export function registerServeCommand(program: Command): void {
     .option('--port <n>', 'TCP port in [0, 65535]; 0 picks a free one (default 8080)', configArg('--port', ['port']))
     .option('--token <token>', 'shared secret every hello must carry (default: $HARNESS_GYM_TOKEN, else none)')
     .option('--seed <n>', 'server seed for sessions whose hello has no seed (default 0)', configArg('--seed', ['seed']))
-    .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (default info)', configArg('--log-level', ['log_level']))
+    .option(
+      '--log-level <level>',
+      'fatal, error, warn, info, debug, trace or silent (default info)',
+      configArg('--log-level', ['log_level']),
+    )
     .option('--max-sessions <n>', 'concurrent sessions (default 256)', configArg('--max-sessions', ['max_sessions']))
     .option('--allow-oracle-hints', 'honour options.oracle_hints (testing only, never training)')
     .option('--max-batch <n>', 'items per reset/step/close frame (default 256)', configArg('--max-batch', ['limits', 'max_batch']))
     .option('--max-episodes <n>', 'unclosed episodes per session (default 4096)', configArg('--max-episodes', ['limits', 'max_episodes']))
     .option('--max-frame-bytes <n>', 'bytes per frame (default 4194304)', configArg('--max-frame-bytes', ['limits', 'max_frame_bytes']))
     .option('--max-turns <n>', 'assistant turns per episode (default 12)', configArg('--max-turns', ['limits', 'max_turns']))
-    .option('--max-errors <n>', 'tool errors before an episode is truncated (default 6)', configArg('--max-errors', ['limits', 'max_errors']))
+    .option(
+      '--max-errors <n>',
+      'tool errors before an episode is truncated (default 6)',
+      configArg('--max-errors', ['limits', 'max_errors']),
+    )
     .option(
       '--idle-timeout <s>',
       'seconds without requests before a session is freed; 0 disables (default 600)',
       configArg('--idle-timeout', ['limits', 'idle_timeout_s']),
     )
-    .option('--resume-grace <s>', 'seconds a dropped session waits for a resume (default 60)', configArg('--resume-grace', ['limits', 'resume_grace_s']))
-    .option('--ping-interval <s>', 'seconds between WebSocket pings (default 20)', configArg('--ping-interval', ['limits', 'ping_interval_s']))
-    .option('--replay-window <n>', 'replies kept per session for re-sent requests (default 64)', configArg('--replay-window', ['limits', 'replay_window']))
+    .option(
+      '--resume-grace <s>',
+      'seconds a dropped session waits for a resume (default 60)',
+      configArg('--resume-grace', ['limits', 'resume_grace_s']),
+    )
+    .option(
+      '--ping-interval <s>',
+      'seconds between WebSocket pings (default 20)',
+      configArg('--ping-interval', ['limits', 'ping_interval_s']),
+    )
+    .option(
+      '--replay-window <n>',
+      'replies kept per session for re-sent requests (default 64)',
+      configArg('--replay-window', ['limits', 'replay_window']),
+    )
     .option('--record <dir>', 'record finished episodes into this directory (default: off)')
     .option(
       '--record-sample <rate>',
@@ -188,12 +209,17 @@ export function registerServeCommand(program: Command): void {
     .option('--tasks <file>', 'task file, JSONL (repeatable; docs/HARNESS.md "Task files"; default: generated tasks)', collect)
     .option('--rewards-profile <file>', 'reward profile file, JSON or YAML (repeatable; reloaded on SIGHUP)', collect)
     .option('--reward-modules <dir>', 'directory of custom reward modules, *.js/*.mjs (repeatable; reloaded on SIGHUP)', collect)
+    .option(
+      '--heap-snapshot-dir <dir>',
+      'on SIGUSR2, write V8 heap snapshots of the main thread and of every episode worker there (each thread pauses while its heap is written)',
+    )
     .action(async (flags: ServeFlags) => {
       if (flags.token === undefined && process.env.HARNESS_GYM_TOKEN === '') {
         throw usageError('HARNESS_GYM_TOKEN is set but empty; unset it, or set it to the token clients must send');
       }
       if (flags.token === '') throw usageError('--token must not be empty; leave it out to accept any client');
-      if (flags.host !== undefined && flags.host.trim() === '') throw usageError('--host must not be empty; give e.g. 127.0.0.1 or 0.0.0.0');
+      if (flags.host !== undefined && flags.host.trim() === '')
+        throw usageError('--host must not be empty; give e.g. 127.0.0.1 or 0.0.0.0');
       const loaded = loadServerConfig({
         // The server owns the process here: shard the episodes over the spare cores unless told otherwise.
         base: { workers: 'auto' },
@@ -202,15 +228,21 @@ export function registerServeCommand(program: Command): void {
       });
       // The flags were checked as they were parsed: what the loader rejects comes from the file.
       if (!loaded.ok) {
-        const errors = loaded.errors.map((e) => (flags.config !== undefined && e.startsWith(`${flags.config}: `) ? e.slice(flags.config.length + 2) : e));
+        const errors = loaded.errors.map((e) =>
+          flags.config !== undefined && e.startsWith(`${flags.config}: `) ? e.slice(flags.config.length + 2) : e,
+        );
         if (flags.config === undefined) throw usageError(`invalid configuration: ${joinErrors(errors)}`);
         throw fileError(`--config ${flags.config}: ${joinErrors(errors)}`);
       }
       const config = loaded.config;
       if (config.record.dir !== null) writableDir(config.record.dir, flags.record !== undefined ? '--record' : 'record.dir');
+      if (flags.heapSnapshotDir !== undefined) writableDir(flags.heapSnapshotDir, '--heap-snapshot-dir');
       // A harness directory is loaded (and cached) here first so that a bad one is one line naming every
       // problem, not the guard's TypeError from inside startServer (server/config.ts harnessOf).
-      const harness = config.harness === null ? embeddedHarness() : loadHarnessFlag(config.harness, flags.harness !== undefined ? '--harness' : 'harness');
+      const harness =
+        config.harness === null
+          ? embeddedHarness()
+          : loadHarnessFlag(config.harness, flags.harness !== undefined ? '--harness' : 'harness');
       tasksOption(config.tasks, harness, flags.tasks !== undefined ? '--tasks' : 'tasks');
       // Reward files are read (and module files imported) before the server starts: a bad one is a
       // start-up error naming the file. HARNESS_GYM_JUDGE_API_KEY is the llm_judge's bearer token.
@@ -244,6 +276,26 @@ export function registerServeCommand(program: Command): void {
       };
       process.on('SIGTERM', () => stop('SIGTERM'));
       process.on('SIGINT', () => stop('SIGINT'));
+      // SIGUSR2 with --heap-snapshot-dir: heap snapshots of every thread, one after another (a second
+      // signal while they are written is ignored).
+      const snapshotDir = flags.heapSnapshotDir;
+      if (snapshotDir !== undefined) {
+        let writing = false;
+        process.on('SIGUSR2', () => {
+          if (writing) return;
+          writing = true;
+          writeHeapSnapshots(running.app, snapshotDir).then(
+            (files) => {
+              writing = false;
+              running.app.log.info({ files }, 'heap snapshots written');
+            },
+            (err: unknown) => {
+              writing = false;
+              running.app.log.error({ err }, 'heap snapshots failed');
+            },
+          );
+        });
+      }
       // SIGHUP: re-read the reward files; swap only when all of them validate (sessions are untouched).
       process.on('SIGHUP', () => {
         void catalog.reload().then((r) => {
