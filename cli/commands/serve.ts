@@ -148,42 +148,22 @@ export function registerServeCommand(program: Command): void {
     .option('--port <n>', 'TCP port in [0, 65535]; 0 picks a free one (default 8080)', configArg('--port', ['port']))
     .option('--token <token>', 'shared secret every hello must carry (default: $HARNESS_GYM_TOKEN, else none)')
     .option('--seed <n>', 'server seed for sessions whose hello has no seed (default 0)', configArg('--seed', ['seed']))
-    .option(
-      '--log-level <level>',
-      'fatal, error, warn, info, debug, trace or silent (default info)',
-      configArg('--log-level', ['log_level']),
-    )
+    .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (default info)', configArg('--log-level', ['log_level']))
     .option('--max-sessions <n>', 'concurrent sessions (default 256)', configArg('--max-sessions', ['max_sessions']))
     .option('--allow-oracle-hints', 'honour options.oracle_hints (testing only, never training)')
     .option('--max-batch <n>', 'items per reset/step/close frame (default 256)', configArg('--max-batch', ['limits', 'max_batch']))
     .option('--max-episodes <n>', 'unclosed episodes per session (default 4096)', configArg('--max-episodes', ['limits', 'max_episodes']))
     .option('--max-frame-bytes <n>', 'bytes per frame (default 4194304)', configArg('--max-frame-bytes', ['limits', 'max_frame_bytes']))
     .option('--max-turns <n>', 'assistant turns per episode (default 12)', configArg('--max-turns', ['limits', 'max_turns']))
-    .option(
-      '--max-errors <n>',
-      'tool errors before an episode is truncated (default 6)',
-      configArg('--max-errors', ['limits', 'max_errors']),
-    )
+    .option('--max-errors <n>', 'tool errors before an episode is truncated (default 6)', configArg('--max-errors', ['limits', 'max_errors']))
     .option(
       '--idle-timeout <s>',
       'seconds without requests before a session is freed; 0 disables (default 600)',
       configArg('--idle-timeout', ['limits', 'idle_timeout_s']),
     )
-    .option(
-      '--resume-grace <s>',
-      'seconds a dropped session waits for a resume (default 60)',
-      configArg('--resume-grace', ['limits', 'resume_grace_s']),
-    )
-    .option(
-      '--ping-interval <s>',
-      'seconds between WebSocket pings (default 20)',
-      configArg('--ping-interval', ['limits', 'ping_interval_s']),
-    )
-    .option(
-      '--replay-window <n>',
-      'replies kept per session for re-sent requests (default 64)',
-      configArg('--replay-window', ['limits', 'replay_window']),
-    )
+    .option('--resume-grace <s>', 'seconds a dropped session waits for a resume (default 60)', configArg('--resume-grace', ['limits', 'resume_grace_s']))
+    .option('--ping-interval <s>', 'seconds between WebSocket pings (default 20)', configArg('--ping-interval', ['limits', 'ping_interval_s']))
+    .option('--replay-window <n>', 'replies kept per session for re-sent requests (default 64)', configArg('--replay-window', ['limits', 'replay_window']))
     .option('--record <dir>', 'record finished episodes into this directory (default: off)')
     .option(
       '--record-sample <rate>',
@@ -218,8 +198,7 @@ export function registerServeCommand(program: Command): void {
         throw usageError('HARNESS_GYM_TOKEN is set but empty; unset it, or set it to the token clients must send');
       }
       if (flags.token === '') throw usageError('--token must not be empty; leave it out to accept any client');
-      if (flags.host !== undefined && flags.host.trim() === '')
-        throw usageError('--host must not be empty; give e.g. 127.0.0.1 or 0.0.0.0');
+      if (flags.host !== undefined && flags.host.trim() === '') throw usageError('--host must not be empty; give e.g. 127.0.0.1 or 0.0.0.0');
       const loaded = loadServerConfig({
         // The server owns the process here: shard the episodes over the spare cores unless told otherwise.
         base: { workers: 'auto' },
@@ -228,9 +207,7 @@ export function registerServeCommand(program: Command): void {
       });
       // The flags were checked as they were parsed: what the loader rejects comes from the file.
       if (!loaded.ok) {
-        const errors = loaded.errors.map((e) =>
-          flags.config !== undefined && e.startsWith(`${flags.config}: `) ? e.slice(flags.config.length + 2) : e,
-        );
+        const errors = loaded.errors.map((e) => (flags.config !== undefined && e.startsWith(`${flags.config}: `) ? e.slice(flags.config.length + 2) : e));
         if (flags.config === undefined) throw usageError(`invalid configuration: ${joinErrors(errors)}`);
         throw fileError(`--config ${flags.config}: ${joinErrors(errors)}`);
       }
@@ -239,10 +216,7 @@ export function registerServeCommand(program: Command): void {
       if (flags.heapSnapshotDir !== undefined) writableDir(flags.heapSnapshotDir, '--heap-snapshot-dir');
       // A harness directory is loaded (and cached) here first so that a bad one is one line naming every
       // problem, not the guard's TypeError from inside startServer (server/config.ts harnessOf).
-      const harness =
-        config.harness === null
-          ? embeddedHarness()
-          : loadHarnessFlag(config.harness, flags.harness !== undefined ? '--harness' : 'harness');
+      const harness = config.harness === null ? embeddedHarness() : loadHarnessFlag(config.harness, flags.harness !== undefined ? '--harness' : 'harness');
       tasksOption(config.tasks, harness, flags.tasks !== undefined ? '--tasks' : 'tasks');
       // Reward files are read (and module files imported) before the server starts: a bad one is a
       // start-up error naming the file. HARNESS_GYM_JUDGE_API_KEY is the llm_judge's bearer token.
