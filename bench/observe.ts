@@ -148,15 +148,15 @@ function ticksPerSecond(): number {
   return clockTicks;
 }
 
-/** User + system CPU seconds of one process (all its threads) or one thread, from a `stat` file; 0 when gone. */
-function statCpuSeconds(path: string): number {
+/** User + system CPU seconds of one process (all its threads) or one thread, from a `stat` file; null when unreadable. */
+function statCpuSeconds(path: string): number | null {
   try {
     const stat = readFileSync(path, 'utf8');
     // Fields after "pid (comm) ": state is field 3, utime 14, stime 15.
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(f[11]) + Number(f[12])) / ticksPerSecond();
   } catch {
-    return 0;
+    return null;
   }
 }
 
@@ -169,14 +169,12 @@ export interface ServerCpu {
 }
 
 export function serverCpu(pid: number): ServerCpu | null {
-  try {
-    readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  let total = statCpuSeconds(`/proc/${pid}/stat`);
-  for (const d of descendants(pid)) total += statCpuSeconds(`/proc/${d}/stat`);
-  return { total_s: total, main_s: statCpuSeconds(`/proc/${pid}/task/${pid}/stat`) };
+  const own = statCpuSeconds(`/proc/${pid}/stat`);
+  if (own === null) return null;
+  let total = own;
+  // A descendant that ended between the listing and the read counts for nothing.
+  for (const d of descendants(pid)) total += statCpuSeconds(`/proc/${d}/stat`) ?? 0;
+  return { total_s: total, main_s: statCpuSeconds(`/proc/${pid}/task/${pid}/stat`) ?? 0 };
 }
 
 /** Busy CPU seconds of the whole machine so far (every core: user, nice, system, irq, softirq, steal), from /proc/stat. */
