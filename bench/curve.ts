@@ -36,6 +36,10 @@ export interface CurvePoint {
   steady_steps_per_s: number | null;
   steady_resets_per_s: number | null;
   rss_per_episode_kb: number | null;
+  /** Server CPU per item answered and per frame answered, and items per frame (load.ts `ConcurrencyResult`). */
+  server_cpu_us_per_item: number | null;
+  server_cpu_us_per_frame: number | null;
+  items_per_frame: number | null;
   connections: number;
   steady_s: number | null;
 }
@@ -78,6 +82,9 @@ export function curvePoint(live: number, listed: boolean, connections: number, r
     steady_steps_per_s: round(r.steady_steps_per_s, 1),
     steady_resets_per_s: round(r.steady_resets_per_s, 1),
     rss_per_episode_kb: round(r.rss_per_episode_kb, 2),
+    server_cpu_us_per_item: round(r.server_cpu_us_per_item, 1),
+    server_cpu_us_per_frame: round(r.server_cpu_us_per_frame, 1),
+    items_per_frame: round(r.items_per_frame, 2),
     connections,
     steady_s: round(r.steady_s, 2),
   };

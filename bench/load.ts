@@ -460,6 +460,14 @@ export interface ConcurrencyResult {
   machine_cpu_cores: number | null;
   /** Server CPU per item answered in the steady phase (step and reset items alike), in µs. */
   server_cpu_us_per_item: number | null;
+  /**
+   * Reset and step frames answered in the same window (per second), the items they carried per frame,
+   * and the server's CPU per frame: what a frame costs beyond its items (parse, hand-off to the episode
+   * worker and back, encode, write, the thread wake-ups) is spread over few items at a low load.
+   */
+  steady_frames_per_s: number;
+  items_per_frame: number | null;
+  server_cpu_us_per_frame: number | null;
   /** The warm-up: its wall time (s; 0 without one), step items answered ok, failures (not in `failures`). */
   warmup_s: number;
   warmup_steps: number;
@@ -571,7 +579,7 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
   let rampEnd: number | null = null;
   let steadyEnd = Infinity;
   let stopping = false;
-  const steady = { steps: 0, resets: 0, rtts: [] as number[] };
+  const steady = { steps: 0, resets: 0, frames: 0, rtts: [] as number[] };
   const inSteady = (t: number): boolean => rampEnd !== null && t >= rampEnd && t < steadyEnd;
 
   /** The episode's next action is the server's hint: play it after a think time (no hint: the slot is dead). */
@@ -605,6 +613,7 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
 
   const onReset = (d: Driver, batch: Slot[], a: Answer | null): void => {
     const now = performance.now();
+    if (a && inSteady(now)) steady.frames++;
     eachItem(
       batch,
       a,
@@ -627,6 +636,7 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
 
   const onStep = (d: Driver, batch: Slot[], a: Answer | null, sentAt: number): void => {
     const now = performance.now();
+    if (a && inSteady(now)) steady.frames++;
     if (a && inSteady(sentAt)) for (let i = 0; i < batch.length; i++) steady.rtts.push(a.rttMs);
     eachItem(
       batch,
@@ -721,6 +731,7 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
     client: process.cpuUsage(),
     machine: machineBusyCpuSeconds(),
     steady: steady.steps + steady.resets,
+    frames: steady.frames,
   };
   log(
     `  ramp ${rampComplete ? 'done' : 'timed out'} after ${((steadyStart - t0) / 1000).toFixed(1)} s (${everLive}/${N} live once); steady ${steadyPlanS.toFixed(1)} s`,
@@ -759,10 +770,12 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
     client: process.cpuUsage(cpu0.client),
     machine: machineBusyCpuSeconds(),
     steady: steady.steps + steady.resets,
+    frames: steady.frames,
   };
   const atEnd = await scrapeMetrics(o.httpUrl, 10_000);
   const serverCpuS = cpu0.server !== null && cpu1.server !== null ? cpu1.server.total_s - cpu0.server.total_s : null;
   const items = cpu1.steady - cpu0.steady;
+  const frames = cpu1.frames - cpu0.frames;
 
   // Stop sending, collect what is still in flight, then read the server's step count.
   stopping = true;
@@ -799,6 +812,9 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
     client_cpu_cores: (cpu1.client.user + cpu1.client.system) / 1e6 / steadyS,
     machine_cpu_cores: cpu0.machine !== null && cpu1.machine !== null ? (cpu1.machine - cpu0.machine) / steadyS : null,
     server_cpu_us_per_item: serverCpuS === null || items === 0 ? null : (serverCpuS * 1e6) / items,
+    steady_frames_per_s: frames / steadyS,
+    items_per_frame: frames === 0 ? null : items / frames,
+    server_cpu_us_per_frame: serverCpuS === null || frames === 0 ? null : (serverCpuS * 1e6) / frames,
     warmup_s: warmupS,
     warmup_steps: warmup?.steps ?? 0,
     warmup_failures: warmup?.failures.total ?? 0,

@@ -45,6 +45,9 @@ export function formatReport(s: BenchSummary): string {
       `machine ${fmt(c.machine_cpu_cores)} of ${m.cores}; server ${fmt(c.server_cpu_us_per_item, ' µs')} per item`,
   );
   lines.push(
+    `  frames              ${fmt(c.steady_frames_per_s)} frames/s, ${fmt(c.items_per_frame)} items per frame; server ${fmt(c.server_cpu_us_per_frame, ' µs')} per frame`,
+  );
+  lines.push(
     `  memory              idle ${fmt(c.rss_idle_kb, ' KiB')}, live ${fmt(c.rss_live_kb, ' KiB')} -> ${fmt(s.rss_per_episode_kb, ' KiB')}/episode`,
   );
   lines.push('');

@@ -313,6 +313,9 @@ export function renderGenerated(runs: readonly { line: string; seconds: number }
     `| concurrency: CPU in cores, server (main thread) / client / machine | ${show(num(conc.server_cpu_cores), 2)} (${show(num(conc.server_main_cpu_cores), 2)}) / ${show(num(conc.client_cpu_cores), 2)} / ${show(num(conc.machine_cpu_cores), 2)} of ${mc.cores} |`,
   );
   out.push(`| concurrency: server CPU per item (steps and resets) | ${show(num(conc.server_cpu_us_per_item), 1, ' µs')} |`);
+  out.push(
+    `| concurrency: frames/s, items per frame, server CPU per frame | ${show(num(conc.steady_frames_per_s), 0)}, ${show(num(conc.items_per_frame), 2)}, ${show(num(conc.server_cpu_us_per_frame), 1, ' µs')} |`,
+  );
   out.push('');
   out.push("### Micro-benchmarks (medians of the runs' p50 / p99, µs)");
   out.push('');

@@ -44,6 +44,9 @@ function fake(live: number, p99: number | null, failures = 0): ConcurrencyResult
     client_cpu_cores: 0,
     machine_cpu_cores: null,
     server_cpu_us_per_item: null,
+    steady_frames_per_s: 0,
+    items_per_frame: null,
+    server_cpu_us_per_frame: null,
     warmup_s: 0,
     warmup_steps: 0,
     warmup_failures: 0,
@@ -227,6 +230,9 @@ describe('latency curve: a short real run', () => {
           'steady_steps_per_s',
           'steady_resets_per_s',
           'rss_per_episode_kb',
+          'server_cpu_us_per_item',
+          'server_cpu_us_per_frame',
+          'items_per_frame',
           'connections',
           'steady_s',
         ].sort(),
@@ -240,6 +246,8 @@ describe('latency curve: a short real run', () => {
       }
       expect(p.server_p50_ms as number).toBeLessThanOrEqual(p.server_p99_ms as number);
       expect(p.rtt_p50_ms as number).toBeLessThanOrEqual(p.rtt_p99_ms as number);
+      // Counted by the client: every answered frame carried at least one item.
+      expect(p.items_per_frame as number, `${p.live} items_per_frame`).toBeGreaterThanOrEqual(1);
     }
     // The 16-episode point is the concurrency phase's own figures, not a second run.
     const conc = json.concurrency as Record<string, number>;
@@ -296,6 +304,11 @@ describe('latency curve: a short real run', () => {
     expect(r.client_cpu_cores).toBeGreaterThan(0);
     expect(r.server_cpu_cores as number).toBeLessThanOrEqual((r.machine_cpu_cores as number) + 0.05);
     expect(r.server_cpu_us_per_item).toBeGreaterThan(0);
+    // Frames answered in the same window: each carried at least one item, and a frame cost the server at
+    // least what its items did.
+    expect(r.steady_frames_per_s).toBeGreaterThan(0);
+    expect(r.items_per_frame as number).toBeGreaterThanOrEqual(1);
+    expect(r.server_cpu_us_per_frame as number).toBeCloseTo((r.server_cpu_us_per_item as number) * (r.items_per_frame as number), 6);
     // The server applied the warm-up's steps and the timed ones, and nothing else.
     expect(stepsAtClose[0]).toBe(r.warmup_steps + r.steps);
     // The steady phase (0.3 s asked) was stretched to the window + 1 s = 3 s.

@@ -25,6 +25,9 @@ const pt = (live: number, p99: number, held = p99 <= 1000): CurvePoint => ({
   steady_steps_per_s: live / 3,
   steady_resets_per_s: live / 6,
   rss_per_episode_kb: 100,
+  server_cpu_us_per_item: 180,
+  server_cpu_us_per_frame: 450,
+  items_per_frame: 2.5,
   connections: 16,
   steady_s: 60,
 });
@@ -55,6 +58,9 @@ function summary(curve: CurvePoint[], maxHeld: number | null, ratio: number): Be
       client_cpu_cores: 0.45,
       machine_cpu_cores: 1.98,
       server_cpu_us_per_item: null,
+      steady_frames_per_s: 3000,
+      items_per_frame: 2.5,
+      server_cpu_us_per_frame: null,
     },
     micro: { reset_identity: { p50_us: 140, p99_us: 1000 } },
     machine: { cpu_model: 'test', cores: 2, total_memory_gib: 1, node: 'v20', os: 'Linux', load_avg_1m: 0.5 },
@@ -96,6 +102,7 @@ describe('bench:results with the latency curve', () => {
     expect(md).toContain('| throughput: server CPU per step, env / echo | 60 µs / 8 µs |');
     expect(md).toContain('| concurrency: CPU in cores, server (main thread) / client / machine | 1.5 (0.2) / 0.45 / 1.98 of 2 |');
     expect(md).toContain('| concurrency: server CPU per item (steps and resets) | n/a |');
+    expect(md).toContain('| concurrency: frames/s, items per frame, server CPU per frame | 3000, 2.5, n/a |');
     // The targets: the ratio's median, identity reset, and the two curve rows.
     const rows = targetRows(JSON.parse(JSON.stringify({ ...c, ratio: 0.4 })) as BenchSummary, curveMedians([a, b, c]));
     expect(rows.find((r) => r.target.startsWith('identity reset p50'))).toMatchObject({ measured: '140 µs', status: 'missed' });
