@@ -462,8 +462,8 @@ export interface ConcurrencyResult {
   server_cpu_us_per_item: number | null;
   /**
    * Reset and step frames answered in the same window (per second), the items they carried per frame,
-   * and the server's CPU per frame: what a frame costs beyond its items (parse, hand-off to the episode
-   * worker and back, encode, write, the thread wake-ups) is spread over few items at a low load.
+   * and the server's CPU over them: with the CPU per item across live counts, this separates what a frame
+   * costs (parse, hand-off to the episode worker and back, write) from what its items cost.
    */
   steady_frames_per_s: number;
   items_per_frame: number | null;
