@@ -90,6 +90,11 @@ export interface SessionEnvOptions {
   log: SessionLog;
   /** Batch items applied between two yields to the event loop. */
   yieldEvery: number;
+  /**
+   * Whether the thread has memory for one more episode: null when it has, else the refusal's details
+   * (a new episode is then `CAPACITY_REACHED`; server/heap-budget.ts). Absent: always admitted.
+   */
+  admit?: () => object | null;
 }
 
 /** One unclosed episode. */
@@ -224,6 +229,15 @@ export class SessionEnv {
     }
     if (!existing && this.#episodes.size >= this.#opts.maxEpisodes) {
       return this.#error(ctx.episode_id, 'CAPACITY_REACHED', 'the session is at max_episodes', { max_episodes: this.#opts.maxEpisodes });
+    }
+    const refusal = existing ? null : (this.#opts.admit?.() ?? null);
+    if (refusal !== null) {
+      return this.#error(
+        ctx.episode_id,
+        'CAPACITY_REACHED',
+        'the server is short of memory for new episodes; retry later or close episodes',
+        refusal,
+      );
     }
 
     // Groups: the first successful member fixes the task (and, with "task+variant", seed and variant).

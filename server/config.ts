@@ -107,6 +107,13 @@ export const ServerConfigSchema = z.strictObject({
    */
   workers: z.union([z.literal('auto'), z.int().min(0).max(64)]).default(0),
   /**
+   * The old-generation heap limit of each episode worker (MiB); null: V8's default, sized from the
+   * machine's memory (several GiB), which a container's memory limit does not lower. V8 collects harder
+   * as a heap nears its limit, and new episodes are refused (`CAPACITY_REACHED`, `details.reason:
+   * "memory"`) once a worker's live heap is above 70% of it (server/heap-budget.ts). Needs workers.
+   */
+  worker_heap_mb: z.int().min(64).max(1_048_576).nullable().default(null),
+  /**
    * Compiled variants kept per variant spec (docs/HARNESS.md "How its variants are drawn"): a reset draws
    * one by its variant seed and fits it to its task. 0 compiles a variant per reset (the most diverse, about
    * five times dearer). Part of what a seed means: records carry it, and replay uses the record's.
@@ -199,6 +206,14 @@ function freeze<T extends object>(o: T): T {
 export function parseServerConfig(input: unknown = {}): ConfigResult {
   const r = ServerConfigSchema.safeParse(input);
   if (!r.success) return { ok: false, errors: formatIssues(r.error.issues) };
+  if (r.data.worker_heap_mb !== null && r.data.workers === 0) {
+    return {
+      ok: false,
+      errors: [
+        'worker_heap_mb: needs workers (1..64 or "auto"); with workers 0 the episodes are on the main thread, whose heap limit is node --max-old-space-size',
+      ],
+    };
+  }
   return { ok: true, config: freeze(r.data) };
 }
 

@@ -30,6 +30,7 @@ import { SessionEnv, emptyStats } from '../env/index.js';
 import type { EnvConfig, SessionStats } from '../env/index.js';
 import { sessionWrapping } from './compose.js';
 import type { ServerConfig } from './config.js';
+import { HeapBudget } from './heap-budget.js';
 
 // -------------------------------------------------------------------------------------------------
 // The episodes of the sessions one thread holds (the main thread with `workers: 0`, else each worker):
@@ -45,6 +46,8 @@ export interface EpisodeTableOptions {
   log: Logger;
   /** Batch items applied between two yields to the event loop. */
   yieldEvery: number;
+  /** The thread's memory admission of new episodes (server/heap-budget.ts); absent: none. */
+  budget?: HeapBudget;
 }
 
 /** Sessions' episodes, by session id. */
@@ -76,7 +79,7 @@ export class EpisodeTable {
   #session(sessionId: string, streamSeed: number): SessionEnv {
     let s = this.#sessions.get(sessionId);
     if (s === undefined) {
-      const { config, env, log, yieldEvery } = this.#opts;
+      const { config, env, log, yieldEvery, budget } = this.#opts;
       const slog = log.child({ session: sessionId });
       s = new SessionEnv({
         env,
@@ -87,6 +90,7 @@ export class EpisodeTable {
         stats: () => this.#stats,
         log: slog,
         yieldEvery,
+        ...(budget ? { admit: () => budget.refusal() } : {}),
       });
       this.#sessions.set(sessionId, s);
     }
@@ -204,9 +208,17 @@ export class LocalHost implements EpisodeHost {
   readonly workers = 0;
   readonly #table: EpisodeTable;
   readonly #codec: Codec;
+  /** The main thread's memory admission, against its own heap limit (`node --max-old-space-size`). */
+  readonly #budget = new HeapBudget().start();
 
   constructor(opts: { config: ServerConfig; env: () => EnvConfig; log: Logger; codec: Codec; yieldEvery: number }) {
-    this.#table = new EpisodeTable({ config: opts.config, env: opts.env, log: opts.log, yieldEvery: opts.yieldEvery });
+    this.#table = new EpisodeTable({
+      config: opts.config,
+      env: opts.env,
+      log: opts.log,
+      yieldEvery: opts.yieldEvery,
+      budget: this.#budget,
+    });
     this.#codec = opts.codec;
   }
 
@@ -240,7 +252,9 @@ export class LocalHost implements EpisodeHost {
     await this.#table.drain();
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.#budget.stop();
+  }
 }
 
 /** A task for a worker (server/worker.ts). */
@@ -319,6 +333,7 @@ export class WorkerHost implements EpisodeHost {
   readonly #log: Logger;
   readonly #workerData: WorkerData;
   readonly #filename: string;
+  readonly #heapMb: number | null;
   #closing = false;
   /** Workers replaced because they were empty and had grown (tests, diagnostics). */
   recycled = 0;
@@ -339,6 +354,7 @@ export class WorkerHost implements EpisodeHost {
     this.workers = opts.workers;
     this.#log = opts.log;
     this.#onRecycle = opts.onRecycle ?? (() => {});
+    this.#heapMb = opts.config.worker_heap_mb;
     const { filename, tsModule } = workerModule(opts.workerFile);
     this.#filename = filename;
     this.#workerData = {
@@ -364,6 +380,9 @@ export class WorkerHost implements EpisodeHost {
       // default Atomics.wait parks the thread's event loop between tasks and they would never fire.
       atomics: 'disabled',
       workerData: this.#workerData,
+      // The old generation's limit: V8 collects harder as it nears it, and the worker's admission refuses
+      // new episodes above HEAP_ADMIT_FRACTION of it (server/heap-budget.ts) before it is reached.
+      ...(this.#heapMb === null ? {} : { resourceLimits: { maxOldGenerationSizeMb: this.#heapMb } }),
     });
     pool.on('error', (err: unknown) =>
       this.#log.error({ err, shard: i, main_thread: threadId }, 'shard worker failed; it is replaced and its episodes are lost'),

@@ -24,7 +24,7 @@ export const IDLE_COLLECT_MS = 1000;
 let gcFunction: (() => void) | null = null;
 
 /** V8's `gc()`, exposed for this process's new contexts once (the flag changes nothing else). */
-function fullGc(): () => void {
+export function fullGc(): () => void {
   if (gcFunction === null) {
     setFlagsFromString('--expose-gc');
     gcFunction = runInNewContext('gc') as () => void;

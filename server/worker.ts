@@ -18,6 +18,7 @@ import type { SessionRequest } from '../protocol/wire.js';
 import { EpisodeTable } from './hosts.js';
 import { defaultsOf, harnessOf, taskSourceOf } from './config.js';
 import { encodeReply } from './hosts.js';
+import { HeapBudget } from './heap-budget.js';
 import type { WorkerData, WorkerApplyResult, WorkerFreeResult, WorkerTask } from './hosts.js';
 
 const data = workerData as WorkerData;
@@ -44,7 +45,8 @@ if (config.rewards.profiles.length + config.rewards.module_dirs.length > 0) {
   });
 }
 
-const table = new EpisodeTable({ config, env: () => env, log, yieldEvery: data.yieldEvery });
+// New episodes are refused before this worker's heap limit (`worker_heap_mb`) is reached.
+const table = new EpisodeTable({ config, env: () => env, log, yieldEvery: data.yieldEvery, budget: new HeapBudget().start() });
 // The episodes of this worker's sessions live here: compile the presets' variant pools in the background.
 prepareVariantsInBackground(env, (slots, ms) => log.debug({ slots, ms: Math.round(ms) }, 'variant pools compiled'));
 const codec = new Codec();

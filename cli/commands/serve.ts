@@ -40,6 +40,7 @@ interface ServeFlags {
   rewardsProfile?: string[];
   rewardModules?: string[];
   workers?: string | number;
+  workerHeapMb?: string | number;
   variantPool?: number;
   sendBufferBytes?: string | number;
   harness?: string;
@@ -65,6 +66,7 @@ export function flagsToOverrides(f: ServeFlags, env: Readonly<Record<string, str
     harness: f.harness,
     tasks: f.tasks,
     workers: f.workers === undefined || f.workers === 'auto' ? f.workers : Number(f.workers),
+    worker_heap_mb: num(f.workerHeapMb),
     variant_pool: num(f.variantPool),
     backpressure: { send_high_water_bytes: num(f.sendBufferBytes) },
     limits: {
@@ -174,6 +176,11 @@ export function registerServeCommand(program: Command): void {
       '--workers <n>',
       'worker threads owning the episodes: 0 = the main thread, 1..64, or "auto" (default auto: one per core, at most 8)',
       configArg('--workers', ['workers']),
+    )
+    .option(
+      '--worker-heap-mb <mib>',
+      "each worker's heap limit in MiB (64..); new episodes get CAPACITY_REACHED above 70% of it (default: V8's, from the machine's memory)",
+      configArg('--worker-heap-mb', ['worker_heap_mb']),
     )
     .option(
       '--variant-pool <n>',

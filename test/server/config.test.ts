@@ -39,6 +39,7 @@ const DEFAULTS = {
   max_sessions: 256,
   log_level: 'info',
   workers: 0,
+  worker_heap_mb: null,
   variant_pool: 256,
   backpressure: { send_high_water_bytes: 16777216, stall_timeout_s: 30, max_queued_requests: 64 },
 };
@@ -105,6 +106,20 @@ describe('server config', () => {
     if (!bad.ok) expect(bad.errors.some((e) => e.startsWith('port: '))).toBe(true);
     const tok = loadServerConfig({ overrides: flagsToOverrides({ token: 'flag' }, { HARNESS_GYM_TOKEN: 'env' }) });
     expect(tok.ok && tok.config.token).toBe('flag');
+  });
+
+  it('takes --worker-heap-mb as MiB with workers, and refuses it with workers 0 naming the key', () => {
+    const load = (workers: string, workerHeapMb: string) => loadServerConfig({ overrides: flagsToOverrides({ workers, workerHeapMb }) });
+    expect(load('2', '640')).toMatchObject({ ok: true, config: { workers: 2, worker_heap_mb: 640 } });
+    expect(load('auto', '64')).toMatchObject({ ok: true, config: { workers: 'auto', worker_heap_mb: 64 } });
+    expect(load('0', '640')).toEqual({
+      ok: false,
+      errors: [
+        'worker_heap_mb: needs workers (1..64 or "auto"); with workers 0 the episodes are on the main thread, whose heap limit is node --max-old-space-size',
+      ],
+    });
+    expect(load('2', '32')).toEqual({ ok: false, errors: [expect.stringMatching(/^worker_heap_mb: /)] });
+    expect(load('2', 'lots')).toEqual({ ok: false, errors: [expect.stringMatching(/^worker_heap_mb: /)] });
   });
 
   it('takes --workers as a count or "auto", and serve\'s base default under the file', () => {

@@ -1,0 +1,155 @@
+/**
+ * Memory admission (server/heap-budget.ts): a thread whose live heap after a full collection is above 70%
+ * of its limit refuses new episodes with a typed item error, and the episodes it holds go on. End to end:
+ * a server whose one worker has a 256 MiB heap (`worker_heap_mb`) is filled with episodes over a real
+ * socket until it refuses; the worker never runs out of memory, the refused items are CAPACITY_REACHED
+ * with `details.reason: "memory"`, live episodes still step, and once they are closed a client retrying
+ * after `retry_after_ms` is admitted again.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { describe, it, expect, afterAll } from 'vitest';
+import { HEAP_ADMIT_FRACTION, HEAP_RETRY_AFTER_MS, HeapBudget } from '../../server/heap-budget.js';
+import { buildServer, closeServer } from '../../server/index.js';
+import type { GymApp } from '../../server/index.js';
+import { connect, metric, testConfig, until } from './helpers.js';
+
+const MIB = 1024 * 1024;
+
+describe('HeapBudget', () => {
+  it('admits until a major GC leaves the live heap above the fraction of the limit, and again once it is below', () => {
+    let reading = { used: 10 * MIB, limit: 100 * MIB };
+    const budget = new HeapBudget({ read: () => reading, now: () => 0, collect: () => expect.unreachable('no stale reading here') });
+    expect(HEAP_ADMIT_FRACTION).toBe(0.7);
+    expect(budget.refusal()).toBeNull();
+    // Between major GCs the used size counts garbage: it does not decide.
+    reading = { used: 99 * MIB, limit: 100 * MIB };
+    expect(budget.refusal()).toBeNull();
+    budget.afterMajorGc();
+    expect(budget.refusal()).toEqual({ reason: 'memory', heap_live_mb: 99, heap_limit_mb: 100, retry_after_ms: HEAP_RETRY_AFTER_MS });
+    reading = { used: 70 * MIB, limit: 100 * MIB }; // at the fraction: admitted
+    budget.afterMajorGc();
+    expect(budget.refusal()).toBeNull();
+    reading = { used: 70.5 * MIB, limit: 100 * MIB };
+    budget.afterMajorGc();
+    expect(budget.refusal()).toMatchObject({ heap_live_mb: 70.5, heap_limit_mb: 100 });
+  });
+
+  it('collects and reads again before refusing on a reading older than the retry period, at most once per period', () => {
+    let t = 0;
+    let collections = 0;
+    let reading = { used: 90 * MIB, limit: 100 * MIB };
+    const budget = new HeapBudget({ read: () => reading, now: () => t, collect: () => collections++ });
+    budget.afterMajorGc();
+    t = HEAP_RETRY_AFTER_MS - 1;
+    expect(budget.refusal()).toMatchObject({ heap_live_mb: 90 });
+    expect(collections).toBe(0); // fresh enough
+    t = HEAP_RETRY_AFTER_MS;
+    expect(budget.refusal()).toMatchObject({ heap_live_mb: 90 }); // collected, still full
+    expect(collections).toBe(1);
+    t += 10;
+    expect(budget.refusal()).not.toBeNull();
+    expect(collections).toBe(1); // the new reading is fresh
+    // Episodes were closed meanwhile: the next stale refusal collects, reads 40 MiB and admits.
+    reading = { used: 40 * MIB, limit: 100 * MIB };
+    t += HEAP_RETRY_AFTER_MS;
+    expect(budget.refusal()).toBeNull();
+    expect(collections).toBe(2);
+    expect(budget.refusal()).toBeNull();
+  });
+
+  it('takes its reading after each major GC of the thread it runs on', async () => {
+    let reads = 0;
+    const budget = new HeapBudget({
+      read: () => {
+        reads++;
+        return { used: 1, limit: 2 };
+      },
+    }).start();
+    try {
+      const before = reads;
+      setFlagsFromString('--expose-gc');
+      (runInNewContext('gc') as () => void)();
+      await until(() => reads > before, 2000);
+      expect(budget.refusal()).toBeNull();
+    } finally {
+      budget.stop();
+    }
+  });
+});
+
+describe('a worker with a heap limit', () => {
+  const apps: GymApp[] = [];
+  afterAll(async () => {
+    await Promise.all(apps.map((a) => closeServer(a)));
+  });
+
+  it('refuses new episodes with CAPACITY_REACHED (reason memory) before its heap runs out, keeps the live ones, and admits again after they close', async () => {
+    const app = buildServer(testConfig({ workers: 1, worker_heap_mb: 256, limits: { max_episodes: 1_000_000, max_batch: 256 } }));
+    apps.push(app);
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    const c = await connect(url);
+    await c.hello({ seed: 5 }, true);
+
+    // Fill: 256 `train` episodes a frame until items are refused (several thousand fit in 256 MiB).
+    let id = 0;
+    const admitted: string[] = [];
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    let refused: any[] = [];
+    while (refused.length === 0) {
+      const ids = Array.from({ length: 256 }, (_, i) => `f${id}.${i}`);
+      const r = await c.request({ type: 'reset', id: ++id, items: ids.map((episode_id) => ({ episode_id, variant: 'train' })) }, true);
+      expect(r.type).toBe('reset_result');
+      for (const it of r.items) {
+        if (it.ok) admitted.push(it.episode_id);
+        else refused.push(it);
+      }
+      expect(id).toBeLessThan(200);
+    }
+    expect(admitted.length).toBeGreaterThan(500);
+    // Every refusal is the same typed error; nothing else failed (no INTERNAL: the worker did not die).
+    const first = refused[0];
+    expect(first).toEqual({
+      ok: false,
+      episode_id: first.episode_id,
+      error: {
+        code: 'CAPACITY_REACHED',
+        message: 'the server is short of memory for new episodes; retry later or close episodes',
+        details: { reason: 'memory', heap_live_mb: expect.any(Number), heap_limit_mb: 256, retry_after_ms: HEAP_RETRY_AFTER_MS },
+      },
+    });
+    expect(first.error.details.heap_live_mb).toBeGreaterThan(0.7 * 256);
+    expect(first.error.details.heap_live_mb).toBeLessThanOrEqual(256);
+    for (const it of refused) expect(it.error.code).toBe('CAPACITY_REACHED');
+    expect(await metric(app, 'harness_gym_errors_total{code="CAPACITY_REACHED"}')).toBe(refused.length);
+
+    // The live episodes go on: the first and the last admitted step.
+    const step = await c.request(
+      {
+        type: 'step',
+        id: ++id,
+        items: [admitted[0], admitted[admitted.length - 1]].map((episode_id) => ({ episode_id, action: { text: 'hello' } })),
+      },
+      true,
+    );
+    expect(step.items.map((it: { ok: boolean }) => it.ok)).toEqual([true, true]);
+
+    // Close them all.
+    for (let i = 0; i < admitted.length; i += 256) {
+      const r = await c.request({ type: 'close', id: ++id, episode_ids: admitted.slice(i, i + 256) }, true);
+      expect(r).toMatchObject({ type: 'closed', unknown: [] });
+    }
+    // A client that retries after retry_after_ms: the worker collects on a stale reading and admits.
+    let again: { ok: boolean; error?: { code: string } } = { ok: false };
+    for (let tries = 0; tries < 5 && !again.ok; tries++) {
+      const r = await c.request({ type: 'reset', id: ++id, items: [{ episode_id: `again${id}`, variant: 'train' }] }, true);
+      again = r.items[0];
+      if (!again.ok) {
+        expect(again.error?.code).toBe('CAPACITY_REACHED');
+        await new Promise((resolve) => setTimeout(resolve, HEAP_RETRY_AFTER_MS));
+      }
+    }
+    expect(again.ok).toBe(true);
+    expect(await c.alive()).toBe(true);
+  }, 60_000);
+});
