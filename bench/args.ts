@@ -40,6 +40,8 @@ export interface BenchParams {
    * before the phase's ramp. 0: none.
    */
   live_warmup_s: number;
+  /** `serve --worker-heap-mb` of the environment servers (MiB; 0: V8's default limit). */
+  worker_heap_mb: number;
   /**
    * Live-episode phases: the server's step-latency window (s; `harness_gym_step_latency_seconds` keeps the
    * last 60 s). The steady phase lasts at least this + 1 s, so the server-side quantiles read at its end
@@ -114,6 +116,7 @@ export const DEFAULT_PARAMS: BenchParams = {
   warmup_rounds: 0,
   warmup_s: 10,
   live_warmup_s: 5,
+  worker_heap_mb: 0,
   latency_window_s: 60,
   tp_distinct_rounds: 8,
   episodes: 16384,
@@ -171,7 +174,7 @@ const USAGE = `usage: node dist/bench/run.js [--json] [--quick] [--skip-load]
   [--steady-s S] [--tp-connections C] [--tp-episodes E] [--scaling-workers 1,2,4] [--scaling-duration-s D]
   [--seed N] [--request-timeout-ms MS] [--ramp-timeout-s S] [--max-inflight-frames N] [--group-size G]
   [--micro-time-ms MS] [--warmup-rounds N] [--warmup-s S] [--live-warmup-s S] [--curve 256,1024,...|none] [--curve-max N] [--curve-p99-limit-ms MS]
-  [--latency-window-s S] [--curve-budget-s S] [--in-process-client]`;
+  [--latency-window-s S] [--curve-budget-s S] [--worker-heap-mb MIB] [--in-process-client]`;
 
 /** Numeric flags and the parameter each sets. */
 const NUMERIC: Record<string, keyof BenchParams> = {
@@ -193,6 +196,7 @@ const NUMERIC: Record<string, keyof BenchParams> = {
   '--warmup-rounds': 'warmup_rounds',
   '--warmup-s': 'warmup_s',
   '--live-warmup-s': 'live_warmup_s',
+  '--worker-heap-mb': 'worker_heap_mb',
   '--curve-max': 'curve_max',
   '--curve-p99-limit-ms': 'curve_p99_limit_ms',
   '--latency-window-s': 'latency_window_s',
@@ -244,6 +248,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchCli {
     'group_size',
   ] as const) {
     if (!Number.isInteger(params[k]) || params[k] < 1) throw new Error(`${k} must be a positive integer\n${USAGE}`);
+  }
+  if (params.worker_heap_mb !== 0 && !(Number.isInteger(params.worker_heap_mb) && params.worker_heap_mb >= 64)) {
+    throw new Error(`worker_heap_mb must be 0 (V8's default) or an integer of at least 64\n${USAGE}`);
   }
   if (params.connections > params.episodes) params.connections = params.episodes;
   if (!Number.isInteger(params.curve_max)) throw new Error(`curve_max must be an integer\n${USAGE}`);

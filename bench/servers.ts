@@ -26,6 +26,8 @@ export interface EnvServerOptions {
   maxSessions: number;
   maxEpisodes: number;
   maxBatch: number;
+  /** `serve --worker-heap-mb` (each worker's heap limit, MiB); null or absent omits the flag. */
+  workerHeapMb?: number | null;
 }
 
 /** Where the suite gets its servers. */
@@ -134,6 +136,7 @@ export function childProcessServers(): ServerFactory {
         String(opts.maxBatch),
       );
       if (opts.workers !== null && workersSupported) args.push('--workers', String(opts.workers));
+      if (opts.workerHeapMb != null) args.push('--worker-heap-mb', String(opts.workerHeapMb));
       return startChild(args, '[serve] ', (p) => ['--port', String(p)]);
     },
     echo(corpusPath) {

@@ -12,7 +12,7 @@ import { startEchoServer } from '../../bench/echo-server.js';
 import { sample, scrapeMetrics } from '../../bench/observe.js';
 import { END_MARKER, START_MARKER, replaceGenerated, targetRows } from '../../bench/results.js';
 import type { ServerFactory } from '../../bench/servers.js';
-import { runSuite } from '../../bench/suite.js';
+import { runSuite, serverLimits } from '../../bench/suite.js';
 import { deepMedian } from '../../bench/stats.js';
 
 /** Tiny parameters: 2 connections x 8 episodes, think time 0, a few frames per phase. */
@@ -145,6 +145,12 @@ describe('bench suite (smoke)', () => {
     const quick = parseBenchArgs(['--quick', '--think-ms', '0', '--workers', 'auto']);
     expect(quick.params).toMatchObject({ quick: true, think_ms: 0, workers: 'auto' });
     expect(() => parseBenchArgs(['--bogus'])).toThrow(/unknown flag/);
+    // --worker-heap-mb reaches every environment server's options (0, the default, omits the flag).
+    expect(full.params.worker_heap_mb).toBe(0);
+    expect(serverLimits(full.params).workerHeapMb).toBeNull();
+    const capped = parseBenchArgs(['--worker-heap-mb', '640']);
+    expect(serverLimits(capped.params).workerHeapMb).toBe(640);
+    expect(() => parseBenchArgs(['--worker-heap-mb', '32'])).toThrow(/worker_heap_mb must be 0/);
   });
 
   it('rewrites only the generated part of RESULTS.md and takes medians key by key', () => {
