@@ -140,6 +140,12 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
       for (const r of ['cpu', 'memory']) expect(serverContainer.resources[kind][r], `${kind}.${r}`).toBeDefined();
     // As many worker threads as CPUs: `auto` would count the node's cores, not the limit.
     expect(flag(args, '--workers')).toBe(String(serverContainer.resources.limits.cpu));
+    // The workers' heap limits fit the memory limit: each worker's old generation plus its 48 MiB young
+    // generation, and ~600 MiB for the rest of the process (main thread, buffers, code).
+    const limitMiB = Number(/^(\d+)Gi$/.exec(serverContainer.resources.limits.memory)?.[1]) * 1024;
+    const heapMb = Number(flag(args, '--worker-heap-mb'));
+    expect(heapMb).toBeGreaterThanOrEqual(64);
+    expect(Number(flag(args, '--workers')) * (heapMb + 48) + 600).toBeLessThanOrEqual(limitMiB);
     expect(serverPod.securityContext.runAsNonRoot).toBe(true);
     expect(String(serverPod.securityContext.runAsUser)).toBe((instructions('USER').at(-1) as string).split(':')[0]);
     // The pod template's labels are what the selector and the PodDisruptionBudget select.
