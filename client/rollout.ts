@@ -8,7 +8,9 @@
  * as raw text (`{text}`) for the episode's parser (Hermes / Qwen3 XML tool calls written as text, or a
  * plain final reply).
  *
- * Failures are data: endpoint errors (network, timeout, 5xx, 429) are retried with exponential backoff;
+ * Failures are data: endpoint errors (network, timeout, 5xx, 429) are retried with exponential backoff,
+ * and a reset the server refuses for memory (`CAPACITY_REACHED`, `details.reason: "memory"`) is sent again
+ * after the server's `retry_after_ms` (up to `MEMORY_RETRIES` times);
  * an episode whose endpoint keeps failing is counted as failed and closed on the server, and the run goes
  * on. Each failed record says why (`failed`), and the summary counts the reasons (`failures`, most frequent
  * first), so that a run in which every episode failed can say what to fix. Records and the summary are in
@@ -27,7 +29,7 @@ import type { ChatMessage, ToolSchema } from '../protocol/domain.js';
 import { HarnessGymClient } from './client.js';
 import { ShardedClient } from './sharded.js';
 import type { EpisodeClient, ShardedClientOptions } from './sharded.js';
-import type { ResetItem, ResetOptions, StepInfo, VariantSpec, WelcomeMessage } from './types.js';
+import type { ResetItem, ResetOptions, ResetResultItem, StepInfo, VariantSpec, WelcomeMessage } from './types.js';
 
 /** The header that carries `info.oracle_action` to a test endpoint (see the module comment). */
 export const ORACLE_ACTION_HEADER = 'x-harness-gym-oracle-action';
@@ -252,6 +254,22 @@ export function completionToAction(body: unknown): Completion | null {
   return { message: { role: 'assistant', content: text }, action: { text } };
 }
 
+/** Resets refused for memory that an episode retries before it fails (about a minute at the server's 1 s hint). */
+export const MEMORY_RETRIES = 60;
+
+/**
+ * The wait a reset refused for memory asks for (`CAPACITY_REACHED` with `details.reason: "memory"`,
+ * docs/PROTOCOL.md "Errors"), ms; null for any other result. A refusal for `max_episodes` is not retried:
+ * it lasts until the client closes episodes.
+ */
+export function memoryRetryAfter(res: ResetResultItem): number | null {
+  if (res.ok || res.error.code !== 'CAPACITY_REACHED') return null;
+  const d = res.error.details as { reason?: unknown; retry_after_ms?: unknown } | undefined;
+  if (d?.reason !== 'memory') return null;
+  const ms = typeof d.retry_after_ms === 'number' && Number.isFinite(d.retry_after_ms) ? d.retry_after_ms : 1000;
+  return Math.min(Math.max(ms, 10), 60_000);
+}
+
 /** The backoff before retry `attempt` (1-based), ms. */
 export function backoffDelay(base: number, attempt: number): number {
   return base * 2 ** (attempt - 1);
@@ -415,11 +433,18 @@ async function playEpisode(
     record.seed = item.seed;
   }
   let reset;
-  try {
-    [reset] = await client.reset([item]);
-  } catch (e) {
-    record.failed = `reset: ${(e as Error).message}`;
-    return record;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  for (let waits = 0; ; waits++) {
+    try {
+      [reset] = await client.reset([item]);
+    } catch (e) {
+      record.failed = `reset: ${(e as Error).message}`;
+      return record;
+    }
+    // A server short of memory for new episodes says when to try again; its live episodes end meanwhile.
+    const wait = memoryRetryAfter(reset);
+    if (wait === null || waits >= MEMORY_RETRIES) break;
+    await sleep(wait);
   }
   if (!reset.ok) {
     record.failed = `reset: ${reset.error.code}: ${reset.error.message}`;

@@ -4,7 +4,7 @@
  * a server whose one worker has a 256 MiB heap (`worker_heap_mb`) is filled with episodes over a real
  * socket until it refuses; the worker never runs out of memory, the refused items are CAPACITY_REACHED
  * with `details.reason: "memory"`, live episodes still step, and once they are closed a client retrying
- * after `retry_after_ms` is admitted again.
+ * after `retry_after_ms` is admitted again; `rollout` waits on such a refusal instead of failing.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -12,6 +12,8 @@ import { describe, it, expect, afterAll } from 'vitest';
 import { HEAP_ADMIT_FRACTION, HEAP_RETRY_AFTER_MS, HeapBudget } from '../../server/heap-budget.js';
 import { buildServer, closeServer } from '../../server/index.js';
 import type { GymApp } from '../../server/index.js';
+import { memoryRetryAfter, runRollout } from '../../client/rollout.js';
+import { startFakeEndpoint } from '../rollout/fake-endpoint.js';
 import { connect, metric, testConfig, until } from './helpers.js';
 
 const MIB = 1024 * 1024;
@@ -58,6 +60,22 @@ describe('HeapBudget', () => {
     expect(budget.refusal()).toBeNull();
   });
 
+  it("tells rollout's wait from a reset result: only a memory refusal, bounded", () => {
+    const refused = (details: unknown) => ({
+      ok: false as const,
+      episode_id: 'e',
+      error: { code: 'CAPACITY_REACHED' as const, message: 'm', details },
+    });
+    expect(memoryRetryAfter(refused({ reason: 'memory', retry_after_ms: 1000 }))).toBe(1000);
+    expect(memoryRetryAfter(refused({ reason: 'memory' }))).toBe(1000);
+    expect(memoryRetryAfter(refused({ reason: 'memory', retry_after_ms: 1e9 }))).toBe(60_000);
+    expect(memoryRetryAfter(refused({ reason: 'memory', retry_after_ms: -5 }))).toBe(10);
+    expect(memoryRetryAfter(refused({ max_episodes: 4096 }))).toBeNull(); // max_episodes lasts until closes
+    expect(
+      memoryRetryAfter({ ok: false, episode_id: 'e', error: { code: 'UNKNOWN_TASK', message: 'm', details: { reason: 'memory' } } }),
+    ).toBeNull();
+  });
+
   it('takes its reading after each major GC of the thread it runs on', async () => {
     let reads = 0;
     const budget = new HeapBudget({
@@ -85,7 +103,9 @@ describe('a worker with a heap limit', () => {
   });
 
   it('refuses new episodes with CAPACITY_REACHED (reason memory) before its heap runs out, keeps the live ones, and admits again after they close', async () => {
-    const app = buildServer(testConfig({ workers: 1, worker_heap_mb: 256, limits: { max_episodes: 1_000_000, max_batch: 256 } }));
+    const app = buildServer(
+      testConfig({ allow_oracle_hints: true, workers: 1, worker_heap_mb: 256, limits: { max_episodes: 1_000_000, max_batch: 256 } }),
+    );
     apps.push(app);
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     const c = await connect(url);
@@ -134,12 +154,38 @@ describe('a worker with a heap limit', () => {
     );
     expect(step.items.map((it: { ok: boolean }) => it.ok)).toEqual([true, true]);
 
-    // Close them all.
-    for (let i = 0; i < admitted.length; i += 256) {
-      const r = await c.request({ type: 'close', id: ++id, episode_ids: admitted.slice(i, i + 256) }, true);
-      expect(r).toMatchObject({ type: 'closed', unknown: [] });
+    // `rollout` waits on a memory refusal (the server's retry_after_ms) instead of failing the episode: its
+    // first wait closes the filler's episodes here, and its resets are admitted after the wait.
+    const fake = await startFakeEndpoint();
+    const waits: number[] = [];
+    let rollout: Awaited<ReturnType<typeof runRollout>>;
+    try {
+      rollout = await runRollout({
+        model: 'fake',
+        seed: 9,
+        oracleHints: true,
+        url: `${url.replace(/^http/, 'ws')}/v1/env`,
+        baseUrl: fake.baseUrl,
+        episodes: 2,
+        concurrency: 2,
+        sleep: async (ms) => {
+          waits.push(ms);
+          if (waits.length === 1) {
+            for (let i = 0; i < admitted.length; i += 256) {
+              const r = await c.request({ type: 'close', id: ++id, episode_ids: admitted.slice(i, i + 256) }, true);
+              expect(r).toMatchObject({ type: 'closed', unknown: [] });
+            }
+          }
+          await new Promise((resolve) => setTimeout(resolve, ms));
+        },
+      });
+    } finally {
+      await fake.close();
     }
-    // A client that retries after retry_after_ms: the worker collects on a stale reading and admits.
+    expect(waits.length).toBeGreaterThan(0);
+    expect(waits.every((ms) => ms === HEAP_RETRY_AFTER_MS)).toBe(true);
+    expect(rollout.summary).toMatchObject({ episodes: 2, completed: 2, failed: 0, reward: { mean: 1 } });
+    // A client that retries after retry_after_ms is admitted too.
     let again: { ok: boolean; error?: { code: string } } = { ok: false };
     for (let tries = 0; tries < 5 && !again.ok; tries++) {
       const r = await c.request({ type: 'reset', id: ++id, items: [{ episode_id: `again${id}`, variant: 'train' }] }, true);
