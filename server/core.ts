@@ -210,6 +210,12 @@ export class ServerCore implements SessionServer, ConnectionServer {
     if (stats.closed > 0) m.freed.inc({ reason: 'closed' satisfies FreeReason }, stats.closed);
   }
 
+  /** An episode thread's heap reading, from its last answer (the shard heap gauges). */
+  noteHeap(heap: { shard: string; used: number; limit: number }): void {
+    this.metrics.heapLive.set({ shard: heap.shard }, heap.used);
+    this.metrics.heapLimit.set({ shard: heap.shard }, heap.limit);
+  }
+
   /** A snapshot for tests and diagnostics. */
   state(): ServerState {
     let episodes = 0;

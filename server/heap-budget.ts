@@ -106,6 +106,11 @@ export class HeapBudget {
     this.#readAt = this.#now();
   }
 
+  /** The live heap after the last major GC and the limit it is held to (bytes; live 0 before the first). */
+  reading(): HeapReading {
+    return { used: this.#live, limit: this.#limit };
+  }
+
   /** Why a new episode may not be admitted now, or null when it may. */
   refusal(): HeapRefusal | null {
     if (!this.#over()) return null;

@@ -31,6 +31,7 @@ import type { EnvConfig, SessionStats } from '../env/index.js';
 import { sessionWrapping } from './compose.js';
 import type { ServerConfig } from './config.js';
 import { HeapBudget } from './heap-budget.js';
+import type { HeapReading } from './heap-budget.js';
 
 // -------------------------------------------------------------------------------------------------
 // The episodes of the sessions one thread holds (the main thread with `workers: 0`, else each worker):
@@ -144,6 +145,8 @@ export interface HostReply {
   stats: SessionStats;
   /** The session's unclosed episodes after the request. */
   episodes: number;
+  /** The answering thread's heap reading (`HeapBudget.reading`), and which thread ("main" or the shard). */
+  heap?: HeapReading & { shard: string };
 }
 
 /** What a session tells its host about itself. */
@@ -232,7 +235,12 @@ export class LocalHost implements EpisodeHost {
     const table = this.#table;
     const reply = await table.apply(session.id, session.streamSeed, req);
     const bytes = encodeReply(this.#codec, reply, binary, table.log);
-    return { bytes, stats: table.takeStats(), episodes: table.episodeCount(session.id) };
+    return {
+      bytes,
+      stats: table.takeStats(),
+      episodes: table.episodeCount(session.id),
+      heap: { shard: 'main', ...this.#budget.reading() },
+    };
   }
 
   async free(session: SessionRef): Promise<{ freed: number; stats: SessionStats }> {
@@ -270,6 +278,7 @@ export interface WorkerApplyResult {
   bytes: Uint8Array | string;
   stats: SessionStats;
   episodes: number;
+  heap: HeapReading;
 }
 
 /** What a worker is started with (`workerData`). */
@@ -430,6 +439,7 @@ export class WorkerHost implements EpisodeHost {
       bytes: typeof r.bytes === 'string' ? r.bytes : Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength),
       stats: r.stats,
       episodes: r.episodes,
+      heap: { shard: String(session.shard), ...r.heap },
     };
   }
 

@@ -21,6 +21,9 @@ export interface ServerMetrics {
   readonly workerFailures: Counter;
   readonly malformedFrames: Counter;
   readonly workerRecycles: Counter;
+  /** Each episode thread's live heap after its last full collection, and its limit (server/heap-budget.ts). */
+  readonly heapLive: Gauge<'shard'>;
+  readonly heapLimit: Gauge<'shard'>;
   /** `items` step items answered `seconds` after their frame arrived (`stepLatency`, one call per frame). */
   observeStepLatency(seconds: number, items: number): void;
   /** Each item's server-side work (`stepSeconds`), in one call per frame. */
@@ -105,6 +108,18 @@ export function createMetrics(sources: GaugeSources): ServerMetrics {
     help: 'Shard workers replaced because they held no session and their heap had grown (their memory goes back)',
     registers: [registry],
   });
+  const heapLive = new Gauge({
+    name: 'harness_gym_shard_heap_live_bytes',
+    help: 'Live heap of each episode thread (shard "main" with workers 0) after its last full collection, as of its last answer',
+    labelNames: ['shard'] as const,
+    registers: [registry],
+  });
+  const heapLimit = new Gauge({
+    name: 'harness_gym_shard_heap_limit_bytes',
+    help: "Heap limit of each episode thread (worker_heap_mb, or V8's); new episodes are refused above 70% of it",
+    labelNames: ['shard'] as const,
+    registers: [registry],
+  });
   // process_resident_memory_bytes, heap sizes, event-loop lag: what a scaling question starts from.
   collectDefaultMetrics({ register: registry });
   const reward = new Histogram({
@@ -127,6 +142,8 @@ export function createMetrics(sources: GaugeSources): ServerMetrics {
     workerFailures,
     malformedFrames,
     workerRecycles,
+    heapLive,
+    heapLimit,
     observeStepLatency: summaryTimes(stepLatency),
     observeStepSeconds: histogramEach(stepSeconds),
   };

@@ -34,6 +34,8 @@ export interface SessionServer {
   readonly metrics: ServerMetrics;
   readonly hosts: EpisodeHost;
   addStats(stats: SessionStats): void;
+  /** An episode thread's heap reading from its answer (ServerCore.noteHeap). */
+  noteHeap(heap: { shard: string; used: number; limit: number }): void;
   countError(code: ErrorCode): void;
   frameError(id: RequestId | null, code: ErrorCode, message: string, details?: unknown): object;
   beginWork(): void;
@@ -239,6 +241,7 @@ export class Session implements SessionRef {
         try {
           const r = await core.hosts.apply(this, req, frame, binary);
           core.addStats(r.stats);
+          if (r.heap !== undefined) core.noteHeap(r.heap);
           this.#episodes = r.episodes;
           bytes = r.bytes;
         } catch (e) {

@@ -46,7 +46,8 @@ if (config.rewards.profiles.length + config.rewards.module_dirs.length > 0) {
 }
 
 // New episodes are refused before this worker's heap limit (`worker_heap_mb`) is reached.
-const table = new EpisodeTable({ config, env: () => env, log, yieldEvery: data.yieldEvery, budget: new HeapBudget().start() });
+const budget = new HeapBudget().start();
+const table = new EpisodeTable({ config, env: () => env, log, yieldEvery: data.yieldEvery, budget });
 // The episodes of this worker's sessions live here: compile the presets' variant pools in the background.
 prepareVariantsInBackground(env, (slots, ms) => log.debug({ slots, ms: Math.round(ms) }, 'variant pools compiled'));
 const codec = new Codec();
@@ -84,7 +85,7 @@ async function run(task: WorkerTask): Promise<[unknown, number]> {
       const encoded = encodeReply(codec, reply, task.binary, log);
       // An exact-size copy that can be moved (the packer's buffer is reused for the next reply).
       const bytes = typeof encoded === 'string' ? encoded : new Uint8Array(encoded);
-      const result: WorkerApplyResult = { bytes, stats: table.takeStats(), episodes: table.episodeCount(task.session) };
+      const result: WorkerApplyResult = { bytes, stats: table.takeStats(), episodes: table.episodeCount(task.session), heap: budget.reading() };
       if (typeof bytes === 'string') return [result, result.stats.closed];
       // Transfer the reply's buffer instead of cloning it (piscina's Transferable protocol).
       return [move({ [transferableSymbol]: [bytes.buffer], [valueSymbol]: result } as never), result.stats.closed];

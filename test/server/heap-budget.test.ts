@@ -142,6 +142,9 @@ describe('a worker with a heap limit', () => {
     expect(first.error.details.heap_live_mb).toBeLessThanOrEqual(256);
     for (const it of refused) expect(it.error.code).toBe('CAPACITY_REACHED');
     expect(await metric(app, 'harness_gym_errors_total{code="CAPACITY_REACHED"}')).toBe(refused.length);
+    // The shard's heap gauges say the same as the refusal.
+    expect(await metric(app, 'harness_gym_shard_heap_limit_bytes{shard="0"}')).toBe(256 * MIB);
+    expect(await metric(app, 'harness_gym_shard_heap_live_bytes{shard="0"}')).toBeGreaterThan(0.7 * 256 * MIB);
 
     // The live episodes go on: the first and the last admitted step.
     const step = await c.request(

@@ -2,6 +2,7 @@
  * HTTP beside the WebSocket: /healthz, /readyz (503 at capacity), /metrics contents.
  * (/v1/info is compared whole in messages.test.ts.)
  */
+import { getHeapStatistics } from 'node:v8';
 import { describe, it, expect, afterEach } from 'vitest';
 import type { GymApp } from '../../server/index.js';
 import { inject, makeApp, metric } from './helpers.js';
@@ -73,6 +74,12 @@ describe('HTTP routes', () => {
     expect(await metric(app, 'harness_gym_reward_count{component="total"}')).toBe(1);
     expect(await metric(app, 'harness_gym_reward_sum{component="total"}')).toBe(1);
     expect(await metric(app, 'harness_gym_reward_count{component="accuracy"}')).toBe(1);
+    // The episode thread's heap (here the main thread): its limit is V8's, its live heap below it.
+    const limit = (await metric(app, 'harness_gym_shard_heap_limit_bytes{shard="main"}')) ?? 0;
+    expect(limit).toBe(getHeapStatistics().heap_size_limit);
+    const live = (await metric(app, 'harness_gym_shard_heap_live_bytes{shard="main"}')) ?? -1;
+    expect(live).toBeGreaterThanOrEqual(0);
+    expect(live).toBeLessThan(limit);
   });
 
   it('metrics registries are per server instance', async () => {
