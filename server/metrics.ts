@@ -108,18 +108,17 @@ export function createMetrics(sources: GaugeSources): ServerMetrics {
     help: 'Shard workers replaced because they held no session and their heap had grown (their memory goes back)',
     registers: [registry],
   });
-  const heapLive = new Gauge({
-    name: 'harness_gym_shard_heap_live_bytes',
-    help: 'Live heap of each episode thread (shard "main" with workers 0) after its last full collection, as of its last answer',
-    labelNames: ['shard'] as const,
-    registers: [registry],
-  });
-  const heapLimit = new Gauge({
-    name: 'harness_gym_shard_heap_limit_bytes',
-    help: "Heap limit of each episode thread (worker_heap_mb, or V8's); new episodes are refused above 70% of it",
-    labelNames: ['shard'] as const,
-    registers: [registry],
-  });
+  // Set from each answer's reading (ServerCore.noteHeap); labelled by thread: a worker's index, or "main".
+  const shardGauge = (name: string, help: string): Gauge<'shard'> =>
+    new Gauge({ name, help, labelNames: ['shard'] as const, registers: [registry] });
+  const heapLive = shardGauge(
+    'harness_gym_shard_heap_live_bytes',
+    'Live heap of each episode thread after its last full collection, as of its last answer',
+  );
+  const heapLimit = shardGauge(
+    'harness_gym_shard_heap_limit_bytes',
+    "Heap limit of each episode thread (worker_heap_mb, or V8's); new episodes are refused above 70% of it",
+  );
   // process_resident_memory_bytes, heap sizes, event-loop lag: what a scaling question starts from.
   collectDefaultMetrics({ register: registry });
   const reward = new Histogram({
