@@ -270,6 +270,9 @@ export function memoryRetryAfter(res: ResetResultItem): number | null {
   return Math.min(Math.max(ms, 10), 60_000);
 }
 
+/** `setTimeout` as a promise: the waits' default (`RolloutOptions.sleep`). */
+const timerSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
 /** The backoff before retry `attempt` (1-based), ms. */
 export function backoffDelay(base: number, attempt: number): number {
   return base * 2 ** (attempt - 1);
@@ -283,7 +286,7 @@ class Endpoint {
   constructor(opts: RolloutOptions) {
     this.#opts = opts;
     this.#fetch = opts.fetch ?? fetch;
-    this.#sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.#sleep = opts.sleep ?? timerSleep;
   }
 
   /** One completion with retries; `retried` counts the retries spent. Throws only when they are exhausted. */
@@ -433,7 +436,7 @@ async function playEpisode(
     record.seed = item.seed;
   }
   let reset;
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const sleep = opts.sleep ?? timerSleep;
   for (let waits = 0; ; waits++) {
     try {
       [reset] = await client.reset([item]);

@@ -18,9 +18,8 @@
  * first runs a full collection itself and reads again (at most once per that period; 50-130 ms on a heap
  * that size, only while the thread is refusing).
  */
-import { PerformanceObserver, constants } from 'node:perf_hooks';
+import { PerformanceObserver, constants, performance } from 'node:perf_hooks';
 import type { PerformanceEntry } from 'node:perf_hooks';
-import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { resourceLimits } from 'node:worker_threads';
 import { fullGc } from './idle-collect.js';
@@ -64,7 +63,6 @@ function v8Reading(): HeapReading {
 /** One thread's memory admission (see the module comment). */
 export class HeapBudget {
   readonly #read: () => HeapReading;
-  readonly #fraction: number;
   readonly #collect: () => void;
   readonly #now: () => number;
   /** When the reading was taken (ms, `now`). */
@@ -74,9 +72,8 @@ export class HeapBudget {
   #live = 0;
   #limit: number;
 
-  constructor(opts: { read?: () => HeapReading; fraction?: number; collect?: () => void; now?: () => number } = {}) {
+  constructor(opts: { read?: () => HeapReading; collect?: () => void; now?: () => number } = {}) {
     this.#read = opts.read ?? v8Reading;
-    this.#fraction = opts.fraction ?? HEAP_ADMIT_FRACTION;
     this.#collect = opts.collect ?? (() => fullGc()());
     this.#now = opts.now ?? (() => performance.now());
     this.#limit = this.#read().limit;
@@ -129,7 +126,7 @@ export class HeapBudget {
   }
 
   #over(): boolean {
-    return this.#live > this.#fraction * this.#limit;
+    return this.#live > HEAP_ADMIT_FRACTION * this.#limit;
   }
 }
 
