@@ -95,6 +95,13 @@ export interface BenchParams {
   curve_budget_s: number;
   /** Run the load generator in a child process of its own (a fresh heap, apart from the orchestrator's work). */
   client_process: boolean;
+  /**
+   * Live phases (concurrency, warm-ups, curve points): how the load client decodes replies. `skim` steps
+   * over each observation without building it (bench/skim.ts: the live phases never read one, and a reset
+   * reply's prompt and tool list are most of the client's CPU); `full` decodes every reply whole, as
+   * before. The throughput phases always decode whole (their corpus keeps the replies).
+   */
+  live_decode: 'skim' | 'full';
 }
 
 /** The largest live count the latency curve ever tries (the project's stretch on one box). */
@@ -137,6 +144,7 @@ export const DEFAULT_PARAMS: BenchParams = {
   curve_p99_limit_ms: 1000,
   curve_budget_s: 900,
   client_process: true,
+  live_decode: 'skim',
 };
 
 /** What `--quick` changes: every phase short and small (a smoke test, not a measurement). */
@@ -174,7 +182,7 @@ const USAGE = `usage: node dist/bench/run.js [--json] [--quick] [--skip-load]
   [--steady-s S] [--tp-connections C] [--tp-episodes E] [--scaling-workers 1,2,4] [--scaling-duration-s D]
   [--seed N] [--request-timeout-ms MS] [--ramp-timeout-s S] [--max-inflight-frames N] [--group-size G]
   [--micro-time-ms MS] [--warmup-rounds N] [--warmup-s S] [--live-warmup-s S] [--curve 256,1024,...|none] [--curve-max N] [--curve-p99-limit-ms MS]
-  [--latency-window-s S] [--curve-budget-s S] [--worker-heap-mb MIB] [--in-process-client]`;
+  [--latency-window-s S] [--curve-budget-s S] [--worker-heap-mb MIB] [--in-process-client] [--live-decode skim|full]`;
 
 /** Numeric flags and the parameter each sets. */
 const NUMERIC: Record<string, keyof BenchParams> = {
@@ -232,7 +240,11 @@ export function parseBenchArgs(argv: readonly string[]): BenchCli {
       if (list.some((n) => n > CURVE_HARD_MAX)) throw new Error(`--curve: live counts go up to ${CURVE_HARD_MAX}\n${USAGE}`);
       params.curve = [...new Set(list)].sort((x, y) => x - y);
     } else if (a === '--in-process-client') params.client_process = false;
-    else if (a in NUMERIC) {
+    else if (a === '--live-decode') {
+      const v = argv[++i];
+      if (v !== 'skim' && v !== 'full') throw new Error(`--live-decode: expected "skim" or "full", got "${v}"\n${USAGE}`);
+      params.live_decode = v;
+    } else if (a in NUMERIC) {
       const v = Number(argv[++i]);
       if (!Number.isFinite(v) || v < 0) throw new Error(`${a}: expected a non-negative number\n${USAGE}`);
       (params as unknown as Record<string, number>)[NUMERIC[a]] = v;

@@ -412,8 +412,16 @@ export interface ConcurrencyOptions {
    * client's round trips are taken over. 0 or absent: the steady phase is `steadyS`.
    */
   latencyWindowS?: number;
+  /**
+   * Decode replies without their observations (bench/skim.ts): the phase reads ids, errors, the ending
+   * flags and `info.oracle_action`, never an observation. The warm-up and every curve point inherit it.
+   */
+  skimObservations?: boolean;
   log?: Log;
 }
+
+/** The map keys the live phases' client steps over (bench/skim.ts). */
+const SKIP_OBSERVATIONS: ReadonlySet<string> = new Set(['observation']);
 
 /** What the concurrency phase measured. */
 export interface ConcurrencyResult {
@@ -515,7 +523,10 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
   const f = newFailures();
   const N = o.episodes;
   const C = o.connections;
-  const conns = await Promise.all(Array.from({ length: C }, (_, c) => BenchConn.open(o.url, { timeoutMs: o.timeoutMs, seed: o.seed + c })));
+  const skip = o.skimObservations === true ? SKIP_OBSERVATIONS : undefined;
+  const conns = await Promise.all(
+    Array.from({ length: C }, (_, c) => BenchConn.open(o.url, { timeoutMs: o.timeoutMs, seed: o.seed + c, skip })),
+  );
   // Idle memory: sessions open, nothing reset yet (a moment for the server to settle; not for a warm-up run).
   if (o.pid !== null) await new Promise((r) => setTimeout(r, 500));
   const rssIdle = o.pid === null ? null : serverRssBytes(o.pid);

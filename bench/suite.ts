@@ -286,6 +286,7 @@ export async function runSuite(
       seed: p.seed,
       warmupS: p.live_warmup_s,
       latencyWindowS: p.latency_window_s,
+      skimObservations: p.live_decode === 'skim',
       log: true,
     });
     log(

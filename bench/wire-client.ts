@@ -10,6 +10,7 @@
  */
 import WebSocket from 'ws';
 import { MsgpackCodec } from '../protocol/codec.js';
+import { skimMsgpack } from './skim.js';
 
 
 /** A decoded reply frame (only the fields the bench reads are typed). */
@@ -67,14 +68,17 @@ export class BenchConn {
   readonly #msgpack = new MsgpackCodec();
   readonly #pending = new Map<number, Pending>();
   readonly #timeoutMs: number;
+  /** Map keys whose values binary replies are decoded without (bench/skim.ts); null: replies decoded whole. */
+  readonly #skip: ReadonlySet<string> | null;
   readonly #sweep: NodeJS.Timeout;
   #nextId = 1;
   #closing = false;
   readonly stats: ConnStats = { framesOut: 0, bytesOut: 0, framesIn: 0, bytesIn: 0, timeouts: 0, unexpectedClose: false, closeCode: null };
 
-  private constructor(ws: WebSocket, timeoutMs: number) {
+  private constructor(ws: WebSocket, timeoutMs: number, skip: ReadonlySet<string> | null) {
     this.#ws = ws;
     this.#timeoutMs = timeoutMs;
+    this.#skip = skip;
     ws.on('message', (data, isBinary) => this.#onMessage(data as Buffer, isBinary));
     ws.on('close', (code) => this.#onClose(code));
     ws.on('error', () => undefined); // 'close' follows; the failure is counted there
@@ -83,14 +87,20 @@ export class BenchConn {
     this.#sweep.unref();
   }
 
-  /** Connect and send `hello`; resolves once `welcome` arrived. */
-  static async open(url: string, opts: { timeoutMs: number; seed?: number; client?: string }): Promise<BenchConn> {
+  /**
+   * Connect and send `hello`; resolves once `welcome` arrived. With `skip`, binary replies are decoded
+   * without the values of those map keys (each stands as `{skipped_bytes}`).
+   */
+  static async open(
+    url: string,
+    opts: { timeoutMs: number; seed?: number; client?: string; skip?: ReadonlySet<string> },
+  ): Promise<BenchConn> {
     const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);
     });
-    const conn = new BenchConn(ws, opts.timeoutMs);
+    const conn = new BenchConn(ws, opts.timeoutMs, opts.skip ?? null);
     const hello: Record<string, unknown> = { type: 'hello', protocol: 1, client: opts.client ?? 'harness-gym-bench' };
     if (opts.seed !== undefined) hello.seed = opts.seed >>> 0;
     const a = await conn.request(hello);
@@ -170,7 +180,9 @@ export class BenchConn {
     const now = performance.now();
     this.stats.framesIn++;
     this.stats.bytesIn += data.length;
-    const reply = (isBinary ? this.#msgpack.unpack(data) : JSON.parse(data.toString('utf8'))) as ReplyFrame;
+    const reply = (
+      !isBinary ? JSON.parse(data.toString('utf8')) : this.#skip !== null ? skimMsgpack(data, this.#skip) : this.#msgpack.unpack(data)
+    ) as ReplyFrame;
     const id = typeof reply.id === 'number' ? reply.id : -1;
     const p = this.#pending.get(id);
     if (!p) return;

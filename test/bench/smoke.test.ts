@@ -151,6 +151,10 @@ describe('bench suite (smoke)', () => {
     const capped = parseBenchArgs(['--worker-heap-mb', '640']);
     expect(serverLimits(capped.params).workerHeapMb).toBe(640);
     expect(() => parseBenchArgs(['--worker-heap-mb', '32'])).toThrow(/worker_heap_mb must be 0/);
+    // The live phases' client skims observations unless told to decode replies whole.
+    expect(full.params.live_decode).toBe('skim');
+    expect(parseBenchArgs(['--live-decode', 'full']).params.live_decode).toBe('full');
+    expect(() => parseBenchArgs(['--live-decode', 'lazy'])).toThrow(/--live-decode: expected "skim" or "full"/);
   });
 
   it('rewrites only the generated part of RESULTS.md and takes medians key by key', () => {
