@@ -1,7 +1,8 @@
 /**
  * Micro-benchmarks (tinybench) of the server's hot functions, in-process: decoding and validating a step
- * frame, each action parser, a tool step, a reply step with its reward, a reset per variant preset (and
- * per HSA family alone), and each reward module alone. Figures are tinybench's p50 and p99 latency in
+ * frame, a reset reply decoded whole and skimmed (the load client's side), each action parser, a tool
+ * step, a reply step with its reward, a reset per variant preset (and per HSA family alone), and each
+ * reward module alone. Figures are tinybench's p50 and p99 latency in
  * microseconds; a noisy machine moves the p99 most, so compare runs made on a quiet machine only.
  */
 import { Bench } from 'tinybench';
@@ -13,6 +14,10 @@ import { scoreEpisode } from '../rewards/index.js';
 import { FAMILIES, PRESETS, PRESET_NAMES, parseVariant, prepareVariantPool } from '../harness-variants/index.js';
 import { StepEnvelopeSchema, StepItemSchema } from '../protocol/wire.js';
 import { Codec, MsgpackCodec } from '../protocol/codec.js';
+import { skimMsgpack } from './skim.js';
+
+/** What the live phases' client skips in a reply (bench/load.ts). */
+const SKIP_OBSERVATION: ReadonlySet<string> = new Set(['observation']);
 
 /** One micro-benchmark's figures. */
 export interface MicroRow {
@@ -90,6 +95,16 @@ export async function runMicro(opts: MicroOptions): Promise<MicroRow[]> {
       for (const item of env.items) StepItemSchema.parse(item);
     });
   }
+
+  // The load client's side of a reset (bench/skim.ts): a train reset reply decoded whole, and skimmed
+  // past its observation (the system prompt and the tool list) as the live phases' client does.
+  const resetCreated = createEpisode(config, { episode_id: 'bench-reply', seed: 4242, variant: 'train' });
+  if (!resetCreated.ok) throw new Error(resetCreated.error.message);
+  const resetReply = Buffer.from(
+    packr.pack({ type: 'reset_result', id: 3, items: [{ ok: true, episode_id: 'bench-reply', ...resetCreated.episode.reset() }] }),
+  );
+  bench.add('decode reset reply (full)', () => packr.unpack(resetReply));
+  bench.add('decode reset reply (skim)', () => skimMsgpack(resetReply, SKIP_OBSERVATION));
 
   // Parsers: a tool call in each parser's format (auto reads the structured message).
   const samples: Record<string, unknown> = {

@@ -102,6 +102,7 @@ describe('bench suite (smoke)', () => {
     }
     expect(s.micro.reset_train).toBeDefined();
     expect(s.micro.decode_validate_step_frame_64_items).toBeDefined();
+    expect(s.micro.decode_reset_reply_skim.p50_us).toBeGreaterThan(0);
     expect(s.params.episodes).toBe(TINY.episodes);
 
     // Throughput: the server applied exactly the steps the bench counted; the echo replayed the same bytes.
