@@ -85,43 +85,94 @@ const isAlnumCode = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x
  * normalisation removed still counts as a break ("AI host" states "AI").
  */
 export function statesTerm(text: string, term: string): boolean {
-  const needle = needleOf(term);
+  const n = needleOf(term);
+  const needle = n.text;
   if (needle.length === 0) return false;
   const { hay, breaks } = haystackOf(text);
-  const edgeStart = isAlnumCode(needle.charCodeAt(0));
-  const last = needle.charCodeAt(needle.length - 1);
-  const endsInDigit = last >= 0x30 && last <= 0x39;
-  const shortWord = needle.length <= 3 && /^[a-z]+$/.test(needle);
-  const decimal = /[0-9]\.[0-9]*$/.test(needle);
   for (let at = hay.indexOf(needle); at !== -1; at = hay.indexOf(needle, at + 1)) {
     const end = at + needle.length;
-    const startOk = !edgeStart || at === 0 || !isAlnumCode(hay.charCodeAt(at - 1)) || breaks.includes(at);
+    const startOk = !n.edgeStart || at === 0 || !isAlnumCode(hay.charCodeAt(at - 1)) || breaks.includes(at);
     let endOk = true;
     if (end < hay.length && !breaks.includes(end)) {
-      const rest = hay.slice(end, end + 16);
-      if (endsInDigit) {
-        // The same number only: "89.9" is stated by "89.90" (trailing zeros of its decimals), "99" by "99.0"
-        // and "99.00", but neither by a longer number ("990", "99.5", "89.95").
-        endOk = decimal ? !/^0*[0-9]/.test(rest.replace(/^0+(?![0-9])/, '')) : !/^[0-9]/.test(rest) && !/^\.0*[1-9]/.test(rest);
-      } else if (shortWord) endOk = !isAlnumCode(hay.charCodeAt(end));
+      if (n.endsInDigit) endOk = n.decimal ? decimalEndOk(hay, end) : numberEndOk(hay, end);
+      else if (n.shortWord) endOk = !isAlnumCode(hay.charCodeAt(end));
     }
     // Digits that whitespace separated are two numbers, not one ("8 9.9" does not state "89.9").
-    const spansNumberBreak = breaks.some((b) => b > at && b < end && isDigitCode(hay.charCodeAt(b - 1)) && isDigitCode(hay.charCodeAt(b)));
-    if (startOk && endOk && !spansNumberBreak) return true;
+    if (startOk && endOk && !spansNumberBreak(hay, breaks, at, end)) return true;
+  }
+  return false;
+}
+
+/**
+ * What follows a number that ends in its decimals (`hay[end]`, not a break) lets it end there: "89.9" is
+ * stated by "89.90" (trailing zeros of its decimals) and "89.9元", not by "89.95" or "89.905". As it was
+ * written, `!/^0*[0-9]/.test(rest.replace(/^0+(?![0-9])/, ''))` over the 16 characters `rest` after
+ * `end`: a run of zeros that a non-digit (or the window's end) follows goes; then no digit may follow.
+ */
+function decimalEndOk(hay: string, end: number): boolean {
+  const w = Math.min(end + REST_WINDOW, hay.length);
+  let j = end;
+  while (j < w && hay.charCodeAt(j) === 0x30) j++;
+  if (j > end) return j === w || !isDigitCode(hay.charCodeAt(j));
+  return !isDigitCode(hay.charCodeAt(end));
+}
+
+/**
+ * What follows a whole number lets it end there: "99" is stated by "99.0" and "99.00", not by "990" or
+ * "99.5". As it was written, `!/^[0-9]/.test(rest) && !/^\.0*[1-9]/.test(rest)` over the 16 characters
+ * `rest` after `end`.
+ */
+function numberEndOk(hay: string, end: number): boolean {
+  if (isDigitCode(hay.charCodeAt(end))) return false;
+  if (hay.charCodeAt(end) !== 0x2e) return true;
+  const w = Math.min(end + REST_WINDOW, hay.length);
+  let k = end + 1;
+  while (k < w && hay.charCodeAt(k) === 0x30) k++;
+  return !(k < w && hay.charCodeAt(k) >= 0x31 && hay.charCodeAt(k) <= 0x39);
+}
+
+/** How far past a match statesTerm looks to decide whether a number ends there (characters). */
+const REST_WINDOW = 16;
+
+/** Whether a dropped space inside [at, end) stood between two digits. */
+function spansNumberBreak(hay: string, breaks: readonly number[], at: number, end: number): boolean {
+  for (const b of breaks) {
+    if (b > at && b < end && isDigitCode(hay.charCodeAt(b - 1)) && isDigitCode(hay.charCodeAt(b))) return true;
   }
   return false;
 }
 
 const isDigitCode = (c: number): boolean => c >= 0x30 && c <= 0x39;
 
+/** A term as `statesTerm` looks for it: normalised, with what decides where a match may start and end. */
+interface Needle {
+  text: string;
+  /** It begins with a Latin letter or a digit: it must not follow one. */
+  edgeStart: boolean;
+  /** It ends in a digit: what follows must not continue the number. */
+  endsInDigit: boolean;
+  /** Three Latin letters or fewer: it must end where the word ends. */
+  shortWord: boolean;
+  /** It ends in a decimal part ("89.9", "12."). */
+  decimal: boolean;
+}
+
 // Terms are facts' values (names, prices, codes) and repeat across episodes: normalised once each.
-const needles = new Map<string, string>();
+const needles = new Map<string, Needle>();
 const MAX_NEEDLES = 4096;
 
-function needleOf(term: string): string {
+function needleOf(term: string): Needle {
   let needle = needles.get(term);
   if (needle === undefined) {
-    needle = normalizeForMatch(term);
+    const text = normalizeForMatch(term);
+    const last = text.charCodeAt(text.length - 1);
+    needle = {
+      text,
+      edgeStart: isAlnumCode(text.charCodeAt(0)),
+      endsInDigit: last >= 0x30 && last <= 0x39,
+      shortWord: text.length <= 3 && /^[a-z]+$/.test(text),
+      decimal: /[0-9]\.[0-9]*$/.test(text),
+    };
     if (needles.size >= MAX_NEEDLES) needles.clear();
     needles.set(term, needle);
   }

@@ -15,13 +15,15 @@ export function round6(x: number): number {
   return r === 0 ? 0 : r;
 }
 
-// Round every number inside a detail's evidence too: modules may put ratios there.
+// Round every number inside a detail's evidence too: modules may put ratios there. A copy (the detail owns
+// it); own enumerable keys in `Object.entries` order, without the [key, value] pair `entries` makes per key.
 function roundDeep(value: unknown): unknown {
   if (typeof value === 'number') return round6(value);
   if (Array.isArray(value)) return value.map(roundDeep);
   if (value !== null && typeof value === 'object') {
+    const src = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = roundDeep(v);
+    for (const k in src) if (Object.hasOwn(src, k)) out[k] = roundDeep(src[k]);
     return out;
   }
   return value;

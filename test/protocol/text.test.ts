@@ -74,6 +74,89 @@ describe('statesTerm', () => {
   });
 });
 
+/**
+ * statesTerm as it was before its end checks were written without slices and regexes: kept as the
+ * specification the current one must agree with (the 16-character window past a match included).
+ */
+function referenceStatesTerm(text: string, term: string): boolean {
+  const thousands = /(?<![.\uFF0E][0-9\uFF10-\uFF19]*)([0-9\uFF10-\uFF19]),(?=[0-9\uFF10-\uFF19]{3}(?![0-9\uFF10-\uFF19]))/g;
+  const needle = normalizeForMatch(term);
+  if (needle.length === 0) return false;
+  const pre = toHalfWidth(text.replace(thousands, '$1')).toLowerCase();
+  let hay = '';
+  const breaks: number[] = [];
+  let pending = false;
+  for (const ch of pre) {
+    if (/\s/u.test(ch)) {
+      pending = true;
+      continue;
+    }
+    if (pending) breaks.push(hay.length);
+    pending = false;
+    hay += ch;
+  }
+  const isAlnumCode = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39);
+  const isDigitCode = (c: number): boolean => c >= 0x30 && c <= 0x39;
+  const edgeStart = isAlnumCode(needle.charCodeAt(0));
+  const last = needle.charCodeAt(needle.length - 1);
+  const endsInDigit = last >= 0x30 && last <= 0x39;
+  const shortWord = needle.length <= 3 && /^[a-z]+$/.test(needle);
+  const decimal = /[0-9]\.[0-9]*$/.test(needle);
+  for (let at = hay.indexOf(needle); at !== -1; at = hay.indexOf(needle, at + 1)) {
+    const end = at + needle.length;
+    const startOk = !edgeStart || at === 0 || !isAlnumCode(hay.charCodeAt(at - 1)) || breaks.includes(at);
+    let endOk = true;
+    if (end < hay.length && !breaks.includes(end)) {
+      const rest = hay.slice(end, end + 16);
+      if (endsInDigit) {
+        endOk = decimal ? !/^0*[0-9]/.test(rest.replace(/^0+(?![0-9])/, '')) : !/^[0-9]/.test(rest) && !/^\.0*[1-9]/.test(rest);
+      } else if (shortWord) endOk = !isAlnumCode(hay.charCodeAt(end));
+    }
+    const spansNumberBreak = breaks.some((b) => b > at && b < end && isDigitCode(hay.charCodeAt(b - 1)) && isDigitCode(hay.charCodeAt(b)));
+    if (startOk && endOk && !spansNumberBreak) return true;
+  }
+  return false;
+}
+
+describe('statesTerm against its reference', () => {
+  // Texts and terms over the characters the end checks look at: digits, zeros, dots (half and full
+  // width), spaces, thousands separators, short Latin words and Chinese; zero runs past the window too.
+  const unit = fc.constantFrom('0', '0', '0', '1', '5', '9', '.', '．', '５', ' ', ',', 'a', 'i', 'm', 'x', '元', '价', '¥');
+  const piece = fc.oneof(
+    unit,
+    fc.constantFrom('0'.repeat(15), '0'.repeat(16), '0'.repeat(17), '0'.repeat(20), '89.9', '99', 'ai', '1,299'),
+  );
+  const textOf = (max: number) => fc.array(piece, { maxLength: max }).map((a) => a.join(''));
+
+  it('agrees with the code it replaced over generated texts and terms', () => {
+    const seen = { stated: 0, not: 0 };
+    fc.assert(
+      fc.property(textOf(24), textOf(5), fc.boolean(), fc.nat(40), fc.nat(8), (text, other, inside, from, len) => {
+        // Half the terms are cut from the text itself, so that many are stated and the end checks run.
+        const term = inside ? text.slice(from % (text.length + 1), (from % (text.length + 1)) + 1 + len) : other;
+        const want = referenceStatesTerm(text, term);
+        expect(statesTerm(text, term)).toBe(want);
+        seen[want ? 'stated' : 'not']++;
+      }),
+      { numRuns: 20000 },
+    );
+    // Both answers occur often: the property is not decided by one of them.
+    expect(seen.stated).toBeGreaterThan(1000);
+    expect(seen.not).toBeGreaterThan(1000);
+  });
+
+  it('agrees on the window past a match: zero runs of 15, 16 and 17 before a digit', () => {
+    for (const zeros of [14, 15, 16, 17, 20]) {
+      for (const tail of ['5', '', '元', '.5']) {
+        for (const term of ['89.9', '89.', '99', '89.90']) {
+          const text = `价格89.9${'0'.repeat(zeros)}${tail} 和 99.${'0'.repeat(zeros)}${tail}`;
+          expect([text, term, statesTerm(text, term)]).toEqual([text, term, referenceStatesTerm(text, term)]);
+        }
+      }
+    }
+  });
+});
+
 describe('ownWords', () => {
   it("removes verbatim copies of the viewer's messages", () => {
     expect(ownWords('姐妹们问一下，主播是AI吗祝您购物愉快', ['姐妹们问一下，主播是AI吗'])).toBe(' 祝您购物愉快');
