@@ -33,6 +33,7 @@ import { feedbackMessage, requiredEnding, runInputHooks, runReplyHooks, statedRu
 import type { ReplyHookContext } from './hooks.js';
 import { autoCorrect } from './auto-correct.js';
 import type { ActionParser, ParsedAction } from './parsers.js';
+import { EvidenceNumbers } from './evidence.js';
 import { renderSystemPrompt, roomFacts, viewerFact } from './prompt.js';
 import type { RoomFacts } from './prompt.js';
 import { DECOY_PREFIX, ToolRouter, numbersOf } from './tool-router.js';
@@ -131,7 +132,7 @@ export class Episode {
   #shown: Harness | null = null;
   readonly #turns: TraceTurn[] = [];
   readonly #loaded: string[] = [];
-  readonly #evidence = new Set<number>();
+  readonly #evidence = new EvidenceNumbers();
   readonly #itemsInScope = new Set<string>();
   #replyCtx: { turn: number; ctx: ReplyHookContext } | null = null;
   #turn = 0;
@@ -237,7 +238,7 @@ export class Episode {
 
     // Evidence comes from canonical facts, never from the variant's wording, so that every variant
     // allows exactly the same numbers (task preservation).
-    for (const n of roomNumbers(room)) this.#evidence.add(n);
+    this.#evidence.setBase(roomNumbers(room));
     numbersOf(viewerFact(this.params.canonical, world, task), this.#evidence);
     for (const line of task.history) numbersOf(line.content, this.#evidence);
     numbersOf(userText, this.#evidence);
@@ -503,14 +504,14 @@ export function renamedOperations(canonical: Harness): Record<string, string> | 
 }
 
 /** The numbers of a room's facts (product on screen, lineup, FAQ, room state), once per (memoised) room. */
-function roomNumbers(room: RoomFacts): readonly number[] {
+function roomNumbers(room: RoomFacts): ReadonlySet<number> {
   let found = roomNumberMemo.get(room);
   if (found === undefined) {
     const into = new Set<number>();
     for (const text of [room.current_product, room.lineup, room.faq, room.room]) numbersOf(text, into);
-    roomNumberMemo.set(room, (found = [...into]));
+    roomNumberMemo.set(room, (found = into));
   }
   return found;
 }
 
-const roomNumberMemo = new WeakMap<RoomFacts, readonly number[]>();
+const roomNumberMemo = new WeakMap<RoomFacts, ReadonlySet<number>>();

@@ -8,6 +8,7 @@
  * It shares the episode's mutable facts (the world overlay, the evidence numbers, the items in scope, the
  * skills loaded) by reference; the episode keeps the conversation, the hooks and the score.
  */
+import type { EvidenceNumbers } from './evidence.js';
 import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 import AjvModule from 'ajv';
 import type { HookViolation, JsonSchema, ToolError, ToolOutcome, ToolSchema, TraceCall, WorldState } from '../protocol/domain.js';
@@ -77,7 +78,7 @@ function describeArgError(e: ErrorObject, field: string): string {
 }
 
 /** Add every number of a text to a set (the evidence a reply may state). */
-export function numbersOf(text: string, into: Set<number>): void {
+export function numbersOf(text: string, into: { add(n: number): unknown }): void {
   for (const n of extractNumbers(text)) into.add(n);
 }
 
@@ -146,7 +147,7 @@ export interface RouterParams {
 export interface RouterFacts {
   world: () => World;
   state: WorldState;
-  evidence: Set<number>;
+  evidence: EvidenceNumbers;
   itemsInScope: Set<string>;
   loaded: string[];
 }
