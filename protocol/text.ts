@@ -128,7 +128,8 @@ function numberEndOk(hay: string, end: number): boolean {
   const w = Math.min(end + REST_WINDOW, hay.length);
   let k = end + 1;
   while (k < w && hay.charCodeAt(k) === 0x30) k++;
-  return !(k < w && hay.charCodeAt(k) >= 0x31 && hay.charCodeAt(k) <= 0x39);
+  // A zero run was skipped: a digit after it is 1-9.
+  return !(k < w && isDigitCode(hay.charCodeAt(k)));
 }
 
 /** How far past a match statesTerm looks to decide whether a number ends there (characters). */
@@ -165,11 +166,10 @@ function needleOf(term: string): Needle {
   let needle = needles.get(term);
   if (needle === undefined) {
     const text = normalizeForMatch(term);
-    const last = text.charCodeAt(text.length - 1);
     needle = {
       text,
       edgeStart: isAlnumCode(text.charCodeAt(0)),
-      endsInDigit: last >= 0x30 && last <= 0x39,
+      endsInDigit: isDigitCode(text.charCodeAt(text.length - 1)),
       shortWord: text.length <= 3 && /^[a-z]+$/.test(text),
       decimal: /[0-9]\.[0-9]*$/.test(text),
     };
