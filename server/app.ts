@@ -14,6 +14,7 @@ import type { ServerConfig } from './config.js';
 import { Connection } from './connection.js';
 import { ServerCore } from './core.js';
 import type { ServerDeps, ServerState } from './core.js';
+import { applyV8Flags } from './v8-flags.js';
 
 /** The server application (a fastify instance with the WebSocket plugin). */
 export type GymApp = FastifyInstance;
@@ -27,6 +28,9 @@ const cores = new WeakMap<object, ServerCore>();
  */
 export function buildServer(config: ServerConfig, deps: ServerDeps = {}): GymApp {
   const logger: Logger = deps.logger ?? pino({ level: config.log_level });
+  // Process-wide V8 flags, before the core starts its episode workers (their isolates read them).
+  const v8Flags = applyV8Flags(config);
+  if (v8Flags.length > 0) logger.debug({ v8_flags: v8Flags }, 'V8 flags set');
   // No per-request log lines: a trainer scrapes /metrics and /readyz often, and that is not news.
   const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) }) as unknown as GymApp;
   const core = new ServerCore(config, logger, deps);

@@ -114,6 +114,16 @@ export const ServerConfigSchema = z.strictObject({
    */
   worker_heap_mb: z.int().min(64).max(1_048_576).nullable().default(null),
   /**
+   * V8's allocation-site pretenuring, a process-wide V8 flag (server/v8-flags.ts): "off" sets
+   * `--no-allocation-site-pretenuring` before the episode threads start, "on" sets it back, "inherit"
+   * leaves the process's setting alone. `harness-gym serve` owns its process and defaults to "off"; a
+   * program embedding `startServer` keeps its own setting unless it asks. Off, a worker's old generation
+   * grows by what its episodes keep and no more: with it on, V8 moves the allocation sites of episode state
+   * to the old generation, and the short-lived objects made at the same sites go there too (at 8,192 live
+   * episodes, 25 KB of old generation per episode played against the 12 KB the episode keeps).
+   */
+  v8_pretenuring: z.enum(['inherit', 'on', 'off']).default('inherit'),
+  /**
    * Compiled variants kept per variant spec (docs/HARNESS.md "How its variants are drawn"): a reset draws
    * one by its variant seed and fits it to its task. 0 compiles a variant per reset (the most diverse, about
    * five times dearer). Part of what a seed means: records carry it, and replay uses the record's.

@@ -41,6 +41,7 @@ interface ServeFlags {
   rewardModules?: string[];
   workers?: string | number;
   workerHeapMb?: string | number;
+  v8Pretenuring?: string;
   variantPool?: number;
   sendBufferBytes?: string | number;
   harness?: string;
@@ -67,6 +68,7 @@ export function flagsToOverrides(f: ServeFlags, env: Readonly<Record<string, str
     tasks: f.tasks,
     workers: f.workers === undefined || f.workers === 'auto' ? f.workers : Number(f.workers),
     worker_heap_mb: num(f.workerHeapMb),
+    v8_pretenuring: f.v8Pretenuring,
     variant_pool: num(f.variantPool),
     backpressure: { send_high_water_bytes: num(f.sendBufferBytes) },
     limits: {
@@ -84,6 +86,11 @@ export function flagsToOverrides(f: ServeFlags, env: Readonly<Record<string, str
     // Repeated flags replace the config file's lists (absent flags keep them).
     rewards: { profiles: f.rewardsProfile, module_dirs: f.rewardModules },
   };
+}
+
+/** Whether node's command line (`process.execArgv`) sets V8's allocation-site pretenuring either way. */
+export function nodeSetsPretenuring(execArgv: readonly string[]): boolean {
+  return execArgv.some((a) => /^--(no-)?allocation[-_]site[-_]pretenuring$/.test(a));
 }
 
 /** The parts of a zod schema this file reads (zod 4's classic API, typed structurally). */
@@ -183,6 +190,11 @@ export function registerServeCommand(program: Command): void {
       configArg('--worker-heap-mb', ['worker_heap_mb']),
     )
     .option(
+      '--v8-pretenuring <setting>',
+      "V8's allocation-site pretenuring for this process: off, on, or inherit (node's own flags; default off: episode state is short-lived enough that pretenuring it fills the old generation with garbage)",
+      configArg('--v8-pretenuring', ['v8_pretenuring']),
+    )
+    .option(
       '--variant-pool <n>',
       'compiled variants kept per variant spec; a reset draws one by its seed (0: compile one per reset; default 256)',
       configArg('--variant-pool', ['variant_pool']),
@@ -207,8 +219,10 @@ export function registerServeCommand(program: Command): void {
       if (flags.token === '') throw usageError('--token must not be empty; leave it out to accept any client');
       if (flags.host !== undefined && flags.host.trim() === '') throw usageError('--host must not be empty; give e.g. 127.0.0.1 or 0.0.0.0');
       const loaded = loadServerConfig({
-        // The server owns the process here: shard the episodes over the spare cores unless told otherwise.
-        base: { workers: 'auto' },
+        // The server owns the process here: shard the episodes over the spare cores unless told otherwise,
+        // and turn V8's allocation-site pretenuring off (server/v8-flags.ts) unless node's own command line
+        // already set it.
+        base: { workers: 'auto', v8_pretenuring: nodeSetsPretenuring(process.execArgv) ? 'inherit' : 'off' },
         file: flags.config,
         overrides: flagsToOverrides(flags, process.env),
       });

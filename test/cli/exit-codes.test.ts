@@ -86,6 +86,7 @@ describe('2: usage', () => {
     const runs = await Promise.all([
       cli(['serve', '--port', 'abc']),
       cli(['serve', '--workers', '0.5']),
+      cli(['serve', '--v8-pretenuring', 'offf']),
       cli(['eval', '--episodes', '0']),
       cli(['eval', '--policy', 'oracel']),
       cli(['eval', '--faults', '2']),
@@ -95,15 +96,17 @@ describe('2: usage', () => {
     const lines = [
       expectFailure(runs[0], EXIT.usage, 'serve'),
       expectFailure(runs[1], EXIT.usage, 'serve'),
-      expectFailure(runs[2], EXIT.usage, 'eval'),
+      expectFailure(runs[2], EXIT.usage, 'serve'),
       expectFailure(runs[3], EXIT.usage, 'eval'),
       expectFailure(runs[4], EXIT.usage, 'eval'),
-      expectFailure(runs[5], EXIT.usage, 'variants report'),
-      expectFailure(runs[6], EXIT.usage, 'task'),
+      expectFailure(runs[5], EXIT.usage, 'eval'),
+      expectFailure(runs[6], EXIT.usage, 'variants report'),
+      expectFailure(runs[7], EXIT.usage, 'task'),
     ];
     expect(lines).toEqual([
       'harness-gym serve: --port must be an integer in [0, 65535], got "abc"',
       'harness-gym serve: --workers must be an integer in [0, 64] or "auto", got "0.5"',
+      'harness-gym serve: --v8-pretenuring must be one of inherit, on, off, got "offf" (did you mean off?)',
       'harness-gym eval: --episodes must be an integer in [1, 1000000], got "0"',
       'harness-gym eval: --policy must be one of oracle, memorizer, random, got "oracel" (did you mean oracle?)',
       'harness-gym eval: --faults must be a number in [0, 1], got "2"',

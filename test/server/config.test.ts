@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultServerConfig, loadServerConfig, parseServerConfig } from '../../server/index.js';
-import { flagsToOverrides } from '../../cli/commands/serve.js';
+import { flagsToOverrides, nodeSetsPretenuring } from '../../cli/commands/serve.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hg-config-'));
 function file(name: string, text: string): string {
@@ -40,6 +40,7 @@ const DEFAULTS = {
   log_level: 'info',
   workers: 0,
   worker_heap_mb: null,
+  v8_pretenuring: 'inherit',
   variant_pool: 256,
   backpressure: { send_high_water_bytes: 16777216, stall_timeout_s: 30, max_queued_requests: 64 },
 };
@@ -120,6 +121,21 @@ describe('server config', () => {
     });
     expect(load('2', '32')).toEqual({ ok: false, errors: [expect.stringMatching(/^worker_heap_mb: /)] });
     expect(load('2', 'lots')).toEqual({ ok: false, errors: [expect.stringMatching(/^worker_heap_mb: /)] });
+  });
+
+  it("takes --v8-pretenuring as off, on or inherit, serve's base under the file, and refuses anything else naming the key", () => {
+    const flag = (v8Pretenuring: string) => loadServerConfig({ overrides: flagsToOverrides({ v8Pretenuring }) });
+    expect(flag('off')).toMatchObject({ ok: true, config: { v8_pretenuring: 'off' } });
+    expect(flag('on')).toMatchObject({ ok: true, config: { v8_pretenuring: 'on' } });
+    expect(flag('inherit')).toMatchObject({ ok: true, config: { v8_pretenuring: 'inherit' } });
+    expect(flag('maybe')).toEqual({ ok: false, errors: [expect.stringMatching(/^v8_pretenuring: /)] });
+    const json = file('p.json', JSON.stringify({ v8_pretenuring: 'on' }));
+    expect(loadServerConfig({ base: { v8_pretenuring: 'off' }, file: json })).toMatchObject({ ok: true, config: { v8_pretenuring: 'on' } });
+    expect(loadServerConfig({ base: { v8_pretenuring: 'off' } })).toMatchObject({ ok: true, config: { v8_pretenuring: 'off' } });
+    // Node's own command line decides when it names the flag (serve's base is then "inherit").
+    expect(nodeSetsPretenuring(['--allocation-site-pretenuring'])).toBe(true);
+    expect(nodeSetsPretenuring(['--expose-gc', '--no-allocation_site_pretenuring'])).toBe(true);
+    expect(nodeSetsPretenuring(['--max-old-space-size=512', '--cpu-prof'])).toBe(false);
   });
 
   it('takes --workers as a count or "auto", and serve\'s base default under the file', () => {
