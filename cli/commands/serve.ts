@@ -191,7 +191,7 @@ export function registerServeCommand(program: Command): void {
     )
     .option(
       '--v8-pretenuring <setting>',
-      "V8's allocation-site pretenuring for this process: off, on, or inherit (node's own flags; default off: episode state is short-lived enough that pretenuring it fills the old generation with garbage)",
+      "V8's allocation-site pretenuring for this process: off, on, or inherit (leave node's own setting); default off (inherit when node's command line sets it): pretenured episode-state sites fill the old generation with short-lived objects",
       configArg('--v8-pretenuring', ['v8_pretenuring']),
     )
     .option(
