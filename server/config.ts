@@ -124,6 +124,14 @@ export const ServerConfigSchema = z.strictObject({
    */
   v8_pretenuring: z.enum(['inherit', 'on', 'off']).default('inherit'),
   /**
+   * Which of the requests an episode worker holds it starts first (server/start-queue.ts): "steps_first"
+   * starts steps before resets, closes and the rest, so that under load the episodes being played are
+   * answered first and new episodes wait; "arrival" starts them in the order they came. Either order is
+   * one the protocol allows: requests a worker holds at once never touch the same episode. Needs workers
+   * (with workers 0 requests are applied as they arrive).
+   */
+  scheduling: z.enum(['steps_first', 'arrival']).default('steps_first'),
+  /**
    * Compiled variants kept per variant spec (docs/HARNESS.md "How its variants are drawn"): a reset draws
    * one by its variant seed and fits it to its task. 0 compiles a variant per reset (the most diverse, about
    * five times dearer). Part of what a seed means: records carry it, and replay uses the record's.

@@ -19,6 +19,7 @@ import { EpisodeTable } from './hosts.js';
 import { defaultsOf, harnessOf, taskSourceOf } from './config.js';
 import { encodeReply } from './hosts.js';
 import { HeapBudget } from './heap-budget.js';
+import { StartQueue } from './start-queue.js';
 import type { WorkerData, WorkerApplyResult, WorkerFreeResult, WorkerTask } from './hosts.js';
 
 const data = workerData as WorkerData;
@@ -51,6 +52,8 @@ const table = new EpisodeTable({ config, env: () => env, log, yieldEvery: data.y
 // The episodes of this worker's sessions live here: compile the presets' variant pools in the background.
 prepareVariantsInBackground(env, (slots, ms) => log.debug({ slots, ms: Math.round(ms) }, 'variant pools compiled'));
 const codec = new Codec();
+// Which held request starts next (config `scheduling`, server/start-queue.ts).
+const starts = new StartQueue(config.scheduling);
 // This worker steps 1/workers of the episodes: it keeps that share of the process's world cache.
 setWorldCacheShare(data.workers);
 const collector = new IdleCollector({ onCollect: (ms) => log.debug({ ms: Math.round(ms) }, 'idle collection after freeing episodes') });
@@ -81,7 +84,8 @@ async function run(task: WorkerTask): Promise<[unknown, number]> {
       const decoded = codec.decode(frame, task.binary);
       // The main thread decoded these same bytes and checked the envelope before sending them here.
       if (!decoded.ok) throw new Error(`shard worker: a forwarded frame did not decode: ${decoded.message}`);
-      const reply = await table.apply(task.session, task.seed, decoded.value as SessionRequest);
+      const req = decoded.value as SessionRequest;
+      const reply = await starts.run(req.type === 'step', () => table.apply(task.session, task.seed, req));
       const encoded = encodeReply(codec, reply, task.binary, log);
       // An exact-size copy that can be moved (the packer's buffer is reused for the next reply).
       const bytes = typeof encoded === 'string' ? encoded : new Uint8Array(encoded);
@@ -102,6 +106,8 @@ async function run(task: WorkerTask): Promise<[unknown, number]> {
       }
       return [null, 0];
     case 'drain':
+      // Requests held for their start are applied before the sessions are freed.
+      await starts.whenIdle();
       return [null, await table.drain()];
     case 'ping':
       return [null, 0];

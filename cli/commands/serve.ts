@@ -42,6 +42,7 @@ interface ServeFlags {
   workers?: string | number;
   workerHeapMb?: string | number;
   v8Pretenuring?: string;
+  scheduling?: string;
   variantPool?: number;
   sendBufferBytes?: string | number;
   harness?: string;
@@ -69,6 +70,7 @@ export function flagsToOverrides(f: ServeFlags, env: Readonly<Record<string, str
     workers: f.workers === undefined || f.workers === 'auto' ? f.workers : Number(f.workers),
     worker_heap_mb: num(f.workerHeapMb),
     v8_pretenuring: f.v8Pretenuring,
+    scheduling: f.scheduling,
     variant_pool: num(f.variantPool),
     backpressure: { send_high_water_bytes: num(f.sendBufferBytes) },
     limits: {
@@ -193,6 +195,11 @@ export function registerServeCommand(program: Command): void {
       '--v8-pretenuring <setting>',
       "V8's allocation-site pretenuring for this process: off, on, or inherit (leave node's own setting); default off (inherit when node's command line sets it): pretenured episode-state sites fill the old generation with short-lived objects",
       configArg('--v8-pretenuring', ['v8_pretenuring']),
+    )
+    .option(
+      '--scheduling <order>',
+      'which requests an episode worker starts first: steps_first (steps before resets and the rest: under load, episodes being played are answered first and new ones wait) or arrival; default steps_first',
+      configArg('--scheduling', ['scheduling']),
     )
     .option(
       '--variant-pool <n>',

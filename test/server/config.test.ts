@@ -41,6 +41,7 @@ const DEFAULTS = {
   workers: 0,
   worker_heap_mb: null,
   v8_pretenuring: 'inherit',
+  scheduling: 'steps_first',
   variant_pool: 256,
   backpressure: { send_high_water_bytes: 16777216, stall_timeout_s: 30, max_queued_requests: 64 },
 };
@@ -121,6 +122,19 @@ describe('server config', () => {
     });
     expect(load('2', '32')).toEqual({ ok: false, errors: [expect.stringMatching(/^worker_heap_mb: /)] });
     expect(load('2', 'lots')).toEqual({ ok: false, errors: [expect.stringMatching(/^worker_heap_mb: /)] });
+  });
+
+  it('takes --scheduling as steps_first or arrival, from a file or a flag, and refuses anything else naming the key', () => {
+    const flag = (scheduling: string) => loadServerConfig({ overrides: flagsToOverrides({ scheduling }) });
+    expect(flag('arrival')).toMatchObject({ ok: true, config: { scheduling: 'arrival' } });
+    expect(flag('steps_first')).toMatchObject({ ok: true, config: { scheduling: 'steps_first' } });
+    expect(flag('fifo')).toEqual({ ok: false, errors: [expect.stringMatching(/^scheduling: /)] });
+    const yaml = file('s.yaml', 'scheduling: arrival\n');
+    expect(loadServerConfig({ file: yaml })).toMatchObject({ ok: true, config: { scheduling: 'arrival' } });
+    expect(loadServerConfig({ file: yaml, overrides: flagsToOverrides({ scheduling: 'steps_first' }) })).toMatchObject({
+      ok: true,
+      config: { scheduling: 'steps_first' },
+    });
   });
 
   it("takes --v8-pretenuring as off, on or inherit, serve's base under the file, and refuses anything else naming the key", () => {

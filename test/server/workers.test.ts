@@ -61,13 +61,23 @@ async function conversation(c: WireClient): Promise<Buffer[]> {
 
 describe('worker shards', () => {
   it('answer byte for byte what the in-process server answers', async () => {
-    const [local, workers] = await Promise.all([listen({ port: 0, workers: 0 }), listen({ port: 0, workers: 2 })]);
+    const [local, workers, arrival] = await Promise.all([
+      listen({ port: 0, workers: 0 }),
+      listen({ port: 0, workers: 2 }),
+      listen({ port: 0, workers: 1, scheduling: 'arrival' }),
+    ]);
     const a = await conversation(await connect(local.url));
-    // Two sessions on the worker server: they land on different workers, and both agree.
-    const [b, c] = await Promise.all([conversation(await connect(workers.url)), conversation(await connect(workers.url))]);
+    // Two sessions on the worker server: they land on different workers, and both agree. The workers start
+    // steps first (the default); a worker starting requests as they came answers the same bytes too.
+    const [b, c, d] = await Promise.all([
+      conversation(await connect(workers.url)),
+      conversation(await connect(workers.url)),
+      conversation(await connect(arrival.url)),
+    ]);
     expect(b.length).toBe(a.length);
     expect(b).toEqual(a);
     expect(c).toEqual(a);
+    expect(d).toEqual(a);
     expect(await metric(workers.app, 'harness_gym_steps_total')).toBe(2 * ((await metric(local.app, 'harness_gym_steps_total')) ?? NaN));
     expect(await metric(workers.app, 'harness_gym_episodes_live')).toBe(0);
   }, 180_000);
