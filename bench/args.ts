@@ -102,6 +102,8 @@ export interface BenchParams {
    * before. The throughput phases always decode whole (their corpus keeps the replies).
    */
   live_decode: 'skim' | 'full';
+  /** `serve --scheduling` of the environment servers; null omits the flag (the server's default, steps_first). */
+  scheduling: 'steps_first' | 'arrival' | null;
 }
 
 /** The largest live count the latency curve ever tries (the project's stretch on one box). */
@@ -145,6 +147,7 @@ export const DEFAULT_PARAMS: BenchParams = {
   curve_budget_s: 900,
   client_process: true,
   live_decode: 'skim',
+  scheduling: null,
 };
 
 /** What `--quick` changes: every phase short and small (a smoke test, not a measurement). */
@@ -182,7 +185,8 @@ const USAGE = `usage: node dist/bench/run.js [--json] [--quick] [--skip-load]
   [--steady-s S] [--tp-connections C] [--tp-episodes E] [--scaling-workers 1,2,4] [--scaling-duration-s D]
   [--seed N] [--request-timeout-ms MS] [--ramp-timeout-s S] [--max-inflight-frames N] [--group-size G]
   [--micro-time-ms MS] [--warmup-rounds N] [--warmup-s S] [--live-warmup-s S] [--curve 256,1024,...|none] [--curve-max N] [--curve-p99-limit-ms MS]
-  [--latency-window-s S] [--curve-budget-s S] [--worker-heap-mb MIB] [--in-process-client] [--live-decode skim|full]`;
+  [--latency-window-s S] [--curve-budget-s S] [--worker-heap-mb MIB] [--in-process-client] [--live-decode skim|full]
+  [--scheduling steps_first|arrival]`;
 
 /** Numeric flags and the parameter each sets. */
 const NUMERIC: Record<string, keyof BenchParams> = {
@@ -244,6 +248,11 @@ export function parseBenchArgs(argv: readonly string[]): BenchCli {
       const v = argv[++i];
       if (v !== 'skim' && v !== 'full') throw new Error(`--live-decode: expected "skim" or "full", got "${v}"\n${USAGE}`);
       params.live_decode = v;
+    } else if (a === '--scheduling') {
+      const v = argv[++i];
+      if (v !== 'steps_first' && v !== 'arrival')
+        throw new Error(`--scheduling: expected "steps_first" or "arrival", got "${v}"\n${USAGE}`);
+      params.scheduling = v;
     } else if (a in NUMERIC) {
       const v = Number(argv[++i]);
       if (!Number.isFinite(v) || v < 0) throw new Error(`${a}: expected a non-negative number\n${USAGE}`);

@@ -33,6 +33,9 @@ export interface CurvePoint {
   server_p99_ms: number | null;
   rtt_p50_ms: number | null;
   rtt_p99_ms: number | null;
+  /** Client round trip of the steady phase's reset items (ms). */
+  reset_rtt_p50_ms: number | null;
+  reset_rtt_p99_ms: number | null;
   steady_steps_per_s: number | null;
   steady_resets_per_s: number | null;
   rss_per_episode_kb: number | null;
@@ -79,6 +82,8 @@ export function curvePoint(live: number, listed: boolean, connections: number, r
     server_p99_ms: round(r.step_p99_ms, 3),
     rtt_p50_ms: round(r.rtt_p50_ms, 3),
     rtt_p99_ms: round(r.rtt_p99_ms, 3),
+    reset_rtt_p50_ms: round(r.reset_rtt_p50_ms, 3),
+    reset_rtt_p99_ms: round(r.reset_rtt_p99_ms, 3),
     steady_steps_per_s: round(r.steady_steps_per_s, 1),
     steady_resets_per_s: round(r.steady_resets_per_s, 1),
     rss_per_episode_kb: round(r.rss_per_episode_kb, 2),

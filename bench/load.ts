@@ -447,6 +447,13 @@ export interface ConcurrencyResult {
    */
   rtt_p50_ms: number;
   rtt_p99_ms: number;
+  /**
+   * The same for the reset items sent during the steady phase (ms): a reset waits behind the steps of
+   * live episodes on a server that starts steps first (`serve --scheduling`), so its round trip is where
+   * an overloaded server's queue shows.
+   */
+  reset_rtt_p50_ms: number;
+  reset_rtt_p99_ms: number;
   /** Server RSS with the sessions open and nothing reset yet, before the warm-up. */
   rss_idle_kb: number | null;
   /** The same after the warm-up's sessions closed (null without a warm-up). */
@@ -590,7 +597,7 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
   let rampEnd: number | null = null;
   let steadyEnd = Infinity;
   let stopping = false;
-  const steady = { steps: 0, resets: 0, frames: 0, rtts: [] as number[] };
+  const steady = { steps: 0, resets: 0, frames: 0, rtts: [] as number[], resetRtts: [] as number[] };
   const inSteady = (t: number): boolean => rampEnd !== null && t >= rampEnd && t < steadyEnd;
 
   /** The episode's next action is the server's hint: play it after a think time (no hint: the slot is dead). */
@@ -622,9 +629,10 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
     }
   };
 
-  const onReset = (d: Driver, batch: Slot[], a: Answer | null): void => {
+  const onReset = (d: Driver, batch: Slot[], a: Answer | null, sentAt: number): void => {
     const now = performance.now();
     if (a && inSteady(now)) steady.frames++;
+    if (a && inSteady(sentAt)) for (let i = 0; i < batch.length; i++) steady.resetRtts.push(a.rttMs);
     eachItem(
       batch,
       a,
@@ -704,7 +712,8 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
         item.group_id = group_id;
         return item;
       });
-      void d.conn.request({ type: 'reset', id: 0, items }).then((a) => onReset(d, batch, a));
+      const sentAt = performance.now();
+      void d.conn.request({ type: 'reset', id: 0, items }).then((a) => onReset(d, batch, a, sentAt));
     }
     for (const batch of chunks(stepDue, o.maxBatch)) {
       if (d.conn.inFlight >= o.maxInflightFrames) {
@@ -799,6 +808,7 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
 
   const rssLive = rssSamples.length > 0 ? median(rssSamples) : null;
   const { p50, p99 } = p50p99(steady.rtts);
+  const resetRtt = p50p99(steady.resetRtts);
   return {
     concurrent_episodes: liveSamples.length > 0 ? Math.min(...liveSamples) : null,
     ramp_complete: rampComplete,
@@ -813,6 +823,8 @@ export async function runConcurrency(o: ConcurrencyOptions): Promise<Concurrency
     step_p50_ms: stepQuantileMs(atEnd, 0.5),
     rtt_p50_ms: p50,
     rtt_p99_ms: p99,
+    reset_rtt_p50_ms: resetRtt.p50,
+    reset_rtt_p99_ms: resetRtt.p99,
     rss_idle_kb: rssIdle === null ? null : rssIdle / 1024,
     rss_idle_warm_kb: rssIdleWarm === null ? null : rssIdleWarm / 1024,
     rss_live_kb: rssLive === null ? null : rssLive / 1024,

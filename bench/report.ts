@@ -39,6 +39,7 @@ export function formatReport(s: BenchSummary): string {
   lines.push(`  failures            ${fmt(s.failures)}  ${JSON.stringify(c.failures ?? {})}`);
   lines.push(`  server step p50/p99 ${fmt(s.step_p50_ms, ' ms')} / ${fmt(s.step_p99_ms, ' ms')}`);
   lines.push(`  client rtt          p50 ${fmt(c.rtt_p50_ms, ' ms')}, p99 ${fmt(c.rtt_p99_ms, ' ms')}`);
+  lines.push(`  reset rtt           p50 ${fmt(c.reset_rtt_p50_ms, ' ms')}, p99 ${fmt(c.reset_rtt_p99_ms, ' ms')}`);
   lines.push(`  steady rate         ${fmt(c.steady_steps_per_s)} steps/s, ${fmt(c.steady_resets_per_s)} resets/s`);
   lines.push(
     `  CPU (cores)         server ${fmt(c.server_cpu_cores)} (main thread ${fmt(c.server_main_cpu_cores)}), client ${fmt(c.client_cpu_cores)}, ` +

@@ -94,6 +94,8 @@ export interface MedianCurvePoint {
   server_p99_ms: number | null;
   rtt_p50_ms: number | null;
   rtt_p99_ms: number | null;
+  reset_rtt_p50_ms: number | null;
+  reset_rtt_p99_ms: number | null;
   concurrent_episodes: number | null;
   failures: number | null;
   steady_steps_per_s: number | null;
@@ -129,6 +131,8 @@ export function curveMedians(summaries: readonly Pick<BenchSummary, 'latency_cur
         server_p99_ms: med(list, 'server_p99_ms'),
         rtt_p50_ms: med(list, 'rtt_p50_ms'),
         rtt_p99_ms: med(list, 'rtt_p99_ms'),
+        reset_rtt_p50_ms: med(list, 'reset_rtt_p50_ms'),
+        reset_rtt_p99_ms: med(list, 'reset_rtt_p99_ms'),
         concurrent_episodes: med(list, 'concurrent_episodes'),
         failures: med(list, 'failures'),
         steady_steps_per_s: med(list, 'steady_steps_per_s'),
@@ -166,9 +170,9 @@ export function curveSection(curve: readonly MedianCurvePoint[], m: BenchSummary
   );
   out.push('');
   out.push(
-    '| live episodes | held (runs) | server p50 ms | server p99 ms | round trip p50 ms | round trip p99 ms | live reached | failures | steady steps/s | server p99 vs 10 ms |',
+    '| live episodes | held (runs) | server p50 ms | server p99 ms | round trip p50 ms | round trip p99 ms | reset round trip p50 / p99 ms | live reached | failures | steady steps/s | server p99 vs 10 ms |',
   );
-  out.push('|---|---|---|---|---|---|---|---|---|---|');
+  out.push('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const c of curve) {
     const vs =
       c.server_p99_ms === null
@@ -178,7 +182,7 @@ export function curveSection(curve: readonly MedianCurvePoint[], m: BenchSummary
           : `${(c.server_p99_ms / STEP_TARGET_MS).toFixed(1)}x over`;
     out.push(
       `| ${c.live.toLocaleString('en-US')} | ${c.held_runs}/${c.runs} | ${show(c.server_p50_ms, 2)} | ${show(c.server_p99_ms, 2)} | ` +
-        `${show(c.rtt_p50_ms, 2)} | ${show(c.rtt_p99_ms, 2)} | ${show(c.concurrent_episodes, 0)} | ${show(c.failures, 0)} | ` +
+        `${show(c.rtt_p50_ms, 2)} | ${show(c.rtt_p99_ms, 2)} | ${show(c.reset_rtt_p50_ms, 1)} / ${show(c.reset_rtt_p99_ms, 1)} | ${show(c.concurrent_episodes, 0)} | ${show(c.failures, 0)} | ` +
         `${show(c.steady_steps_per_s, 0)} | ${vs} |`,
     );
   }
@@ -297,6 +301,9 @@ export function renderGenerated(runs: readonly { line: string; seconds: number }
   );
   out.push(
     `| concurrency: client round trip p50 / p99 | ${show(num(conc.rtt_p50_ms), 1, ' ms')} / ${show(num(conc.rtt_p99_ms), 1, ' ms')} |`,
+  );
+  out.push(
+    `| concurrency: reset round trip p50 / p99 | ${show(num(conc.reset_rtt_p50_ms), 1, ' ms')} / ${show(num(conc.reset_rtt_p99_ms), 1, ' ms')} |`,
   );
   out.push(
     `| concurrency: server RSS idle / live | ${show(num(conc.rss_idle_kb), 0, ' KiB')} / ${show(num(conc.rss_live_kb), 0, ' KiB')} |`,

@@ -28,6 +28,8 @@ export interface EnvServerOptions {
   maxBatch: number;
   /** `serve --worker-heap-mb` (each worker's heap limit, MiB); null or absent omits the flag. */
   workerHeapMb?: number | null;
+  /** `serve --scheduling`; null or absent omits the flag. */
+  scheduling?: 'steps_first' | 'arrival' | null;
 }
 
 /** Where the suite gets its servers. */
@@ -137,6 +139,7 @@ export function childProcessServers(): ServerFactory {
       );
       if (opts.workers !== null && workersSupported) args.push('--workers', String(opts.workers));
       if (opts.workerHeapMb != null) args.push('--worker-heap-mb', String(opts.workerHeapMb));
+      if (opts.scheduling != null) args.push('--scheduling', opts.scheduling);
       return startChild(args, '[serve] ', (p) => ['--port', String(p)]);
     },
     echo(corpusPath) {

@@ -102,6 +102,7 @@ export function serverLimits(p: BenchParams, episodes = p.episodes, connections 
     maxEpisodes: Math.max(4096, perConn + 16, p.tp_episodes * p.tp_distinct_rounds + 16),
     maxBatch: Math.min(100_000, Math.max(256, p.steps_per_frame, p.tp_episodes, perConn)),
     workerHeapMb: p.worker_heap_mb > 0 ? p.worker_heap_mb : null,
+    scheduling: p.scheduling,
   };
 }
 
@@ -141,6 +142,8 @@ function concurrencyJson(r: ConcurrencyResult, episodes: number): Record<string,
     step_p99_ms: round(r.step_p99_ms, 3),
     rtt_p50_ms: round(r.rtt_p50_ms, 3),
     rtt_p99_ms: round(r.rtt_p99_ms, 3),
+    reset_rtt_p50_ms: round(r.reset_rtt_p50_ms, 3),
+    reset_rtt_p99_ms: round(r.reset_rtt_p99_ms, 3),
     rss_idle_kb: round(r.rss_idle_kb, 0),
     rss_idle_warm_kb: round(r.rss_idle_warm_kb, 0),
     rss_live_kb: round(r.rss_live_kb, 0),

@@ -22,6 +22,8 @@ const pt = (live: number, p99: number, held = p99 <= 1000): CurvePoint => ({
   server_p99_ms: p99,
   rtt_p50_ms: p99 / 5,
   rtt_p99_ms: p99 * 2,
+  reset_rtt_p50_ms: p99 / 4,
+  reset_rtt_p99_ms: p99 * 3,
   steady_steps_per_s: live / 3,
   steady_resets_per_s: live / 6,
   rss_per_episode_kb: 100,
@@ -95,7 +97,7 @@ describe('bench:results with the latency curve', () => {
     expect(curve).toBeGreaterThan(targets);
     expect(md).toContain(`](${CHART_FILE})`);
     const row = md.split('\n').find((l) => l.startsWith('| 256 |'));
-    expect(row).toBe('| 256 | 3/3 | 1 | 10 | 2 | 20 | 256 | 0 | 85 | met |');
+    expect(row).toBe('| 256 | 3/3 | 1 | 10 | 2 | 20 | 2.5 / 30 | 256 | 0 | 85 | met |');
     expect(md.split('\n').find((l) => l.startsWith('| 16,384 |'))).toContain('| 400.0x over |');
     expect(md).toContain('Largest count held (median of the runs): 4,096');
     // The CPU figures: medians per key; n/a where a run did not read them.

@@ -156,6 +156,10 @@ describe('bench suite (smoke)', () => {
     expect(full.params.live_decode).toBe('skim');
     expect(parseBenchArgs(['--live-decode', 'full']).params.live_decode).toBe('full');
     expect(() => parseBenchArgs(['--live-decode', 'lazy'])).toThrow(/--live-decode: expected "skim" or "full"/);
+    // --scheduling reaches the environment servers' options; absent, the flag is omitted (the server's default).
+    expect(serverLimits(full.params).scheduling).toBeNull();
+    expect(serverLimits(parseBenchArgs(['--scheduling', 'arrival']).params).scheduling).toBe('arrival');
+    expect(() => parseBenchArgs(['--scheduling', 'fifo'])).toThrow(/--scheduling: expected "steps_first" or "arrival"/);
   });
 
   it('rewrites only the generated part of RESULTS.md and takes medians key by key', () => {
