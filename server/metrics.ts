@@ -16,6 +16,7 @@ export interface ServerMetrics {
   readonly errors: Counter<'code'>;
   readonly stepSeconds: Histogram;
   readonly stepLatency: Summary;
+  readonly resetLatency: Summary;
   readonly reward: Histogram<'component'>;
   readonly slowReaders: Counter;
   readonly workerFailures: Counter;
@@ -26,6 +27,8 @@ export interface ServerMetrics {
   readonly heapLimit: Gauge<'shard'>;
   /** `items` step items answered `seconds` after their frame arrived (`stepLatency`, one call per frame). */
   observeStepLatency(seconds: number, items: number): void;
+  /** The same for reset items (`resetLatency`): where an overloaded server's queue shows when workers start steps first. */
+  observeResetLatency(seconds: number, items: number): void;
   /** Each item's server-side work (`stepSeconds`), in one call per frame. */
   observeStepSeconds(values: readonly number[]): void;
 }
@@ -88,6 +91,16 @@ export function createMetrics(sources: GaugeSources): ServerMetrics {
     ageBuckets: 6,
     registers: [registry],
   });
+  // The same for resets: a worker starts the steps it holds first (config `scheduling`), so under load
+  // this is where the wait goes.
+  const resetLatency = new Summary({
+    name: 'harness_gym_reset_latency_seconds',
+    help: 'Server-side latency of a reset item: frame received to reply written (last 60 s)',
+    percentiles: [0.5, 0.9, 0.99, 0.999],
+    maxAgeSeconds: 60,
+    ageBuckets: 6,
+    registers: [registry],
+  });
   const slowReaders = new Counter({
     name: 'harness_gym_slow_reader_disconnects_total',
     help: 'Connections cut because their unsent replies stayed above send_buffer.high_water_bytes',
@@ -136,6 +149,7 @@ export function createMetrics(sources: GaugeSources): ServerMetrics {
     errors,
     stepSeconds,
     stepLatency,
+    resetLatency,
     reward,
     slowReaders,
     workerFailures,
@@ -144,6 +158,7 @@ export function createMetrics(sources: GaugeSources): ServerMetrics {
     heapLive,
     heapLimit,
     observeStepLatency: summaryTimes(stepLatency),
+    observeResetLatency: summaryTimes(resetLatency),
     observeStepSeconds: histogramEach(stepSeconds),
   };
 }

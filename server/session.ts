@@ -252,10 +252,8 @@ export class Session implements SessionRef {
       }
       this.#replay.remember(req.id, arrived, { bytes, binary });
       conn.sendBytes(bytes);
-      if (req.type === 'step') {
-        const seconds = (performance.now() - received) / 1000;
-        core.metrics.observeStepLatency(seconds, req.items.length);
-      }
+      if (req.type === 'step') core.metrics.observeStepLatency((performance.now() - received) / 1000, req.items.length);
+      else if (req.type === 'reset') core.metrics.observeResetLatency((performance.now() - received) / 1000, req.items.length);
     } catch (e) {
       // Never reject: later requests of the session wait on this one.
       this.#trace(e);

@@ -80,6 +80,12 @@ describe('worker shards', () => {
     expect(d).toEqual(a);
     expect(await metric(workers.app, 'harness_gym_steps_total')).toBe(2 * ((await metric(local.app, 'harness_gym_steps_total')) ?? NaN));
     expect(await metric(workers.app, 'harness_gym_episodes_live')).toBe(0);
+    // Every reset item is in the reset latency summary, as every step item is in the step one.
+    expect(await metric(local.app, 'harness_gym_reset_latency_seconds_count')).toBe(12);
+    expect(await metric(workers.app, 'harness_gym_reset_latency_seconds_count')).toBe(24);
+    expect(await metric(arrival.app, 'harness_gym_step_latency_seconds_count')).toBe(
+      await metric(local.app, 'harness_gym_step_latency_seconds_count'),
+    );
   }, 180_000);
 
   it('a failed worker task fails its batch items with INTERNAL; the rest goes on', async () => {
