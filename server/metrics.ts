@@ -80,27 +80,22 @@ export function createMetrics(sources: GaugeSources): ServerMetrics {
     buckets: [0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1],
     registers: [registry],
   });
-  // What a trainer waits for: frame receipt to reply written, per step item (queueing behind other
-  // requests of the session and, with workers, the worker round trip included). A sliding window, so
-  // that a start-up burst of resets does not stay in the quantiles forever.
-  const stepLatency = new Summary({
-    name: 'harness_gym_step_latency_seconds',
-    help: 'Server-side latency of a step item: frame received to reply written (last 60 s)',
-    percentiles: [0.5, 0.9, 0.99, 0.999],
-    maxAgeSeconds: 60,
-    ageBuckets: 6,
-    registers: [registry],
-  });
-  // The same for resets: a worker starts the steps it holds first (config `scheduling`), so under load
-  // this is where the wait goes.
-  const resetLatency = new Summary({
-    name: 'harness_gym_reset_latency_seconds',
-    help: 'Server-side latency of a reset item: frame received to reply written (last 60 s)',
-    percentiles: [0.5, 0.9, 0.99, 0.999],
-    maxAgeSeconds: 60,
-    ageBuckets: 6,
-    registers: [registry],
-  });
+  // What a trainer waits for: frame receipt to reply written, per item (queueing behind other requests
+  // of the session and, with workers, the worker round trip included). A sliding window, so that a
+  // start-up burst does not stay in the quantiles forever.
+  const latency = (kind: 'step' | 'reset'): Summary =>
+    new Summary({
+      name: `harness_gym_${kind}_latency_seconds`,
+      help: `Server-side latency of a ${kind} item: frame received to reply written (last 60 s)`,
+      percentiles: [0.5, 0.9, 0.99, 0.999],
+      maxAgeSeconds: 60,
+      ageBuckets: 6,
+      registers: [registry],
+    });
+  const stepLatency = latency('step');
+  // Resets too: a worker starts the steps it holds first (config `scheduling`), so under load this is
+  // where the wait goes.
+  const resetLatency = latency('reset');
   const slowReaders = new Counter({
     name: 'harness_gym_slow_reader_disconnects_total',
     help: 'Connections cut because their unsent replies stayed above send_buffer.high_water_bytes',
