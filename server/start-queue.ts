@@ -20,6 +20,8 @@
  * resets are waiting starts before them.
  */
 
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+
 /** How an episode thread orders the requests it holds (config `scheduling`). */
 export type Scheduling = 'steps_first' | 'arrival';
 
@@ -27,8 +29,6 @@ type Job = () => void;
 
 /** Steps that may start in a row while a reset (or another request) is held; then it starts. */
 export const MAX_OVERTAKES = 16;
-
-const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Starts held jobs one at a time, steps before the rest (`steps_first`); with `arrival`, each at once. */
 export class StartQueue {
