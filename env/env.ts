@@ -13,7 +13,19 @@ import type { ResetOptionsWire, VariantSpec as VariantSpecWire } from '../protoc
 import { EnvError } from '../protocol/errors.js';
 import { embeddedHarness } from '../harness/index.js';
 import type { HarnessSet } from '../harness/index.js';
-import { FAMILIES, OPERATORS, PRESET_NAMES, VARIANT_POOL, buildVariant, parseVariant, prepareVariantSlot } from '../harness-variants/index.js';
+import {
+  FAMILIES,
+  OPERATORS,
+  PRESET_NAMES,
+  VARIANT_POOL,
+  buildVariant,
+  compiledVariantSlots,
+  onPoolStarted,
+  parseVariant,
+  prepareVariantSlot,
+  variantPoolKey,
+  variantSlotCompiled,
+} from '../harness-variants/index.js';
 import type { VariantSpec } from '../harness-variants/index.js';
 import type { HarnessTransform } from '../harness-variants/index.js';
 import { DEFAULT_PROFILE, defaultRegistry } from '../rewards/index.js';
@@ -149,45 +161,80 @@ export function identityVariant(locale: Locale, set: HarnessSet = embeddedHarnes
   return { variant_id: 'identity', harness, map };
 }
 
+/** A pool `prepareVariantsInBackground` finished: its locale and preset, the slots it compiled itself, and how long it took. */
+export interface PreparedPool {
+  locale: Locale;
+  /** The preset (`train`, `eval`) or, for the default variant given as a spec, its JSON. */
+  variant: string;
+  slots: number;
+  ms: number;
+}
+
 /**
- * Compile the variant pools a server will draw from — the `train` and `eval` presets and the default
- * variant when it is a spec, in every locale of the harness — in the background: a few slots per turn of
- * the event loop (about 2 ms), so that start-up and the first requests are not held up, and a reset that
- * draws a slot not yet compiled compiles it itself. Returns a function that stops it (a server's close).
+ * Compile, in the background, the rest of each variant pool a server draws from, once a reset has drawn
+ * from it: the pools of the `train` and `eval` presets and of the default variant when it is a spec, in
+ * each locale of the harness. A few slots per turn of the event loop (about 2 ms), so that requests are not
+ * held up; a reset that draws a slot not compiled yet compiles it itself. A pool that no reset draws from
+ * is never compiled: on the embedded harness a pool of 256 holds about 13 MB per thread that holds
+ * episodes, and compiling all four at start (two presets, two locales) kept ~53 MB in each, of which a
+ * trainer on one preset and one locale uses a quarter. Returns a function that stops it (a server's close).
  */
-export function prepareVariantsInBackground(config: EnvConfig, onDone?: (slots: number, ms: number) => void): () => void {
-  const specs: VariantSpec[] = [];
+export function prepareVariantsInBackground(config: EnvConfig, onPrepared?: (done: PreparedPool) => void): () => void {
+  const pool = config.variantPool;
+  if (pool === 0) return () => {};
+  const wanted: { base: Harness; locale: Locale; variant: string; spec: VariantSpec; key: string }[] = [];
   for (const v of ['train', 'eval', config.defaults.variant]) {
     const parsed = parseVariant(v);
-    if (parsed.ok && parsed.spec !== null && !specs.some((s) => JSON.stringify(s) === JSON.stringify(parsed.spec))) specs.push(parsed.spec);
+    if (!parsed.ok || parsed.spec === null || parsed.spec.seed !== undefined) continue;
+    const key = variantPoolKey(parsed.spec, pool);
+    if (wanted.some((w) => w.key === key)) continue;
+    const variant = typeof v === 'string' ? v : JSON.stringify(v);
+    for (const locale of config.harness.locales) wanted.push({ base: config.harness.get(locale), locale, variant, spec: parsed.spec, key });
   }
-  const jobs: { base: Harness; spec: VariantSpec }[] = [];
-  for (const locale of config.harness.locales) for (const spec of specs) jobs.push({ base: config.harness.get(locale), spec });
-  const pool = config.variantPool;
-  let job = 0;
+  // Pools drawn from and not finished, oldest first; the first is the one being compiled.
+  const queue: typeof wanted = [];
   let slot = 0;
-  let done = 0;
+  let compiled = 0;
+  let started = 0;
   let timer: NodeJS.Immediate | null = null;
-  const started = performance.now();
   const turn = () => {
     timer = null;
     const until = performance.now() + 2;
-    while (job < jobs.length && performance.now() < until) {
-      if (slot >= pool || !prepareVariantSlot(jobs[job].base, jobs[job].spec, slot, pool, config.operators)) {
-        job++;
+    while (queue.length > 0 && performance.now() < until) {
+      const job = queue[0];
+      if (slot >= pool) {
+        queue.shift();
+        onPrepared?.({ locale: job.locale, variant: job.variant, slots: compiled, ms: performance.now() - started });
         slot = 0;
+        compiled = 0;
+        started = performance.now();
         continue;
       }
+      if (!variantSlotCompiled(job.base, job.spec, slot, pool, config.operators)) {
+        prepareVariantSlot(job.base, job.spec, slot, pool, config.operators);
+        compiled++;
+      }
       slot++;
-      done++;
     }
-    if (job < jobs.length) timer = setImmediate(turn);
-    else onDone?.(done, performance.now() - started);
+    if (queue.length > 0) timer = setImmediate(turn);
   };
-  if (pool > 0) timer = setImmediate(turn);
+  const want = (base: Harness, key: string) => {
+    const job = wanted.find((w) => w.base === base && w.key === key);
+    if (job === undefined || queue.includes(job)) return;
+    if (queue.length === 0) started = performance.now();
+    queue.push(job);
+    timer ??= setImmediate(turn);
+  };
+  const stopListening = onPoolStarted((p) => {
+    if (p.pool === pool && p.operators === config.operators) want(p.base, p.key);
+  });
+  // Pools already drawn from before this started (another environment in the same thread).
+  for (const w of wanted) if (compiledVariantSlots(w.base, w.spec, pool, config.operators) > 0) want(w.base, w.key);
   return () => {
+    stopListening();
     if (timer !== null) clearImmediate(timer);
     timer = null;
+    queue.length = 0;
   };
 }
 

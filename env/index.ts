@@ -22,6 +22,7 @@ export type {
   EpisodeLimits,
   EpisodeRequest,
   EnvResetArgs,
+  PreparedPool,
   ResetOptions,
   ResolvedVariant,
   SharedVariant,

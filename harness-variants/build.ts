@@ -239,21 +239,81 @@ export function slotSeed(slot: number, split: VariantSpec['split']): number {
   return deriveSeed(slot, `variant-pool:${split}`);
 }
 
+/** The key of a pool among its base's pools: the normalised spec's fields and the pool size. */
+function poolKey(norm: VariantSpec, pool: number): string {
+  return `${norm.families.join(',')}|${norm.intensity}|${norm.split}|${pool}`;
+}
+
+/** The pool a spec draws from, as `StartedPool.key` names it: specs that differ only in `identity_share` share one. */
+export function variantPoolKey(spec: VariantSpec, pool: number = VARIANT_POOL): string {
+  return poolKey(normalizeSpec(spec), pool);
+}
+
+/** A pool that was just made, on its first draw (see `onPoolStarted`). */
+export interface StartedPool {
+  base: Harness;
+  /** Which of the base's pools (`variantPoolKey`). */
+  key: string;
+  pool: number;
+  operators: readonly HarnessTransform[];
+}
+
+const poolStartListeners = new Set<(started: StartedPool) => void>();
+
+/**
+ * Be told whenever a variant pool is made: on the first draw of its spec (per base harness, operator
+ * list and pool size), and again if it was dropped from the specs kept and is drawn from once more. The
+ * listener runs inside that draw and must only take note (a server schedules the rest of the pool's
+ * slots in the background). Returns a function that stops the notices.
+ */
+export function onPoolStarted(listener: (started: StartedPool) => void): () => void {
+  poolStartListeners.add(listener);
+  return () => {
+    poolStartListeners.delete(listener);
+  };
+}
+
 function compiledFor(base: Harness, norm: VariantSpec, seed: number, operators: readonly HarnessTransform[], pool: number): Compiled {
   if (pool === 0) return compile(base, norm, seed, operators);
   let byBase = pools.get(operators);
   if (byBase === undefined) pools.set(operators, (byBase = new WeakMap()));
   let bySpec = byBase.get(base);
   if (bySpec === undefined) byBase.set(base, (bySpec = new Map()));
-  const key = `${norm.families.join(',')}|${norm.intensity}|${norm.split}|${pool}`;
+  const key = poolKey(norm, pool);
   let slots = bySpec.get(key);
+  const started = slots === undefined;
   if (slots === undefined) {
     if (bySpec.size >= POOLED_SPECS) bySpec.delete(bySpec.keys().next().value as string);
     slots = new Array<Compiled | undefined>(pool);
   } else bySpec.delete(key); // to the young end
   bySpec.set(key, slots);
+  if (started) for (const listener of poolStartListeners) listener({ base, key, pool, operators });
   const slot = poolSlot(seed, pool);
   return (slots[slot] ??= compile(base, norm, slotSeed(slot, norm.split), operators));
+}
+
+/** Whether slot `slot` of the pool of `spec` is compiled (false in a pool not made yet, or dropped). */
+export function variantSlotCompiled(
+  base: Harness,
+  spec: VariantSpec,
+  slot: number,
+  pool: number = VARIANT_POOL,
+  operators: readonly HarnessTransform[] = OPERATORS,
+): boolean {
+  return pools.get(operators)?.get(base)?.get(variantPoolKey(spec, pool))?.[slot] !== undefined;
+}
+
+/** How many slots of the pool of `spec` are compiled (0 for a pool not made yet, or dropped). */
+export function compiledVariantSlots(
+  base: Harness,
+  spec: VariantSpec,
+  pool: number = VARIANT_POOL,
+  operators: readonly HarnessTransform[] = OPERATORS,
+): number {
+  const slots = pools.get(operators)?.get(base)?.get(variantPoolKey(spec, pool));
+  let n = 0;
+  if (slots !== undefined) for (const c of slots) if (c !== undefined) n++;
+  return n;
 }
 
 /**

@@ -138,11 +138,11 @@ export class ServerCore implements SessionServer, ConnectionServer {
             harnessHash: this.#env.harness.identity.hash,
             onRecycle: () => this.metrics.workerRecycles.inc(),
           });
-    // The episodes live on this thread (workers: 0): compile the presets' variant pools here, in the
-    // background; workers compile their own (server/worker.ts).
+    // The episodes live on this thread (workers: 0): compile the rest of each preset's variant pool here,
+    // in the background, once a reset draws from it; workers compile their own (server/worker.ts).
     if (workers === 0) {
-      this.#stopPreparing = prepareVariantsInBackground(this.#env, (slots, ms) =>
-        logger.debug({ slots, ms: Math.round(ms) }, 'variant pools compiled'),
+      this.#stopPreparing = prepareVariantsInBackground(this.#env, ({ ms, ...pool }) =>
+        logger.debug({ ...pool, ms: Math.round(ms) }, 'variant pool compiled'),
       );
     }
     this.metrics = createMetrics({

@@ -49,8 +49,9 @@ if (config.rewards.profiles.length + config.rewards.module_dirs.length > 0) {
 // New episodes are refused before this worker's heap limit (`worker_heap_mb`) is reached.
 const budget = new HeapBudget().start();
 const table = new EpisodeTable({ config, env: () => env, log, yieldEvery: data.yieldEvery, budget });
-// The episodes of this worker's sessions live here: compile the presets' variant pools in the background.
-prepareVariantsInBackground(env, (slots, ms) => log.debug({ slots, ms: Math.round(ms) }, 'variant pools compiled'));
+// The episodes of this worker's sessions live here: compile the rest of each preset's variant pool in
+// the background once a reset draws from it.
+prepareVariantsInBackground(env, ({ ms, ...pool }) => log.debug({ ...pool, ms: Math.round(ms) }, 'variant pool compiled'));
 const codec = new Codec();
 // Which held request starts next (config `scheduling`, server/start-queue.ts).
 const starts = new StartQueue(config.scheduling);
