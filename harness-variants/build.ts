@@ -241,8 +241,14 @@ export function slotSeed(slot: number, split: VariantSpec['split']): number {
 
 /** The key of a pool among its base's pools: the normalised spec's fields and the pool size. */
 function poolKey(norm: VariantSpec, pool: number): string {
-  return `${norm.families.join(',')}|${norm.intensity}|${norm.split}|${pool}`;
+  if (!Object.isFrozen(norm)) return `${norm.families.join(',')}|${norm.intensity}|${norm.split}|${pool}`;
+  // A frozen normalised spec (a preset's): its fields written once.
+  let prefix = poolKeyPrefixes.get(norm);
+  if (prefix === undefined) poolKeyPrefixes.set(norm, (prefix = `${norm.families.join(',')}|${norm.intensity}|${norm.split}|`));
+  return prefix + pool;
 }
+
+const poolKeyPrefixes = new WeakMap<VariantSpec, string>();
 
 /** The pool a spec draws from, as `StartedPool.key` names it: specs that differ only in `identity_share` share one. */
 export function variantPoolKey(spec: VariantSpec, pool: number = VARIANT_POOL): string {

@@ -21,8 +21,8 @@ export const VariantSpecSchema = WireVariantSpecSchema.extend({
 /** Named presets. `identity` is the base harness itself (no spec). */
 export const PRESETS: Readonly<Record<string, VariantSpec | null>> = Object.freeze({
   identity: null,
-  train: { families: [...FAMILIES], intensity: 0.6, split: 'train' },
-  eval: { families: [...FAMILIES], intensity: 0.6, split: 'eval' },
+  train: Object.freeze({ families: Object.freeze([...FAMILIES]) as Family[], intensity: 0.6, split: 'train' as const }),
+  eval: Object.freeze({ families: Object.freeze([...FAMILIES]) as Family[], intensity: 0.6, split: 'eval' as const }),
 });
 
 /** Preset names, as `welcome.variant_presets` lists them. */
@@ -66,22 +66,49 @@ export function parseVariant(variant: unknown): SpecResult {
   return { ok: true, spec: parsed.data as VariantSpec };
 }
 
+/**
+ * Normalised specs of frozen specs (the presets; a server's default variant), and each normalised spec
+ * as its own: every reset normalises its spec two or three times (build.ts), and a preset's is the same
+ * frozen object each time. A spec that is not frozen could change between calls and is normalised anew.
+ */
+const normalized = new WeakMap<VariantSpec, VariantSpec>();
+
 /** The normalised spec: families deduplicated and in canonical order, optional fields explicit. */
 export function normalizeSpec(spec: VariantSpec): VariantSpec {
+  const kept = normalized.get(spec);
+  if (kept !== undefined) return kept;
   const families = FAMILIES.filter((f) => spec.families.includes(f)) as Family[];
   const out: VariantSpec = { families, intensity: spec.intensity, split: spec.split };
   if (spec.seed !== undefined) out.seed = spec.seed >>> 0;
   if (spec.identity_share !== undefined) out.identity_share = spec.identity_share;
+  if (Object.isFrozen(spec) && Object.isFrozen(spec.families)) {
+    Object.freeze(families);
+    Object.freeze(out);
+    normalized.set(spec, out);
+    normalized.set(out, out);
+  }
   return out;
 }
 
+/** The start of `variantId`'s hashed key for a frozen normalised spec without a seed of its own. */
+const idPrefixes = new WeakMap<VariantSpec, string>();
+
 /**
  * A stable id for (spec, realising seed, pool size): `v-` and 12 hex digits of SHA-256. The pool size is
- * part of it because it decides which compiled variant a seed draws (`build.ts`).
+ * part of it because it decides which compiled variant a seed draws (`build.ts`). The hashed key is
+ * `JSON.stringify([families, intensity, split, seed, pool])`; for a frozen spec its first three fields
+ * are written once (seed and pool are integers, which JSON writes as `String` does).
  */
 export function variantId(spec: VariantSpec, seed: number, pool: number): string {
   const n = normalizeSpec(spec);
-  const key = JSON.stringify([n.families, n.intensity, n.split, n.seed ?? seed >>> 0, pool]);
+  let key: string;
+  if (n.seed === undefined && Object.isFrozen(n)) {
+    let prefix = idPrefixes.get(n);
+    if (prefix === undefined) idPrefixes.set(n, (prefix = JSON.stringify([n.families, n.intensity, n.split]).slice(0, -1) + ','));
+    key = prefix + String(seed >>> 0) + ',' + JSON.stringify(pool) + ']';
+  } else {
+    key = JSON.stringify([n.families, n.intensity, n.split, n.seed ?? seed >>> 0, pool]);
+  }
   // One-shot hash: a Hash object per reset cost more than the digest.
   return 'v-' + hash('sha256', key).slice(0, 12);
 }

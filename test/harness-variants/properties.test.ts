@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { loadBaseHarness } from '../../harness/index.js';
@@ -119,6 +120,33 @@ describe('variant specs', () => {
     );
     expect(variantId({ families: ['skills', 'tools'], intensity: 0.5, split: 'train' }, 9, 0)).not.toBe(a);
     expect(variantId({ families: ['skills', 'tools'], intensity: 0.5, split: 'train' }, 9, 512)).not.toBe(a);
+  });
+
+  it('variant_id hashes JSON [families, intensity, split, seed, pool], for frozen specs (written once) as for any', () => {
+    const reference = (spec: VariantSpec, seed: number, pool: number): string => {
+      const families = FAMILIES.filter((f) => spec.families.includes(f));
+      const key = JSON.stringify([families, spec.intensity, spec.split, spec.seed === undefined ? seed >>> 0 : spec.seed >>> 0, pool]);
+      return 'v-' + createHash('sha256').update(key).digest('hex').slice(0, 12);
+    };
+    const deepFrozen = (spec: VariantSpec): VariantSpec => Object.freeze({ ...spec, families: Object.freeze([...spec.families]) as Family[] });
+    const poolArb = fc.constantFrom(0, 1, 32, 256, 4096);
+    fc.assert(
+      fc.property(specArb, fc.option(seedArb, { nil: undefined }), seedArb, poolArb, (spec, own, seed, pool) => {
+        const s: VariantSpec = own === undefined ? spec : { ...spec, seed: own };
+        const want = reference(s, seed, pool);
+        expect(variantId(s, seed, pool)).toBe(want);
+        const frozen = deepFrozen(s);
+        expect(variantId(frozen, seed, pool)).toBe(want);
+        // Again: the second call reads the key's start written by the first.
+        expect(variantId(frozen, seed, pool)).toBe(want);
+      }),
+      { numRuns: 300 },
+    );
+    for (const preset of ['train', 'eval']) {
+      const spec = parseVariant(preset);
+      if (!spec.ok || spec.spec === null) throw new Error(preset);
+      for (const seed of [0, 1, 2 ** 31, 2 ** 32 - 1]) expect(variantId(spec.spec, seed, VARIANT_POOL)).toBe(reference(spec.spec, seed, VARIANT_POOL));
+    }
   });
 });
 
