@@ -40,8 +40,8 @@ export interface BenchParams {
    * before the phase's ramp. 0: none.
    */
   live_warmup_s: number;
-  /** `serve --worker-heap-mb` of the environment servers (MiB; 0: V8's default limit). */
-  worker_heap_mb: number;
+  /** `serve --worker-heap-mb` of the environment servers: MiB, "v8" (V8's own limit), or 0 (no flag: the server's default, "auto"). */
+  worker_heap_mb: number | 'v8';
   /**
    * Live-episode phases: the server's step-latency window (s; `harness_gym_step_latency_seconds` keeps the
    * last 60 s). The steady phase lasts at least this + 1 s, so the server-side quantiles read at its end
@@ -185,7 +185,7 @@ const USAGE = `usage: node dist/bench/run.js [--json] [--quick] [--skip-load]
   [--steady-s S] [--tp-connections C] [--tp-episodes E] [--scaling-workers 1,2,4] [--scaling-duration-s D]
   [--seed N] [--request-timeout-ms MS] [--ramp-timeout-s S] [--max-inflight-frames N] [--group-size G]
   [--micro-time-ms MS] [--warmup-rounds N] [--warmup-s S] [--live-warmup-s S] [--curve 256,1024,...|none] [--curve-max N] [--curve-p99-limit-ms MS]
-  [--latency-window-s S] [--curve-budget-s S] [--worker-heap-mb MIB] [--in-process-client] [--live-decode skim|full]
+  [--latency-window-s S] [--curve-budget-s S] [--worker-heap-mb MIB|v8] [--in-process-client] [--live-decode skim|full]
   [--scheduling steps_first|arrival]`;
 
 /** Numeric flags and the parameter each sets. */
@@ -248,6 +248,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchCli {
       const v = argv[++i];
       if (v !== 'skim' && v !== 'full') throw new Error(`--live-decode: expected "skim" or "full", got "${v}"\n${USAGE}`);
       params.live_decode = v;
+    } else if (a === '--worker-heap-mb' && argv[i + 1] === 'v8') {
+      params.worker_heap_mb = 'v8';
+      i++;
     } else if (a === '--scheduling') {
       const v = argv[++i];
       if (v !== 'steps_first' && v !== 'arrival')
@@ -270,8 +273,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchCli {
   ] as const) {
     if (!Number.isInteger(params[k]) || params[k] < 1) throw new Error(`${k} must be a positive integer\n${USAGE}`);
   }
-  if (params.worker_heap_mb !== 0 && !(Number.isInteger(params.worker_heap_mb) && params.worker_heap_mb >= 64)) {
-    throw new Error(`worker_heap_mb must be 0 (V8's default) or an integer of at least 64\n${USAGE}`);
+  if (params.worker_heap_mb !== 0 && params.worker_heap_mb !== 'v8' && !(Number.isInteger(params.worker_heap_mb) && params.worker_heap_mb >= 64)) {
+    throw new Error(`worker_heap_mb must be 0 (the server's default), v8 (V8's own limit) or an integer of at least 64\n${USAGE}`);
   }
   if (params.connections > params.episodes) params.connections = params.episodes;
   if (!Number.isInteger(params.curve_max)) throw new Error(`curve_max must be an integer\n${USAGE}`);

@@ -27,7 +27,7 @@ export interface EnvServerOptions {
   maxEpisodes: number;
   maxBatch: number;
   /** `serve --worker-heap-mb` (each worker's heap limit, MiB); null or absent omits the flag. */
-  workerHeapMb?: number | null;
+  workerHeapMb?: number | 'v8' | null;
   /** `serve --scheduling`; null or absent omits the flag. */
   scheduling?: 'steps_first' | 'arrival' | null;
 }

@@ -101,7 +101,7 @@ export function serverLimits(p: BenchParams, episodes = p.episodes, connections 
     maxSessions: Math.max(connections + 4, 2 * p.tp_connections) + 16,
     maxEpisodes: Math.max(4096, perConn + 16, p.tp_episodes * p.tp_distinct_rounds + 16),
     maxBatch: Math.min(100_000, Math.max(256, p.steps_per_frame, p.tp_episodes, perConn)),
-    workerHeapMb: p.worker_heap_mb > 0 ? p.worker_heap_mb : null,
+    workerHeapMb: p.worker_heap_mb === 'v8' || p.worker_heap_mb > 0 ? p.worker_heap_mb : null,
     scheduling: p.scheduling,
   };
 }

@@ -31,6 +31,7 @@ import type { EnvConfig, SessionStats } from '../env/index.js';
 import { sessionWrapping } from './compose.js';
 import type { ServerConfig } from './config.js';
 import { HeapBudget } from './heap-budget.js';
+import { workerHeapMb } from './worker-heap.js';
 import type { HeapReading } from './heap-budget.js';
 
 // -------------------------------------------------------------------------------------------------
@@ -363,7 +364,7 @@ export class WorkerHost implements EpisodeHost {
     this.workers = opts.workers;
     this.#log = opts.log;
     this.#onRecycle = opts.onRecycle ?? (() => {});
-    this.#heapMb = opts.config.worker_heap_mb;
+    this.#heapMb = workerHeapMb(opts.config.worker_heap_mb);
     const { filename, tsModule } = workerModule(opts.workerFile);
     this.#filename = filename;
     this.#workerData = {

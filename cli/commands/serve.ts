@@ -68,7 +68,8 @@ export function flagsToOverrides(f: ServeFlags, env: Readonly<Record<string, str
     harness: f.harness,
     tasks: f.tasks,
     workers: f.workers === undefined || f.workers === 'auto' ? f.workers : Number(f.workers),
-    worker_heap_mb: num(f.workerHeapMb),
+    worker_heap_mb:
+      f.workerHeapMb === undefined || f.workerHeapMb === 'auto' || f.workerHeapMb === 'v8' ? f.workerHeapMb : Number(f.workerHeapMb),
     v8_pretenuring: f.v8Pretenuring,
     scheduling: f.scheduling,
     variant_pool: num(f.variantPool),
@@ -188,7 +189,7 @@ export function registerServeCommand(program: Command): void {
     )
     .option(
       '--worker-heap-mb <mib>',
-      "each worker's heap limit in MiB (64..); new episodes get CAPACITY_REACHED above 70% of it (default: V8's, from the machine's memory)",
+      "each worker's heap limit in MiB (64..), auto or v8; new episodes get CAPACITY_REACHED above 70% of it (default auto: 2000 where V8's own limit, from the machine's memory, is larger, which halves how far a busy heap grows before a full collection; v8: V8's own)",
       configArg('--worker-heap-mb', ['worker_heap_mb']),
     )
     .option(

@@ -1,0 +1,42 @@
+/**
+ * The heap limit each episode worker gets (`worker_heap_mb`, server/config.ts).
+ *
+ * Why "auto" caps it at 2000 MiB: V8 lets a thread's old generation grow to a multiple of what its last
+ * full collection left before it starts the next one, and the largest multiple it allows depends on the
+ * heap limit (heap-controller.cc `MaxGrowingFactor`): 4 for a limit of 2 GiB or more (1 GiB x the 2 of a
+ * build without pointer compression, as Node's is), else 1.3 to 2 rising with the limit from 256 MiB to
+ * 2 GiB. A busy worker runs at that largest multiple, so on a machine whose memory gives V8 a default of
+ * 2 GiB or more (4 GiB per thread on a 24 GiB machine) each worker's heap grew to four times its live
+ * objects. Measured at 16,384 live `train` episodes on 2 cores with 2 workers (`--trace-gc`): with a limit of
+ * 2100 MiB a worker's mark-compacts ran at 531-536 MB and left 130 MB (4.1x), its heap 572-576 MB; with
+ * 2000 MiB they ran at 258-265 MB (2.0x), its heap 293-307 MB, and the process's RSS per live episode was
+ * 40-43 KiB against 60-62 with V8's default, for the same server CPU per item within noise (184 against
+ * 182 us), because each scavenge of the smaller heap cost less (p50 5.9 against 8.2 ms) while a
+ * mark-compact came every ~8 s instead of every ~30 s. bench/RESULTS.md, method item 14.
+ */
+import { getHeapStatistics } from 'node:v8';
+import type { ServerConfig } from './config.js';
+
+/** The limit "auto" gives a worker (MiB): the largest below 2 GiB, where V8's growth multiple doubles. */
+export const AUTO_WORKER_HEAP_MB = 2000;
+
+/** V8's young generation in a thread's `heap_size_limit` (MiB): three 16 MiB semi-spaces' worth on 64-bit. */
+const YOUNG_GENERATION_MB = 48;
+
+const MIB = 1024 * 1024;
+
+/**
+ * Each worker's old-generation limit in MiB, or null for V8's default ("v8", null). "auto" reads V8's default from
+ * this thread's `heap_size_limit` (the main thread's, which follows `node --max-old-space-size` when given):
+ * AUTO_WORKER_HEAP_MB when that default is larger, else null (a default below 2 GiB already has a growth
+ * multiple of at most 2).
+ */
+export function workerHeapMb(
+  setting: ServerConfig['worker_heap_mb'],
+  heapSizeLimit: number = getHeapStatistics().heap_size_limit,
+): number | null {
+  if (setting === 'v8') return null;
+  if (setting !== 'auto') return setting;
+  const v8DefaultMb = Math.floor(heapSizeLimit / MIB) - YOUNG_GENERATION_MB;
+  return v8DefaultMb > AUTO_WORKER_HEAP_MB ? AUTO_WORKER_HEAP_MB : null;
+}
