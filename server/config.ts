@@ -107,18 +107,19 @@ export const ServerConfigSchema = z.strictObject({
    */
   workers: z.union([z.literal('auto'), z.int().min(0).max(64)]).default(0),
   /**
-   * The old-generation heap limit of each episode worker (MiB); "v8" (or null): V8's default, sized from
-   * the machine's memory (several GiB), which a container's memory limit does not lower; "auto" (the
-   * default): 2000 MiB where V8's default would be larger, else V8's (server/worker-heap.ts: below 2 GiB
-   * V8 lets a busy heap grow to about twice its live objects before a full collection, from 2 GiB on to
-   * four times). V8 collects harder as a heap nears its limit, and new episodes are refused
-   * (`CAPACITY_REACHED`, `details.reason: "memory"`) once a worker's live heap is above 70% of it
-   * (server/heap-budget.ts). A number needs workers; with workers 0, "auto" and "v8" change nothing.
+   * The old-generation heap limit of each episode worker (MiB); "v8" (the default; or null): V8's own,
+   * sized from the machine's memory (several GiB), which a container's memory limit does not lower;
+   * "auto": 2000 MiB where V8's own would be larger, else V8's (server/worker-heap.ts: below 2 GiB V8
+   * lets a busy heap grow to about twice its live objects before a full collection, from 2 GiB on to four
+   * times; less memory for more frequent collections). V8 collects harder as a heap nears its limit,
+   * and new episodes are refused (`CAPACITY_REACHED`, `details.reason: "memory"`) once a worker's live
+   * heap is above 70% of it (server/heap-budget.ts). A number needs workers; with workers 0, "auto" and
+   * "v8" change nothing.
    */
   worker_heap_mb: z
     .union([z.literal('auto'), z.literal('v8'), z.int().min(64).max(1_048_576)])
     .nullable()
-    .default('auto'),
+    .default('v8'),
   /**
    * V8's allocation-site pretenuring, a process-wide V8 flag (server/v8-flags.ts): "off" sets
    * `--no-allocation-site-pretenuring` before the episode threads start, "on" sets it back, "inherit"

@@ -9,10 +9,12 @@
  * 2 GiB or more (4 GiB per thread on a 24 GiB machine) each worker's heap grew to four times its live
  * objects. Measured at 16,384 live `train` episodes on 2 cores with 2 workers (`--trace-gc`): with a limit of
  * 2100 MiB a worker's mark-compacts ran at 531-536 MB and left 130 MB (4.1x), its heap 572-576 MB; with
- * 2000 MiB they ran at 258-265 MB (2.0x), its heap 293-307 MB, and the process's RSS per live episode was
- * 40-43 KiB against 60-62 with V8's default, for the same server CPU per item within noise (184 against
- * 182 us), because each scavenge of the smaller heap cost less (p50 5.9 against 8.2 ms) while a
- * mark-compact came every ~8 s instead of every ~30 s. bench/RESULTS.md, method item 14.
+ * 2000 MiB they ran at 258-265 MB (2.0x), its heap 293-307 MB, and scavenges of the smaller heap were
+ * cheaper (p50 5.9 against 8.2 ms) while a mark-compact came every 8-10 s instead of every 30 s. Over
+ * 61 s steady phases (two runs each, alternated) "auto" took RSS per live episode from 63.5-64.9 to
+ * 43.3-46.2 KiB but server CPU per item from 194-201 to 202-210 us and the server-side step p99 from
+ * 42-56 to 71-74 ms, so it is not the default: on a machine with memory to spare the CPU matters more,
+ * and a container sets its own N (docs/DEPLOY.md "The heap limit"). bench/RESULTS.md, method item 14.
  */
 import { getHeapStatistics } from 'node:v8';
 import type { ServerConfig } from './config.js';

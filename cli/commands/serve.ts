@@ -189,7 +189,7 @@ export function registerServeCommand(program: Command): void {
     )
     .option(
       '--worker-heap-mb <mib>',
-      "each worker's heap limit in MiB (64..), auto or v8; new episodes get CAPACITY_REACHED above 70% of it (default auto: 2000 where V8's own limit, from the machine's memory, is larger, which halves how far a busy heap grows before a full collection; v8: V8's own)",
+      "each worker's heap limit in MiB (64..), auto or v8; new episodes get CAPACITY_REACHED above 70% of it (default v8: V8's own, from the machine's memory; auto: 2000 where V8's own is larger, which halves how far a busy heap grows before a full collection, for more frequent collections)",
       configArg('--worker-heap-mb', ['worker_heap_mb']),
     )
     .option(

@@ -39,7 +39,7 @@ const DEFAULTS = {
   max_sessions: 256,
   log_level: 'info',
   workers: 0,
-  worker_heap_mb: 'auto',
+  worker_heap_mb: 'v8',
   v8_pretenuring: 'inherit',
   scheduling: 'steps_first',
   variant_pool: 256,
@@ -120,14 +120,14 @@ describe('server config', () => {
         'worker_heap_mb: needs workers (1..64 or "auto"); with workers 0 the episodes are on the main thread, whose heap limit is node --max-old-space-size',
       ],
     });
-    // "auto" (the default) is a setting with any number of workers: with workers 0 it changes nothing.
+    // "auto" and "v8" (the default) are settings with any number of workers: with workers 0 they change nothing.
     expect(load('2', 'auto')).toMatchObject({ ok: true, config: { workers: 2, worker_heap_mb: 'auto' } });
     expect(load('0', 'auto')).toMatchObject({ ok: true, config: { workers: 0, worker_heap_mb: 'auto' } });
     expect(load('2', 'v8')).toMatchObject({ ok: true, config: { workers: 2, worker_heap_mb: 'v8' } });
     expect(load('0', 'v8')).toMatchObject({ ok: true, config: { workers: 0, worker_heap_mb: 'v8' } });
     expect(loadServerConfig({ overrides: flagsToOverrides({ workers: '0' }) })).toMatchObject({
       ok: true,
-      config: { worker_heap_mb: 'auto' },
+      config: { worker_heap_mb: 'v8' },
     });
     expect(parseServerConfig({ workers: 0, worker_heap_mb: null })).toMatchObject({ ok: true, config: { worker_heap_mb: null } });
     expect(load('2', '32')).toEqual({ ok: false, errors: [expect.stringMatching(/^worker_heap_mb: /)] });

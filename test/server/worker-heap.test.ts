@@ -1,7 +1,7 @@
 /**
  * `worker_heap_mb: "auto"` (server/worker-heap.ts): 2000 MiB for each worker where V8's default limit is
- * larger (V8's growth multiple is 4 from 2 GiB on, at most 2 below), V8's own default otherwise; and what
- * a server's workers then report as their limit.
+ * larger (V8's growth multiple is 4 from 2 GiB on, at most 2 below), V8's own default otherwise; the
+ * default "v8" is V8's own; and what a server's workers then report as their limit.
  */
 import { getHeapStatistics } from 'node:v8';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -56,12 +56,13 @@ describe('the heap limit a server gives its workers', () => {
   // young generation's 48 MiB (the same machine, the same flags).
   const v8DefaultOld = getHeapStatistics().heap_size_limit - 48 * MIB;
 
-  it('by default ("auto"): 2000 MiB on a machine where V8 would allow more, else V8 own limit', async () => {
+  it('"auto": 2000 MiB on a machine where V8 would allow more, else V8 own limit', async () => {
     const want = v8DefaultOld > AUTO_WORKER_HEAP_MB * MIB ? AUTO_WORKER_HEAP_MB * MIB : v8DefaultOld;
-    expect(await reportedLimit({})).toBe(want);
+    expect(await reportedLimit({ worker_heap_mb: 'auto' })).toBe(want);
   });
 
-  it('"v8" (or null): V8 own default limit (as a worker started without resource limits has it)', async () => {
+  it('by default ("v8"; or null): V8 own default limit (as a worker started without resource limits has it)', async () => {
+    expect(await reportedLimit({})).toBe(v8DefaultOld);
     expect(await reportedLimit({ worker_heap_mb: 'v8' })).toBe(v8DefaultOld);
     expect(await reportedLimit({ worker_heap_mb: null })).toBe(v8DefaultOld);
   });
