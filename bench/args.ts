@@ -40,7 +40,7 @@ export interface BenchParams {
    * before the phase's ramp. 0: none.
    */
   live_warmup_s: number;
-  /** `serve --worker-heap-mb` of the environment servers: MiB, "v8" (V8's own limit), or 0 (no flag: the server's default, "auto"). */
+  /** `serve --worker-heap-mb` of the environment servers: MiB, "v8" (V8's own limit), or 0 (no flag: the server's default, V8's own). */
   worker_heap_mb: number | 'v8';
   /**
    * Live-episode phases: the server's step-latency window (s; `harness_gym_step_latency_seconds` keeps the

@@ -298,27 +298,20 @@ function compiledFor(base: Harness, norm: VariantSpec, seed: number, operators: 
   return (slots[slot] ??= compile(base, norm, slotSeed(slot, norm.split), operators));
 }
 
+/** The slots of the pool of `spec`, without making it (undefined: not made yet, or dropped). */
+function existingSlots(base: Harness, spec: VariantSpec, pool: number, operators: readonly HarnessTransform[]): readonly (Compiled | undefined)[] | undefined {
+  return pools.get(operators)?.get(base)?.get(variantPoolKey(spec, pool));
+}
+
 /** Whether slot `slot` of the pool of `spec` is compiled (false in a pool not made yet, or dropped). */
-export function variantSlotCompiled(
-  base: Harness,
-  spec: VariantSpec,
-  slot: number,
-  pool: number = VARIANT_POOL,
-  operators: readonly HarnessTransform[] = OPERATORS,
-): boolean {
-  return pools.get(operators)?.get(base)?.get(variantPoolKey(spec, pool))?.[slot] !== undefined;
+export function variantSlotCompiled(base: Harness, spec: VariantSpec, slot: number, pool = VARIANT_POOL, operators = OPERATORS): boolean {
+  return existingSlots(base, spec, pool, operators)?.[slot] !== undefined;
 }
 
 /** How many slots of the pool of `spec` are compiled (0 for a pool not made yet, or dropped). */
-export function compiledVariantSlots(
-  base: Harness,
-  spec: VariantSpec,
-  pool: number = VARIANT_POOL,
-  operators: readonly HarnessTransform[] = OPERATORS,
-): number {
-  const slots = pools.get(operators)?.get(base)?.get(variantPoolKey(spec, pool));
+export function compiledVariantSlots(base: Harness, spec: VariantSpec, pool = VARIANT_POOL, operators = OPERATORS): number {
   let n = 0;
-  if (slots !== undefined) for (const c of slots) if (c !== undefined) n++;
+  for (const c of existingSlots(base, spec, pool, operators) ?? []) if (c !== undefined) n++;
   return n;
 }
 
