@@ -71,20 +71,6 @@ export function normalizeForMatch(text: string): string {
   return toHalfWidth(text.replace(THOUSANDS_RE, '$1')).toLowerCase().replace(/\s+/g, '');
 }
 
-/**
- * Whether `normalizeForMatch(a + b)` is `normalizeForMatch(a) + normalizeForMatch(b)`, so that a caller
- * can normalise a shared head once. Folding to half width, dropping whitespace and lower-casing go
- * character by character, with two exceptions: a thousands separator needs digits on both sides of an
- * ASCII comma (so `b` must hold no digit of either width and no comma), and lower-casing a capital sigma
- * reads the letters around it (final sigma), so neither text may hold one. False does not mean the two
- * differ, only that this rule does not vouch for it.
- */
-export function normalizesApart(a: string, b: string): boolean {
-  return !APART_BREAKERS.test(b) && !a.includes('\u03A3');
-}
-
-const APART_BREAKERS = /[0-9\uFF10-\uFF19,\u03A3]/;
-
 const isAlnumCode = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39);
 
 /**

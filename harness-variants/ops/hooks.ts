@@ -16,7 +16,7 @@ import type { Locale } from '../../protocol/domain.js';
 import type { HookSpec, PromptBlock } from '../../protocol/harness.js';
 import { LIMIT_RANGES, hookKind } from '../../protocol/harness.js';
 import type { Rng } from '../../protocol/rng.js';
-import { charLength, normalizeForMatch, normalizesApart } from '../../protocol/text.js';
+import { charLength, normalizeForMatch } from '../../protocol/text.js';
 import type { HarnessTransform, TransformContext, VariantDraft } from '../types.js';
 import { poolFor, stringMemo } from './kit.js';
 import {
@@ -261,18 +261,11 @@ const ending: HarnessTransform = {
     const ref = draft.task.answer_key.reference_reply;
     const refLength = charLength(ref);
     const fits = (e: string) => refLength + REPLY_LIMIT_SLACK + charLength(e) <= LIMIT_RANGES.reply_max_chars.max;
-    // The reply with the ending, as the hook matches it: the reference's normal form once, then each
-    // ending's (normalised once per pool word) appended, where that is the same text (`normalizesApart`).
-    let saidRef: string | null = null;
-    const said = (e: string) => {
-      if (!normalizesApart(ref, e)) return normalizeForMatch(ref + e);
-      saidRef ??= normalizeForMatch(ref);
-      return saidRef + normalizedWord(e);
-    };
+    // Without forbidden words every ending is clean: the reply is normalised only when there are some.
     const clean = (e: string) => {
       if (forbidden.length === 0) return true;
-      const text = said(e);
-      return forbidden.every((w) => !text.includes(w));
+      const said = normalizeForMatch(ref + e);
+      return forbidden.every((w) => !said.includes(w));
     };
     const pool = poolFor(REQUIRED_ENDINGS[ctx.locale], ctx.split).filter((e) => fits(e) && clean(e));
     if (pool.length === 0 || h === undefined) return;
