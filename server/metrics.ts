@@ -2,7 +2,8 @@
  * Prometheus metrics, one registry per server instance (so that tests can build many servers). Gauges
  * are computed when scraped from the server's own state, so no code path has to keep them in step.
  */
-import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { LatencySummary } from './latency-summary.js';
 
 /** Why episodes were freed (`harness_gym_episodes_freed_total{reason}`). */
 export type FreeReason = 'closed' | 'ended_session' | 'grace_expired' | 'idle';
@@ -15,8 +16,8 @@ export interface ServerMetrics {
   readonly steps: Counter;
   readonly errors: Counter<'code'>;
   readonly stepSeconds: Histogram;
-  readonly stepLatency: Summary;
-  readonly resetLatency: Summary;
+  readonly stepLatency: LatencySummary;
+  readonly resetLatency: LatencySummary;
   readonly reward: Histogram<'component'>;
   readonly slowReaders: Counter;
   readonly workerFailures: Counter;
@@ -82,9 +83,10 @@ export function createMetrics(sources: GaugeSources): ServerMetrics {
   });
   // What a trainer waits for: frame receipt to reply written, per item (queueing behind other requests
   // of the session and, with workers, the worker round trip included). A sliding window, so that a
-  // start-up burst does not stay in the quantiles forever.
-  const latency = (kind: 'step' | 'reset'): Summary =>
-    new Summary({
+  // start-up burst does not stay in the quantiles forever (server/latency-summary.ts: prom-client's
+  // Summary allocated per observation enough to set the main thread's collections going).
+  const latency = (kind: 'step' | 'reset'): LatencySummary =>
+    new LatencySummary({
       name: `harness_gym_${kind}_latency_seconds`,
       help: `Server-side latency of a ${kind} item: frame received to reply written (last 60 s)`,
       percentiles: [0.5, 0.9, 0.99, 0.999],
@@ -152,31 +154,20 @@ export function createMetrics(sources: GaugeSources): ServerMetrics {
     workerRecycles,
     heapLive,
     heapLimit,
-    observeStepLatency: summaryTimes(stepLatency),
-    observeResetLatency: summaryTimes(resetLatency),
+    observeStepLatency: (seconds, n) => stepLatency.observe(seconds, n),
+    observeResetLatency: (seconds, n) => resetLatency.observe(seconds, n),
     observeStepSeconds: histogramEach(stepSeconds),
   };
 }
 
 // -------------------------------------------------------------------------------------------------
-// Per-frame observations. A step frame carries up to max_batch items and both step metrics count items:
-// through the public API that is one `observe` per item, and a sliding-window Summary's observe pushes
-// the value into each of its age buckets' digests (6 here) — 4 us per item, 270 us per 64-item frame.
-// These reach into prom-client's state for the label-less metrics (prom-client is pinned, and the shape
-// is checked once: anything else falls back to one `observe` per item), so a frame costs one update. The
-// exposition is the same: counts and sums per item; the digests receive each frame's latency once with
-// the frame's item count as its weight, which is what they do with n equal values (a t-digest
-// accumulates exact matches into one centroid).
+// Per-frame observations. A step frame carries up to max_batch items and the step histogram counts
+// items: through the public API that is one `observe` per item. This reaches into prom-client's state for
+// the label-less histogram (prom-client is pinned, and the shape is checked: anything else falls back to
+// one `observe` per item), so a frame costs one pass. The exposition is the same. (The latency summaries
+// take a frame's items in one call of their own: server/latency-summary.ts.)
 // -------------------------------------------------------------------------------------------------
 
-interface Digest {
-  push(x: number, n?: number): void;
-}
-interface SummaryState {
-  td: { ringBuffer: Digest[]; size(): number; compress(): void };
-  count: number;
-  sum: number;
-}
 interface HistogramState {
   bucketValues: Record<string, number>;
   count: number;
@@ -187,38 +178,6 @@ interface HistogramState {
 function labelless(metric: object): unknown {
   const map = (metric as { hashMap?: Record<string, unknown> }).hashMap;
   return typeof map === 'object' && map !== null ? (map[''] ?? null) : null;
-}
-
-/** The summary's label-less state when it has prom-client 15's shape, else null. */
-function summaryState(summary: Summary): SummaryState | null {
-  const state = labelless(summary) as SummaryState | null;
-  if (state === null || typeof state.count !== 'number' || typeof state.sum !== 'number') return null;
-  const td = state.td as Partial<SummaryState['td']> | undefined;
-  if (typeof td?.size !== 'function' || typeof td.compress !== 'function' || !Array.isArray(td.ringBuffer)) return null;
-  return state;
-}
-
-/** `observe(value)` `n` times, in one update of the summary's state. */
-function summaryTimes(summary: Summary): (value: number, n: number) => void {
-  const compressCount = (summary as unknown as { compressCount?: unknown }).compressCount;
-  const cc = typeof compressCount === 'number' && compressCount > 0 ? compressCount : 0;
-  return (value, n) => {
-    if (n <= 0) return;
-    // Read each time: prom-client may replace its state (reset).
-    const state = cc > 0 && Number.isFinite(value) ? summaryState(summary) : null;
-    if (state === null) {
-      for (let i = 0; i < n; i++) summary.observe(value);
-      return;
-    }
-    const td = state.td;
-    td.size(); // rotates the age buckets, as a push does
-    for (const digest of td.ringBuffer) digest.push(value, n);
-    const before = state.count;
-    state.count = before + n;
-    // prom-client compresses every compressCount observations.
-    if (Math.floor(state.count / cc) > Math.floor(before / cc)) td.compress();
-    state.sum += value * n;
-  };
 }
 
 /** The histogram's label-less state when it has prom-client 15's shape for these bounds, else null. */
