@@ -376,11 +376,11 @@ export class Episode {
       locale: task.locale,
       turns: this.#turns,
       loaded_skills: this.#loaded.slice(),
-      reply_skill_names: canonical.skills.filter((s) => s.kind === 'reply').map((s) => s.name),
+      reply_skill_names: [...replySkillNames(canonical)],
       final_reply: this.#finalReply,
       outcome: this.#outcome ?? 'max_turns',
       final_state: this.#state,
-      evidence_numbers: [...this.#evidence].sort((a, b) => a - b),
+      evidence_numbers: this.#evidence.sorted(),
       limits: { reply_max_chars: harness.limits.reply_max_chars, max_turns: this.params.max_turns },
       // The rules the prompt states bind whether or not a hook checks them (rewards score the breaches).
       rule_violations: reply === null ? [] : runReplyHooks(statedRuleHooks(harness), this.#replyContext(reply)),

@@ -52,6 +52,38 @@ export class EvidenceNumbers implements ReadonlySet<number> {
   forEach(fn: (value: number, key: number, set: ReadonlySet<number>) => void, thisArg?: unknown): void {
     for (const n of this.values()) fn.call(thisArg, n, n, this);
   }
+
+  /**
+   * Every number in ascending order, as `[...set].sort((a, b) => a - b)` gives them (a new array): the
+   * shared part sorted once per base set, merged with the episode's own, which never repeat it. A final
+   * step's trace asked for this, and sorting the room's 60-100 numbers through the set's iterator was
+   * about 6% of an oracle step.
+   */
+  sorted(): number[] {
+    const base = sortedBase(this.#base);
+    const own = this.#own;
+    if (own === null || own.size === 0) return base.slice();
+    const mine = [...own].sort(ascending);
+    const out: number[] = new Array<number>(base.length + mine.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < base.length && j < mine.length) out[k++] = base[i] < mine[j] ? base[i++] : mine[j++];
+    while (i < base.length) out[k++] = base[i++];
+    while (j < mine.length) out[k++] = mine[j++];
+    return out;
+  }
 }
 
 const EMPTY: ReadonlySet<number> = new Set<number>();
+
+const ascending = (a: number, b: number): number => a - b;
+
+/** A base set's numbers in ascending order, once per set (bases are shared and never change). */
+const sortedBases = new WeakMap<ReadonlySet<number>, readonly number[]>();
+
+function sortedBase(base: ReadonlySet<number>): readonly number[] {
+  let sorted = sortedBases.get(base);
+  if (sorted === undefined) sortedBases.set(base, (sorted = [...base].sort(ascending)));
+  return sorted;
+}

@@ -13,7 +13,7 @@
 import type { HookViolation, Locale } from '../protocol/domain.js';
 import type { Harness, HarnessLimits, HookSpec, RetryPolicy } from '../protocol/harness.js';
 import { hookKind } from '../protocol/harness.js';
-import { charLength, extractNumbers, normalizeForMatch, toHalfWidth } from '../protocol/text.js';
+import { charLength, extractNumbers, normalizeForMatch, scriptCounts, toHalfWidth } from '../protocol/text.js';
 import {
   FactualRiskParamsSchema,
   InputGuardParamsSchema,
@@ -352,14 +352,11 @@ function checkNumbers(spec: HookSpec, ctx: ReplyHookContext, out: HookViolation[
   if (bad.length > 0) out.push(violation(spec.id, 'UNGROUNDED_NUMBER', ctx.locale, bad.map(String).join(', ')));
 }
 
-// Han characters vs Latin letters decide the language; digits and punctuation are neutral.
-const HAN_RE = /\p{Script=Han}/gu;
-const LATIN_RE = /[A-Za-z]/g;
 const TRAILING_PUNCT_RE = /[\s。！？!?.…~～，,]+$/u;
 
+/** Han characters against Latin letters decide the language; digits and punctuation are neutral. */
 function wrongLanguage(reply: string, language: Locale): boolean {
-  const han = reply.match(HAN_RE)?.length ?? 0;
-  const latin = reply.match(LATIN_RE)?.length ?? 0;
+  const { han, latin } = scriptCounts(reply);
   if (han === 0 && latin === 0) return false;
   // A Chinese reply may name Latin brands ("AirPods"); an English one may quote a Chinese brand.
   return language === 'zh-CN' ? han === 0 || latin > han * 3 : han * 2 > latin;

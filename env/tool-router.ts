@@ -152,6 +152,25 @@ export interface RouterFacts {
   loaded: string[];
 }
 
+/** Tools by name, per frozen tool list (a compiled variant's, the base harness's): asked on every call. */
+const toolsByName = new WeakMap<readonly ToolSchema[], ReadonlyMap<string, ToolSchema>>();
+
+/** The tool of a list with this name (the first, as `find` would), or undefined. */
+function toolNamed(tools: readonly ToolSchema[], name: string): ToolSchema | undefined {
+  if (!Object.isFrozen(tools)) return tools.find((t) => t.function.name === name);
+  let byName = toolsByName.get(tools);
+  if (byName === undefined) {
+    const m = new Map<string, ToolSchema>();
+    for (const t of tools) if (!m.has(t.function.name)) m.set(t.function.name, t);
+    toolsByName.set(tools, (byName = m));
+  }
+  return byName.get(name);
+}
+
+function hasTool(tools: readonly ToolSchema[], name: string): boolean {
+  return toolNamed(tools, name) !== undefined;
+}
+
 /** The list offered before discovery, per frozen tool list, with the names it hid. */
 const initialOffered = new WeakMap<readonly ToolSchema[], { hidden: readonly string[]; list: readonly ToolSchema[] }>();
 
@@ -265,7 +284,7 @@ export class ToolRouter {
       return fail({ code: 'PARSE_ERROR', message: call.error?.message ?? 'the arguments could not be parsed' });
     }
     const canonicalName = map.toolToCanonical(call.name);
-    const offered = !this.#hidden.has(call.name) && harness.tools.some((t) => t.function.name === call.name);
+    const offered = !this.#hidden.has(call.name) && hasTool(harness.tools, call.name);
     if (!offered) return fail({ code: 'UNKNOWN_TOOL', message: `no tool named "${call.name}"` });
     if (canonicalName === undefined) {
       // A decoy the variant added (a distractor or a look-alike): it exists, but serves nothing here.
@@ -274,7 +293,7 @@ export class ToolRouter {
       return fail({ code: 'CONFLICT', message: `"${call.name}" is not available in this live room` });
     }
     traced.name = canonicalName;
-    const canonicalSchema = this.params.canonical.tools.find((t) => t.function.name === canonicalName);
+    const canonicalSchema = toolNamed(this.params.canonical.tools, canonicalName);
     // Map back first, then coerce raw (XML) values by the canonical types: a variant may drop type hints.
     const mapped = map.argsToCanonical(canonicalName, call.arguments);
     const args = call.untyped && canonicalSchema ? coerceArguments(mapped, canonicalSchema.function.parameters) : mapped;

@@ -11,7 +11,19 @@ const THOUSANDS_RE = /(?<![.\uFF0E][0-9\uFF10-\uFF19]*)([0-9\uFF10-\uFF19]),(?=[
 
 /** Fold full-width ASCII (０-９, Ａ-Ｚ, ％, ．...) to half-width, as viewers and TTS text mix both. */
 export function toHalfWidth(text: string): string {
-  return text.replace(/[\uFF01-\uFF5E]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0)).replace(/\u3000/g, ' ');
+  // Most texts have no full-width form at all: one scan, and the text itself back.
+  let i = 0;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 0xff01 && c <= 0xff5e) || c === 0x3000) break;
+  }
+  if (i === text.length) return text;
+  let out = text.slice(0, i);
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    out += c >= 0xff01 && c <= 0xff5e ? String.fromCharCode(c - 0xfee0) : c === 0x3000 ? ' ' : text[i];
+  }
+  return out;
 }
 
 // A number as the `extractNumbers` pipeline finds it, matched in the text as written: digits of either width,
@@ -68,8 +80,59 @@ export function isWordCode(c: number): boolean {
 
 /** Normalise text for fact matching: half-width, lower case, no whitespace, no thousands separators. */
 export function normalizeForMatch(text: string): string {
-  return toHalfWidth(text.replace(THOUSANDS_RE, '$1')).toLowerCase().replace(/\s+/g, '');
+  // A reply is normalised by several checks in a row (its hooks, then the prompt's stated rules): the
+  // last one is kept.
+  if (text !== lastNormalizedIn) {
+    lastNormalizedOut = toHalfWidth(text.replace(THOUSANDS_RE, '$1')).toLowerCase().replace(/\s+/g, '');
+    lastNormalizedIn = text;
+  }
+  return lastNormalizedOut;
 }
+
+let lastNormalizedIn = '';
+let lastNormalizedOut = '';
+
+const HAN_CHAR_RE = /^\p{Script=Han}$/u;
+/** Per BMP code unit: 0 not classified yet, 1 Han, 2 not Han (filled as characters are first seen). */
+const hanTable = new Uint8Array(0x10000);
+/** The first code unit of the Han script (CJK Radicals Supplement): everything below is not Han. */
+const FIRST_HAN = 0x2e80;
+
+/**
+ * How many characters of a text are of the Han script and how many are Latin letters ([A-Za-z]): what
+ * `text.match(/\p{Script=Han}/gu)` and `text.match(/[A-Za-z]/g)` count, without making an array of every
+ * match. A BMP character is classified by the same regex the first time it is seen, then looked up; an
+ * astral one (a surrogate pair) by the regex every time.
+ */
+export function scriptCounts(text: string): { han: number; latin: number } {
+  if (text === lastCountsIn) return lastCounts;
+  let han = 0;
+  let latin = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < FIRST_HAN) {
+      if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) latin++;
+      continue;
+    }
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        if (HAN_CHAR_RE.test(text.slice(i, i + 2))) han++;
+        i++;
+        continue;
+      }
+    }
+    let kind = hanTable[c];
+    if (kind === 0) hanTable[c] = kind = HAN_CHAR_RE.test(String.fromCharCode(c)) ? 1 : 2;
+    if (kind === 1) han++;
+  }
+  lastCountsIn = text;
+  lastCounts = { han, latin };
+  return lastCounts;
+}
+
+let lastCountsIn = '';
+let lastCounts: { han: number; latin: number } = { han: 0, latin: 0 };
 
 const isAlnumCode = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39);
 

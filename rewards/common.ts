@@ -5,7 +5,7 @@
  * and the rewards can never disagree.
  */
 import type { Fact, Trace, TraceCall, WorldState } from '../protocol/domain.js';
-import { statesTerm, toHalfWidth } from '../protocol/text.js';
+import { scriptCounts, statesTerm, toHalfWidth } from '../protocol/text.js';
 
 /** Tool errors that are the environment's fault (injected faults): never held against the policy. */
 export const INJECTED_FAULTS: ReadonlySet<string> = new Set(['TIMEOUT', 'PERMISSION_DENIED', 'MALFORMED_OUTPUT']);
@@ -98,8 +98,16 @@ export function diffWorldState(expected: WorldState, actual: WorldState): StateD
 }
 
 // Pattern matching runs on half-width, lower-cased text (whitespace kept: English phrases need it).
+// The modules of one score ask about the same reply several times in a row: the last fold is kept.
+let lastFoldIn = '';
+let lastFoldOut = '';
+
 function fold(text: string): string {
-  return toHalfWidth(text).toLowerCase();
+  if (text !== lastFoldIn) {
+    lastFoldOut = toHalfWidth(text).toLowerCase();
+    lastFoldIn = text;
+  }
+  return lastFoldOut;
 }
 
 // "无法/不能提供" is read as (无法|不能)+(提供|回答|帮): a bare 无法/不能 also appears in legitimate
@@ -144,9 +152,6 @@ export function clamp01(x: number): number {
   return x < 0 ? 0 : x > 1 ? 1 : x;
 }
 
-const HAN = /\p{Script=Han}/gu;
-const LATIN = /[A-Za-z]/g;
-
 /**
  * Whether a reply is spoken in the task's language: a Chinese room needs Chinese (at most three Latin
  * letters per Han character, which leaves room for brand and model names but not for an English reply
@@ -154,7 +159,6 @@ const LATIN = /[A-Za-z]/g;
  * letters).
  */
 export function inLanguage(reply: string, locale: 'zh-CN' | 'en'): boolean {
-  const han = reply.match(HAN)?.length ?? 0;
-  const latin = reply.match(LATIN)?.length ?? 0;
+  const { han, latin } = scriptCounts(reply);
   return locale === 'zh-CN' ? han * 3 >= latin : han <= latin;
 }

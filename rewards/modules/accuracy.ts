@@ -44,9 +44,10 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
   for (const k of forbidden) reasons.push(`forbidden fact stated: ${k}`);
 
   // Numbers compare numerically ("03" = 3, "89.90" = 89.9): extractNumbers already yields numbers.
-  const evidence = new Set(trace.evidence_numbers);
+  // A reply states a few numbers and the evidence holds about a hundred: a scan each beats building a Set.
+  const evidence = trace.evidence_numbers;
   const invented: number[] = [];
-  for (const n of extractNumbers(reply)) if (!evidence.has(n) && !invented.includes(n)) invented.push(n);
+  for (const n of extractNumbers(reply)) if (!evidence.includes(n) && !invented.includes(n)) invented.push(n);
   if (invented.length > 0) reasons.push(`invented numbers (not in evidence): ${invented.join(', ')}`);
 
   const diff = diffWorldState(key.expected_state, trace.final_state);

@@ -51,4 +51,26 @@ describe('EvidenceNumbers (env/evidence.ts)', () => {
     e.add(4);
     expect(() => e.setBase(new Set([5]))).toThrow(/after numbers were added/);
   });
+
+  it('lists its numbers in ascending order as sorting the set would, the shared ones sorted once', () => {
+    const num = fc.oneof(fc.integer({ min: 0, max: 5000 }), fc.double({ noNaN: true, noDefaultInfinity: true, min: 0, max: 1e6 }));
+    fc.assert(
+      fc.property(fc.array(num, { maxLength: 120 }), fc.array(num, { maxLength: 30 }), (base, added) => {
+        const shared: ReadonlySet<number> = new Set(base);
+        const a = new EvidenceNumbers();
+        a.setBase(shared);
+        const b = new EvidenceNumbers();
+        b.setBase(shared);
+        for (const n of added) a.add(n);
+        const expected = [...a].sort((x, y) => x - y);
+        expect(a.sorted()).toEqual(expected);
+        // A second episode of the same room: the shared part's sorted copy is reused, never handed out.
+        const first = b.sorted();
+        first.push(-1);
+        expect(b.sorted()).toEqual([...shared].sort((x, y) => x - y));
+        expect(a.sorted()).not.toBe(a.sorted());
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

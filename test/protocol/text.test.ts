@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { charLength, extractNumbers, normalizeForMatch, statesTerm, toHalfWidth } from '../../protocol/text.js';
+import { charLength, extractNumbers, normalizeForMatch, scriptCounts, statesTerm, toHalfWidth } from '../../protocol/text.js';
 import { ownWords } from '../../rewards/common.js';
 import { Rng, deriveSeed } from '../../protocol/rng.js';
 
@@ -25,6 +25,47 @@ describe('normalizeForMatch and friends', () => {
   it('folds width, case, spaces and thousands separators', () => {
     expect(normalizeForMatch('Ｌｉｎｋ  3 costs 1,299 Yuan')).toBe('link3costs1299yuan');
     expect(toHalfWidth('ＡＢＣ１２３！')).toBe('ABC123!');
+  });
+
+  it('folds as the regex pipeline it replaced does, whatever the text', () => {
+    // The reference: what toHalfWidth was before its scan (test/env/fast-paths-equivalence.test.ts style).
+    const reference = (text: string): string =>
+      text.replace(/[\uFF01-\uFF5E]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0)).replace(/\u3000/g, ' ');
+    const unit = fc.oneof(
+      fc.integer({ min: 0x20, max: 0x7e }),
+      fc.integer({ min: 0xff00, max: 0xff60 }),
+      fc.constantFrom(0x3000, 0x3001, 0x4e2d, 0xd83d, 0xde00, 0x0a),
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 40 }), (codes) => {
+        const text = String.fromCharCode(...codes);
+        expect(toHalfWidth(text)).toBe(reference(text));
+        expect(normalizeForMatch(text)).toBe(reference(text.replace(/(?<![.\uFF0E][0-9\uFF10-\uFF19]*)([0-9\uFF10-\uFF19]),(?=[0-9\uFF10-\uFF19]{3}(?![0-9\uFF10-\uFF19]))/g, '$1')).toLowerCase().replace(/\s+/g, ''));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('counts Han characters and Latin letters as the match arrays it replaced did', () => {
+    const count = (text: string, re: RegExp): number => text.match(re)?.length ?? 0;
+    const unit = fc.oneof(
+      fc.integer({ min: 0x20, max: 0x7e }),
+      fc.integer({ min: 0x2e70, max: 0x3040 }),
+      fc.integer({ min: 0x3400, max: 0x3410 }),
+      fc.integer({ min: 0x4dff, max: 0x4e05 }),
+      fc.integer({ min: 0x9ffa, max: 0xa005 }),
+      fc.integer({ min: 0xf8ff, max: 0xfa72 }),
+      // Surrogates: pairs for U+20000 (Han) and U+1F600 (not), and lone halves.
+      fc.constantFrom(0xd840, 0xdc00, 0xd83d, 0xde00, 0xff21, 0xff41),
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 40 }), (codes) => {
+        const text = String.fromCharCode(...codes);
+        expect(scriptCounts(text)).toEqual({ han: count(text, /\p{Script=Han}/gu), latin: count(text, /[A-Za-z]/g) });
+      }),
+      { numRuns: 2000 },
+    );
+    expect(scriptCounts('主播是AI数字人𠀀')).toEqual({ han: 7, latin: 2 });
   });
 
   it('counts code points, not UTF-16 units', () => {
