@@ -98,6 +98,11 @@ export interface StepOutput {
 
 export type StepResult = ({ ok: true } & StepOutput) | { ok: false; error: ErrorInfo };
 
+/** What a step on an ended episode gets (Gymnasium's `ResetNeeded`). */
+export function resetNeeded(): StepResult {
+  return { ok: false, error: { code: 'RESET_NEEDED', message: 'the episode has ended; reset it' } };
+}
+
 /**
  * One live episode. Small and serialisable in spirit: the world is regenerated from the task's seed, and
  * the mutable part is the overlay, the transcript and a few counters.
@@ -298,7 +303,7 @@ export class Episode {
 
   /** The turn itself, without scoring (`reward` is 0 here; the callers add the final reward). */
   #advance(action: unknown): StepResult {
-    if (this.#ended) return { ok: false, error: { code: 'RESET_NEEDED', message: 'the episode has ended; reset it' } };
+    if (this.#ended) return resetNeeded();
     const parsed = this.params.parser.parse(action, this.#turn + 1);
     if (!parsed.ok) return { ok: false, error: { code: 'INVALID_ACTION', message: parsed.message } };
     this.#turn++;

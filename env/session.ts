@@ -21,6 +21,7 @@ import { ResetItemSchema, StepItemSchema, wireIssues } from '../protocol/wire.js
 import { variantRangeError } from '../harness-variants/index.js';
 import { createEpisode, sharedVariantOf } from './env.js';
 import type { EnvConfig, EpisodeRequest, ResetOptions, SharedVariant } from './env.js';
+import { resetNeeded } from './episode.js';
 import type { Episode, Observation, StepResult } from './episode.js';
 import type { EpisodeHandle, EpisodeWrapping } from './wrappers.js';
 
@@ -97,9 +98,27 @@ export interface SessionEnvOptions {
   admit?: () => object | null;
 }
 
+/** What a session steps an unclosed episode through: its wrapped handle, or `ENDED` once it ended. */
+type Steppable = Pick<EpisodeHandle, 'ended' | 'needsAsyncScoring' | 'step' | 'stepAsync'>;
+
+/**
+ * What a session keeps of an episode once it ended: a step on it is RESET_NEEDED, as the episode itself
+ * answers, and nothing else is asked of it until it is closed or reset again. An ended episode still
+ * counts toward `max_episodes` until then, and trainers leave many so (a GRPO group waits for its last
+ * member): this way each holds nothing but its map entry, instead of its trace, transcript and reward
+ * (about 10 KB, 200 objects, which the GC copied or marked for as long as the episode stayed unclosed).
+ * A wrapper sees every step of its episode up to the final one (a record ends there).
+ */
+const ENDED: Steppable = {
+  ended: true,
+  needsAsyncScoring: false,
+  step: () => resetNeeded(),
+  stepAsync: async () => resetNeeded(),
+};
+
 /** One unclosed episode. */
 interface LiveEpisode {
-  handle: EpisodeHandle;
+  handle: Steppable;
   /** The GRPO group the episode was reset in, if any. */
   group: Group | null;
 }
@@ -409,16 +428,17 @@ export class SessionEnv {
     if (!live) return this.#error(episode_id, 'UNKNOWN_EPISODE', `no episode "${episode_id}" in this session`);
     const t0 = performance.now();
     const action = parsed.data.action;
-    if (live.handle.needsAsyncScoring) return live.handle.stepAsync(action).then((r) => this.#stepDone(episode_id, r, t0));
-    return this.#stepDone(episode_id, live.handle.step(action), t0);
+    if (live.handle.needsAsyncScoring) return live.handle.stepAsync(action).then((r) => this.#stepDone(live, episode_id, r, t0));
+    return this.#stepDone(live, episode_id, live.handle.step(action), t0);
   }
 
   /** Counts after a step (sync, or once an async final score settled). */
-  #stepDone(episode_id: string, r: StepResult, t0: number): StepOk | ItemError {
+  #stepDone(live: LiveEpisode, episode_id: string, r: StepResult, t0: number): StepOk | ItemError {
     if (!r.ok) return this.#error(episode_id, r.error.code, r.error.message, r.error.details);
     const stats = this.#opts.stats();
     const { observation, reward, terminated, truncated, info } = r;
     if (terminated || truncated) {
+      live.handle = ENDED;
       stats.rewards.push(['total', reward]);
       const components = info.reward_components;
       if (isRecord(components)) {

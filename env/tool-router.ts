@@ -127,11 +127,36 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  * embedded names, when the harness has a discovery tool to find them (otherwise they are plain tools).
  */
 export function mcpTools(canonical: Harness): readonly string[] {
-  const b = harnessSetOf(canonical).bindings;
-  if (b.identity) return MARKETING_TOOLS;
-  if (b.discoverTool === undefined) return [];
-  return MARKETING_TOOLS.filter((t) => b.opOf(t) === t && canonical.tools.some((x) => x.function.name === t));
+  // Asked by every episode's router: once per (frozen) base harness.
+  let tools = mcpMemo.get(canonical);
+  if (tools === undefined) {
+    const b = harnessSetOf(canonical).bindings;
+    if (b.identity) tools = MARKETING_TOOLS;
+    else if (b.discoverTool === undefined) tools = [];
+    else tools = MARKETING_TOOLS.filter((t) => b.opOf(t) === t && canonical.tools.some((x) => x.function.name === t));
+    if (Object.isFrozen(canonical)) mcpMemo.set(canonical, tools);
+  }
+  return tools;
 }
+
+const mcpMemo = new WeakMap<Harness, readonly string[]>();
+
+/**
+ * The names of a tool list's tools with a property marked as announced later: once per frozen list (a
+ * compiled variant's or a base harness's, whose schemas never change), else computed.
+ */
+function markedTools(tools: readonly ToolSchema[]): ReadonlySet<string> {
+  let names = Object.isFrozen(tools) ? markMemo.get(tools) : undefined;
+  if (names === undefined) {
+    const found = new Set<string>();
+    for (const t of tools) if (hasMark(t.function.parameters, 0)) found.add(t.function.name);
+    names = found;
+    if (Object.isFrozen(tools)) markMemo.set(tools, names);
+  }
+  return names;
+}
+
+const markMemo = new WeakMap<readonly ToolSchema[], ReadonlySet<string>>();
 
 /** What a router reads of its episode's params (env/episode.ts `EpisodeParams`). */
 export interface RouterParams {
@@ -171,6 +196,31 @@ function hasTool(tools: readonly ToolSchema[], name: string): boolean {
   return toolNamed(tools, name) !== undefined;
 }
 
+/**
+ * The surface names of the MCP tools an episode starts without: per frozen surface tool list (a compiled
+ * variant's, whose map's tools are the same for every episode drawn to it), shared and never changed.
+ */
+function initialHidden(params: RouterParams): ReadonlySet<string> {
+  const tools = params.harness.tools;
+  let hidden = Object.isFrozen(tools) ? hiddenMemo.get(tools)?.get(params.canonical) : undefined;
+  if (hidden === undefined) {
+    const names = new Set<string>();
+    for (const t of mcpTools(params.canonical)) {
+      const surface = params.map.toolToSurface(t);
+      if (surface !== undefined) names.add(surface);
+    }
+    hidden = names;
+    if (Object.isFrozen(tools)) {
+      let byCanonical = hiddenMemo.get(tools);
+      if (byCanonical === undefined) hiddenMemo.set(tools, (byCanonical = new WeakMap()));
+      byCanonical.set(params.canonical, hidden);
+    }
+  }
+  return hidden;
+}
+
+const hiddenMemo = new WeakMap<readonly ToolSchema[], WeakMap<Harness, ReadonlySet<string>>>();
+
 /** The list offered before discovery, per frozen tool list, with the names it hid. */
 const initialOffered = new WeakMap<readonly ToolSchema[], { hidden: readonly string[]; list: readonly ToolSchema[] }>();
 
@@ -184,9 +234,15 @@ function sameNames(names: readonly string[], set: ReadonlySet<string>): boolean 
 export class ToolRouter {
   readonly params: RouterParams;
   readonly #facts: RouterFacts;
-  readonly #faultRng: Rng;
+  /** The fault stream, made on the first call that can fault (`faults` > 0). */
+  #faultRng: Rng | null = null;
   /** Surface names of the MCP tools not yet discovered: not offered, UNKNOWN_TOOL when called. */
-  readonly #hidden = new Set<string>();
+  /**
+   * Surface names of the MCP tools not yet discovered (see above). Episodes of one compiled variant start
+   * with the same names: a shared set until discovery removes some (`#reveal`), then a copy of its own.
+   */
+  #hidden: ReadonlySet<string>;
+  #hiddenOwned = false;
   /** Whether the offered tool list changed during the current step (the observation then carries it). */
   #toolsChanged = false;
   /** The turn discovery happened on (0: not yet). */
@@ -202,13 +258,23 @@ export class ToolRouter {
   constructor(params: RouterParams, facts: RouterFacts) {
     this.params = params;
     this.#facts = facts;
-    this.#faultRng = new Rng(params.seed, 'faults');
     // The marketing tools arrive through discovery (MCP), as in production; the harness holds them all.
-    for (const t of mcpTools(params.canonical)) {
-      const surface = params.map.toolToSurface(t);
-      if (surface !== undefined) this.#hidden.add(surface);
+    this.#hidden = initialHidden(params);
+    let listChange = false;
+    if (this.#hidden.size > 0) {
+      const marked = markedTools(params.harness.tools);
+      for (const name of this.#hidden) if (marked.has(name)) listChange = true;
     }
-    this.#listChange = params.harness.tools.some((t) => this.#hidden.has(t.function.name) && hasMark(t.function.parameters, 0));
+    this.#listChange = listChange;
+  }
+
+  /** The hidden names as a set of this router's own, to change. */
+  #ownHidden(): Set<string> {
+    if (!this.#hiddenOwned) {
+      this.#hidden = new Set(this.#hidden);
+      this.#hiddenOwned = true;
+    }
+    return this.#hidden as Set<string>;
   }
 
   /** The tools the episode offers now, in the harness's order: a list of its own (a copy of `list`, `offeredList()`'s). */
@@ -269,7 +335,10 @@ export class ToolRouter {
   call(call: ParsedCall, violations: HookViolation[]): { traced: TraceCall; content: string } {
     this.#content = '';
     const traced = this.#runCall(call, violations);
-    return { traced, content: this.#content };
+    const content = this.#content;
+    // Not kept past the call: a tool result is a kilobyte the episode would otherwise hold until its next one.
+    this.#content = '';
+    return { traced, content };
   }
 
   #runCall(call: ParsedCall, violations: HookViolation[]): TraceCall {
@@ -318,7 +387,7 @@ export class ToolRouter {
     if (op === DISCOVER_TOOLS_TOOL) return this.#discover(call, traced);
 
     const ctx = { world: this.#facts.world(), state: this.#facts.state, viewer_id: this.params.task.viewer_id };
-    const faults = this.params.faults > 0 ? { rate: this.params.faults, rng: this.#faultRng } : undefined;
+    const faults = this.params.faults > 0 ? { rate: this.params.faults, rng: (this.#faultRng ??= new Rng(this.params.seed, 'faults')) } : undefined;
     let outcome: ToolOutcome;
     if (binding?.kind === 'custom') {
       const service = set.services.get(binding.module);
@@ -368,7 +437,10 @@ export class ToolRouter {
       const surface = this.params.map.toolToSurface(t.function.name);
       if (surface === undefined) continue;
       found.push(surface);
-      if (this.#hidden.delete(surface)) this.#toolsChanged = true;
+      if (this.#hidden.has(surface)) {
+        this.#ownHidden().delete(surface);
+        this.#toolsChanged = true;
+      }
     }
     if (this.#discoveredAt === 0) this.#discoveredAt = this.#turn;
     traced.ok = true;

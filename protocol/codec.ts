@@ -441,6 +441,38 @@ function writeMsgpack(value: unknown): Buffer {
   return chunk.subarray(start, pos);
 }
 
+/** The scratch chunk of `writeMsgpackTransient`: written from its start each time, grown as needed. */
+let scratch: Buffer | null = null;
+let scratchView: DataView | null = null;
+
+/**
+ * Pack one value into a scratch chunk that the next call writes over: the view is valid only until then,
+ * so the caller copies what it keeps (a worker copies each reply into the buffer it transfers). The bytes
+ * are those `writeMsgpack` writes. Why: a reset reply is ~18 KB and reserves room for its system prompt's
+ * worst case (three bytes per UTF-16 unit), so the shared chunk, which is never written over, took a fresh
+ * 64 KB buffer every two or three replies, each a new allocation whose pages were then faulted in.
+ */
+function writeMsgpackTransient(value: unknown): Buffer {
+  if (writing) return writeMsgpack(value);
+  const saved = { chunk, view, start, pos };
+  if (scratch === null || scratchView === null) {
+    scratch = Buffer.allocUnsafeSlow(MIN_CHUNK * 4);
+    scratchView = new DataView(scratch.buffer, scratch.byteOffset, scratch.byteLength);
+  }
+  chunk = scratch;
+  view = scratchView;
+  pos = 0;
+  try {
+    const out = writeMsgpack(value);
+    // A value bigger than the scratch chunk moved to a bigger one (room): keep that one for next time.
+    scratch = chunk;
+    scratchView = view;
+    return out;
+  } finally {
+    ({ chunk, view, start, pos } = saved);
+  }
+}
+
 /** The outcome of decoding one frame. */
 export type Decoded = { ok: true; value: unknown } | { ok: false; message: string };
 
@@ -454,6 +486,14 @@ export class MsgpackCodec {
    */
   pack(value: unknown): Buffer {
     return writeMsgpack(value);
+  }
+
+  /**
+   * Pack a value into a scratch buffer that the next `packTransient` (of any codec) writes over: copy the
+   * view before packing again. The same bytes as `pack`.
+   */
+  packTransient(value: unknown): Buffer {
+    return writeMsgpackTransient(value);
   }
 
   /** Unpack one value; throws on bytes that are not MessagePack. */
@@ -482,5 +522,10 @@ export class Codec {
   /** Encode a value: a Buffer of MessagePack for binary (a view, see `MsgpackCodec.pack`), a JSON string for text. */
   encode(value: unknown, binary: boolean): Buffer | string {
     return binary ? this.#msgpack.pack(value) : JSON.stringify(value);
+  }
+
+  /** `encode`, with MessagePack into the scratch buffer of `MsgpackCodec.packTransient` (copy it before the next call). */
+  encodeTransient(value: unknown, binary: boolean): Buffer | string {
+    return binary ? this.#msgpack.packTransient(value) : JSON.stringify(value);
   }
 }

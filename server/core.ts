@@ -205,8 +205,8 @@ export class ServerCore implements SessionServer, ConnectionServer {
     if (stats.resets > 0) m.resets.inc(stats.resets);
     if (stats.steps > 0) m.steps.inc(stats.steps);
     if (stats.stepSeconds.length > 0) m.observeStepSeconds(stats.stepSeconds);
-    for (const [code, n] of Object.entries(stats.errors)) m.errors.inc({ code }, n);
-    for (const [component, v] of stats.rewards) m.reward.observe({ component }, v);
+    for (const code in stats.errors) m.errors.inc({ code }, stats.errors[code as ErrorCode] as number);
+    if (stats.rewards.length > 0) m.observeRewards(stats.rewards);
     if (stats.closed > 0) m.freed.inc({ reason: 'closed' satisfies FreeReason }, stats.closed);
   }
 

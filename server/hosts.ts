@@ -186,10 +186,14 @@ export interface EpisodeHost {
   close(): Promise<void>;
 }
 
-/** Encode a reply; a value that cannot be encoded becomes a frame-level INTERNAL error (logged). */
-export function encodeReply(codec: Codec, reply: object, binary: boolean, log: Logger): Buffer | string {
+/**
+ * Encode a reply; a value that cannot be encoded becomes a frame-level INTERNAL error (logged). With
+ * `transient`, binary bytes are a view the next transient encoding writes over (`Codec.encodeTransient`):
+ * for a caller that copies them at once.
+ */
+export function encodeReply(codec: Codec, reply: object, binary: boolean, log: Logger, transient = false): Buffer | string {
   try {
-    return codec.encode(reply, binary);
+    return transient ? codec.encodeTransient(reply, binary) : codec.encode(reply, binary);
   } catch (e) {
     const trace_id = crypto.randomUUID();
     log.error({ err: e, trace_id }, 'internal error (encoding)');

@@ -32,6 +32,8 @@ export interface ServerMetrics {
   observeResetLatency(seconds: number, items: number): void;
   /** Each item's server-side work (`stepSeconds`), in one call per frame. */
   observeStepSeconds(values: readonly number[]): void;
+  /** Final rewards `[component, value]` (`reward{component}`), in one call per frame. */
+  observeRewards(pairs: readonly (readonly [string, number])[]): void;
 }
 
 /** What the gauges read when scraped. */
@@ -157,6 +159,7 @@ export function createMetrics(sources: GaugeSources): ServerMetrics {
     observeStepLatency: (seconds, n) => stepLatency.observe(seconds, n),
     observeResetLatency: (seconds, n) => resetLatency.observe(seconds, n),
     observeStepSeconds: histogramEach(stepSeconds),
+    observeRewards: histogramByLabel(reward, 'component'),
   };
 }
 
@@ -190,6 +193,54 @@ function histogramState(histogram: Histogram, upper: readonly number[]): Histogr
   return state;
 }
 
+/** Add one value to a histogram state of prom-client 15's shape for these bounds (see `histogramEach`). */
+function addTo(state: HistogramState, upper: readonly number[], v: number): void {
+  const buckets = state.bucketValues;
+  // prom-client: the first bound the value is at or under; past the last one, only the count (+Inf).
+  for (let i = 0; i < upper.length; i++) {
+    const b = upper[i] as number;
+    if (v <= b) {
+      buckets[b] = (buckets[b] as number) + 1;
+      break;
+    }
+  }
+  state.sum += v;
+  state.count += 1;
+}
+
+/**
+ * `observe({[label]: value}, v)` for each pair, through prom-client's state for that label value when it
+ * has prom-client 15's shape (its hash map's key for one label is `${label}:${value},`), else through
+ * `observe`, which also makes the state on a label value's first observation. A final step carries five
+ * or six reward components; through the public API each observation builds the labels' hash string and a
+ * labels-and-value object on the main thread.
+ */
+function histogramByLabel<L extends string>(histogram: Histogram<L>, label: L): (pairs: readonly (readonly [string, number])[]) => void {
+  const bounds = (histogram as unknown as { upperBounds?: unknown }).upperBounds;
+  const upper = Array.isArray(bounds) && bounds.every((b) => typeof b === 'number') ? (bounds as number[]) : null;
+  const keys = new Map<string, string>();
+  return (pairs) => {
+    const map = (histogram as unknown as { hashMap?: Record<string, unknown> }).hashMap;
+    for (const [value, v] of pairs) {
+      let key = keys.get(value);
+      if (key === undefined) keys.set(value, (key = `${label}:${value},`));
+      const state = upper !== null && typeof map === 'object' && map !== null ? (map[key] as HistogramState | undefined) : undefined;
+      if (state === undefined || upper === null || !Number.isFinite(v) || !isHistogramState(state, upper)) {
+        histogram.observe({ [label]: value } as Partial<Record<L, string>>, v);
+        continue;
+      }
+      addTo(state, upper, v);
+    }
+  };
+}
+
+function isHistogramState(state: HistogramState, upper: readonly number[]): boolean {
+  if (typeof state !== 'object' || state === null || typeof state.count !== 'number' || typeof state.sum !== 'number') return false;
+  const buckets = state.bucketValues as unknown;
+  if (typeof buckets !== 'object' || buckets === null) return false;
+  return typeof (buckets as Record<string, unknown>)[upper[0] as number] === 'number';
+}
+
 /** `observe(v)` for each value, in one pass over the histogram's state. */
 function histogramEach(histogram: Histogram): (values: readonly number[]) => void {
   const bounds = (histogram as unknown as { upperBounds?: unknown }).upperBounds;
@@ -200,22 +251,12 @@ function histogramEach(histogram: Histogram): (values: readonly number[]) => voi
       for (const v of values) histogram.observe(v);
       return;
     }
-    const buckets = state.bucketValues;
     for (const v of values) {
       if (!Number.isFinite(v)) {
         histogram.observe(v); // throws prom-client's TypeError
         continue;
       }
-      // prom-client: the first bound the value is at or under; past the last one, only the count (+Inf).
-      for (let i = 0; i < upper.length; i++) {
-        const b = upper[i] as number;
-        if (v <= b) {
-          buckets[b] = (buckets[b] as number) + 1;
-          break;
-        }
-      }
-      state.sum += v;
-      state.count += 1;
+      addTo(state, upper, v);
     }
   };
 }

@@ -87,8 +87,8 @@ async function run(task: WorkerTask): Promise<[unknown, number]> {
       if (!decoded.ok) throw new Error(`shard worker: a forwarded frame did not decode: ${decoded.message}`);
       const req = decoded.value as SessionRequest;
       const reply = await starts.run(req.type === 'step', () => table.apply(task.session, task.seed, req));
-      const encoded = encodeReply(codec, reply, task.binary, log);
-      // An exact-size copy that can be moved (the packer's buffer is reused for the next reply).
+      const encoded = encodeReply(codec, reply, task.binary, log, true);
+      // An exact-size copy that can be moved (the packer's scratch buffer is written over by the next reply).
       const bytes = typeof encoded === 'string' ? encoded : new Uint8Array(encoded);
       const result: WorkerApplyResult = { bytes, stats: table.takeStats(), episodes: table.episodeCount(task.session), heap: budget.reading() };
       if (typeof bytes === 'string') return [result, result.stats.closed];

@@ -202,6 +202,29 @@ describe('MsgpackCodec.pack', () => {
     for (const [bytes, want] of kept) expect(Buffer.from(bytes).toString('hex')).toBe(want);
   });
 
+  it('packs into a scratch buffer (packTransient) the bytes pack writes, growing it, leaving pack\'s views alone', () => {
+    const wide: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) wide[`k${i}`] = '中'.repeat(i * 100);
+    // Views from pack stay valid whatever packTransient does in between.
+    const kept: [Buffer, string][] = [];
+    for (let i = 0; i < 300; i++) {
+      const v = { i, s: '宝'.repeat(i % 700), w: i % 37 === 0 ? wide : null, big: i === 150 ? 'q'.repeat(3 << 20) : null };
+      const want = expected(v);
+      const scratchBytes = codec.packTransient(v);
+      expect(Buffer.from(scratchBytes).toString('hex'), `transient ${i}`).toBe(want);
+      kept.push([codec.pack(v), want]);
+      // The next transient pack writes over the last one: read before packing again (as a worker copies).
+      const again = codec.packTransient({ i });
+      expect(Buffer.from(again).toString('hex')).toBe(expected({ i }));
+    }
+    for (const [bytes, want] of kept) expect(Buffer.from(bytes).toString('hex')).toBe(want);
+    // The scratch buffer is written from its start: two transient packs share their first byte's place.
+    const a = codec.packTransient({ a: 1 });
+    const b = codec.packTransient({ b: 2 });
+    expect(a.byteOffset).toBe(b.byteOffset);
+    expect(a.buffer).toBe(b.buffer);
+  });
+
   it('writes a shared list from the bytes kept at its first write, for the list and its copies', () => {
     // The second element is bigger than any chunk the writer holds (chunks grow to 4x what they must
     // hold): the chunk moves to a bigger one while the list is first written, and the kept bytes are read

@@ -35,6 +35,40 @@ describe('per-frame step metrics', () => {
     expect(value(await lines(b, 'harness_gym_step_seconds'), 'harness_gym_step_seconds_count')).toBe(13);
   });
 
+  it('observeRewards writes the reward histogram one labelled observe per pair writes', async () => {
+    const a = createMetrics(sources);
+    const b = createMetrics(sources);
+    const frames: [string, number][][] = [
+      [
+        ['total', 0.91],
+        ['accuracy', 1],
+        ['effectiveness', 0.8],
+      ],
+      [
+        ['total', 0],
+        ['skill_selection', 0.5],
+        ['accuracy', 0.05],
+        ['total', 0.95],
+      ],
+      [],
+      [['hook_compliance', 1]],
+    ];
+    for (const f of frames) {
+      for (const [component, v] of f) a.reward.observe({ component }, v);
+      b.observeRewards(f);
+    }
+    const spy = vi.spyOn(b.reward, 'observe');
+    b.observeRewards([['total', 0.3], ['accuracy', 0.7]]); // components seen before: the one-pass path
+    a.reward.observe({ component: 'total' }, 0.3);
+    a.reward.observe({ component: 'accuracy' }, 0.7);
+    expect(spy).not.toHaveBeenCalled();
+    b.observeRewards([['tool_rationality', 0.4]]); // a component's first value makes its state through observe
+    a.reward.observe({ component: 'tool_rationality' }, 0.4);
+    expect(spy).toHaveBeenCalledTimes(1);
+    expect(await lines(b, 'harness_gym_reward')).toEqual(await lines(a, 'harness_gym_reward'));
+    expect(value(await lines(b, 'harness_gym_reward'), 'harness_gym_reward_count{component="total"}')).toBe(4);
+  });
+
   it('observeStepLatency counts every item and gives the quantiles of the items', async () => {
     const m = createMetrics(sources);
     const frames: [number, number][] = [];
