@@ -236,10 +236,10 @@ export class ToolRouter {
   readonly #facts: RouterFacts;
   /** The fault stream, made on the first call that can fault (`faults` > 0). */
   #faultRng: Rng | null = null;
-  /** Surface names of the MCP tools not yet discovered: not offered, UNKNOWN_TOOL when called. */
   /**
-   * Surface names of the MCP tools not yet discovered (see above). Episodes of one compiled variant start
-   * with the same names: a shared set until discovery removes some (`#reveal`), then a copy of its own.
+   * Surface names of the MCP tools not yet discovered: not offered, UNKNOWN_TOOL when called. Episodes of
+   * one compiled variant start with the same names: a shared set until discovery removes some
+   * (`#ownHidden`), then a copy of the router's own.
    */
   #hidden: ReadonlySet<string>;
   #hiddenOwned = false;
