@@ -104,7 +104,7 @@ const FIRST_HAN = 0x2e80;
  * match. A BMP character is classified by the same regex the first time it is seen, then looked up; an
  * astral one (a surrogate pair) by the regex every time.
  */
-export function scriptCounts(text: string): { han: number; latin: number } {
+export function scriptCounts(text: string): Readonly<{ han: number; latin: number }> {
   if (text === lastCountsIn) return lastCounts;
   let han = 0;
   let latin = 0;
@@ -127,12 +127,12 @@ export function scriptCounts(text: string): { han: number; latin: number } {
     if (kind === 1) han++;
   }
   lastCountsIn = text;
-  lastCounts = { han, latin };
+  lastCounts = Object.freeze({ han, latin });
   return lastCounts;
 }
 
 let lastCountsIn = '';
-let lastCounts: { han: number; latin: number } = { han: 0, latin: 0 };
+let lastCounts: Readonly<{ han: number; latin: number }> = Object.freeze({ han: 0, latin: 0 });
 
 const isAlnumCode = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39);
 

@@ -186,11 +186,16 @@ function labelless(metric: object): unknown {
 /** The histogram's label-less state when it has prom-client 15's shape for these bounds, else null. */
 function histogramState(histogram: Histogram, upper: readonly number[]): HistogramState | null {
   const state = labelless(histogram) as HistogramState | null;
-  if (state === null || typeof state.count !== 'number' || typeof state.sum !== 'number') return null;
+  return state !== null && isHistogramState(state, upper) ? state : null;
+}
+
+/** Whether a histogram's state has prom-client 15's shape for these bounds. */
+function isHistogramState(state: HistogramState, upper: readonly number[]): boolean {
+  if (typeof state !== 'object' || state === null || typeof state.count !== 'number' || typeof state.sum !== 'number') return false;
   const buckets = state.bucketValues as unknown;
-  if (typeof buckets !== 'object' || buckets === null) return null;
-  for (const b of upper) if (typeof (buckets as Record<string, unknown>)[b] !== 'number') return null;
-  return state;
+  if (typeof buckets !== 'object' || buckets === null) return false;
+  for (const b of upper) if (typeof (buckets as Record<string, unknown>)[b] !== 'number') return false;
+  return true;
 }
 
 /** Add one value to a histogram state of prom-client 15's shape for these bounds (see `histogramEach`). */
@@ -234,12 +239,6 @@ function histogramByLabel<L extends string>(histogram: Histogram<L>, label: L): 
   };
 }
 
-function isHistogramState(state: HistogramState, upper: readonly number[]): boolean {
-  if (typeof state !== 'object' || state === null || typeof state.count !== 'number' || typeof state.sum !== 'number') return false;
-  const buckets = state.bucketValues as unknown;
-  if (typeof buckets !== 'object' || buckets === null) return false;
-  return typeof (buckets as Record<string, unknown>)[upper[0] as number] === 'number';
-}
 
 /** `observe(v)` for each value, in one pass over the histogram's state. */
 function histogramEach(histogram: Histogram): (values: readonly number[]) => void {
