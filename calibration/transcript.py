@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Print recorded episodes as a reviewer grades them: what the policy saw and did, never the reward.
+
+    transcript.py FILE_OR_DIR [--episode ID ...] [--list]
+
+For each episode: the system prompt, the viewer's messages, every tool call with its result, every
+hook feedback and the final reply. The reward, its reasons and the answer key are left out on purpose:
+a grader who sees them grades the reward, not the reply.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Dict, Iterator, List
+
+import msgpack
+
+
+def records(path: str) -> Iterator[Dict[str, Any]]:
+    files = [path]
+    if os.path.isdir(path):
+        files = sorted(os.path.join(path, f) for f in os.listdir(path) if f.endswith(".hgrec"))
+    for f in files:
+        with open(f, "rb") as fh:
+            unpacker = msgpack.Unpacker(fh, raw=False, strict_map_key=False)
+            for value in unpacker:
+                if isinstance(value, dict) and value.get("type") == "episode":
+                    yield value
+
+
+def action_text(action: Dict[str, Any]) -> str:
+    if "text" in action:
+        return f"[assistant, raw text]\n{action['text']}"
+    m = action.get("message", {})
+    parts = []
+    if m.get("content"):
+        parts.append(f"[assistant reply]\n{m['content']}")
+    for c in m.get("tool_calls") or []:
+        fn = c.get("function", {})
+        parts.append(f"[assistant calls] {fn.get('name')}({fn.get('arguments')})  id={c.get('id')}")
+    return "\n".join(parts) if parts else "[assistant] (empty)"
+
+
+def messages_text(messages: List[Dict[str, Any]], skip_system: bool = False) -> str:
+    out = []
+    for m in messages:
+        role = m.get("role")
+        if role == "system" and skip_system:
+            continue
+        if role == "tool":
+            out.append(f"[tool result {m.get('tool_call_id')}]\n{m.get('content')}")
+        else:
+            out.append(f"[{role}]\n{m.get('content')}")
+    return "\n\n".join(out)
+
+
+def show(rec: Dict[str, Any]) -> str:
+    reset = msgpack.unpackb(rec["reset"]["out"], raw=False, strict_map_key=False)
+    obs = reset["observation"]
+    tools = [t["function"]["name"] for t in obs.get("tools", [])]
+    lines = [f"=== episode {rec['episode_id']} (locale {rec['task']['locale']}) ===", messages_text(obs["messages"])]
+    lines.append("[tools offered] " + ", ".join(tools))
+    for step in rec["steps"]:
+        lines.append(action_text(step["action"]))
+        if "error" in step:
+            lines.append(f"[refused action: {step['error'].get('code')}: {step['error'].get('message')}]")
+            continue
+        out = msgpack.unpackb(step["out"], raw=False, strict_map_key=False)
+        text = messages_text(out["observation"].get("messages", []))
+        if text:
+            lines.append(text)
+        if out.get("terminated") or out.get("truncated"):
+            lines.append(f"[episode ended: {out['info'].get('outcome')}]")
+    final = rec.get("trace", {}).get("final_state", {})
+    lines.append("[world changes made by the agent] " + json.dumps(final, ensure_ascii=False))
+    return "\n\n".join(lines)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("path")
+    p.add_argument("--episode", action="append", default=[])
+    p.add_argument("--list", action="store_true")
+    a = p.parse_args()
+    found = 0
+    for rec in records(a.path):
+        if a.episode and rec["episode_id"] not in a.episode:
+            continue
+        found += 1
+        if a.list:
+            print(rec["episode_id"])
+        else:
+            print(show(rec) + "\n")
+    if found == 0:
+        sys.exit("transcript.py: no matching episode records")
+
+
+if __name__ == "__main__":
+    main()
