@@ -10,6 +10,7 @@ a grader who sees them grades the reward, not the reply.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -56,11 +57,16 @@ def messages_text(messages: List[Dict[str, Any]], skip_system: bool = False) -> 
     return "\n\n".join(out)
 
 
-def show(rec: Dict[str, Any]) -> str:
+def alias(episode_id: str) -> str:
+    """An opaque name for an episode, so that a reviewer does not read a planted flaw off its id."""
+    return "ep-" + hashlib.sha1(episode_id.encode("utf-8")).hexdigest()[:10]
+
+
+def show(rec: Dict[str, Any], name: str) -> str:
     reset = msgpack.unpackb(rec["reset"]["out"], raw=False, strict_map_key=False)
     obs = reset["observation"]
     tools = [t["function"]["name"] for t in obs.get("tools", [])]
-    lines = [f"=== episode {rec['episode_id']} (locale {rec['task']['locale']}) ===", messages_text(obs["messages"])]
+    lines = [f"=== episode {name} (locale {rec['task']['locale']}) ===", messages_text(obs["messages"])]
     lines.append("[tools offered] " + ", ".join(tools))
     for step in rec["steps"]:
         lines.append(action_text(step["action"]))
@@ -83,16 +89,22 @@ def main() -> None:
     p.add_argument("path")
     p.add_argument("--episode", action="append", default=[])
     p.add_argument("--list", action="store_true")
+    p.add_argument("--blind", action="store_true", help="name episodes by opaque aliases (ep-...) instead of their ids")
+    p.add_argument("--prefix", default="", help="only episode ids starting with this")
     a = p.parse_args()
     found = 0
     for rec in records(a.path):
-        if a.episode and rec["episode_id"] not in a.episode:
+        eid = rec["episode_id"]
+        name = alias(eid) if a.blind else eid
+        if not eid.startswith(a.prefix):
+            continue
+        if a.episode and eid not in a.episode and name not in a.episode:
             continue
         found += 1
         if a.list:
-            print(rec["episode_id"])
+            print(name)
         else:
-            print(show(rec) + "\n")
+            print(show(rec, name) + "\n")
     if found == 0:
         sys.exit("transcript.py: no matching episode records")
 

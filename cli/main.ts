@@ -9,6 +9,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerAuditCommand } from './commands/audit.js';
+import { registerCalibrateCommand } from './commands/calibrate.js';
 import { registerHarnessCommands } from './commands/harness.js';
 import { registerLocalCommands } from './commands/local.js';
 import { registerRecordCommands } from './commands/records.js';
@@ -34,6 +35,7 @@ registerServeCommand(program);
 registerVariantCommands(program);
 registerRecordCommands(program);
 registerAuditCommand(program);
+registerCalibrateCommand(program);
 registerHarnessCommands(program);
 
 /** The subcommand path named on the command line (`variants show`), for the prefix of error lines. */

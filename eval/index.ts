@@ -13,3 +13,5 @@ export { runAudit, formatAudit, auditStrategies } from './audit.js';
 export type { AuditOptions, AuditReport, AuditRow } from './audit.js';
 export { recordTranscripts } from './rollout-records.js';
 export type { TranscriptRecording } from './rollout-records.js';
+export { calibrate, formatCalibration, readGrades, spearman, rewardReasons, DEFAULT_THRESHOLDS, GradeSchema } from './calibrate.js';
+export type { CalibrationReport, CalibrationThresholds, CalibratedEpisode, Grade } from './calibrate.js';

@@ -307,4 +307,9 @@ export interface RewardResult {
   components: { [name: string]: number };
   details: { [name: string]: RewardDetail };
   segments: { tool: number | null; reply: number | null };
+  /**
+   * The gates that capped the reward, one line each ("capped at 0.05: accuracy 0.5 < 0.6 (weighted mean
+   * 0.82)"); absent when no gate lowered it.
+   */
+  caps?: string[];
 }

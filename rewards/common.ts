@@ -4,8 +4,9 @@
  * Text rules themselves (numbers, normalisation, length) come from protocol/text.ts so that the hooks
  * and the rewards can never disagree.
  */
-import type { Fact, Trace, TraceCall, WorldState } from '../protocol/domain.js';
+import type { Fact, Locale, Trace, TraceCall, WorldState } from '../protocol/domain.js';
 import { scriptCounts, statesTerm, toHalfWidth } from '../protocol/text.js';
+import { factStatedInMeaning, hasMeaning, type MeaningOptions } from './meaning.js';
 
 /** Tool errors that are the environment's fault (injected faults): never held against the policy. */
 export const INJECTED_FAULTS: ReadonlySet<string> = new Set(['TIMEOUT', 'PERMISSION_DENIED', 'MALFORMED_OUTPUT']);
@@ -36,9 +37,26 @@ export function toolCalls(trace: Trace): TraceCall[] {
   return out;
 }
 
-/** Whether the reply states a fact: any of its values, as `statesTerm` reads it (normalised, not inside a longer word or number). */
-export function factStated(reply: string, fact: Fact): boolean {
-  return fact.values.some((v) => statesTerm(reply, v));
+/**
+ * Whether the reply states a fact: any of its values, read for meaning (rewards/meaning.ts: its numbers
+ * and most of its content words, in any order, in each locale's equivalent forms, with the same
+ * polarity). A value with no content word and no number (a bare "hi") is matched as a term, as
+ * `statesTerm` reads it (normalised, not inside a longer word or number).
+ */
+export function factStated(reply: string, fact: Fact, locale: Locale, opts: MeaningOptions = {}): boolean {
+  if (factStatedInMeaning(reply, fact, locale, opts)) return true;
+  for (const v of fact.values) if (!hasMeaning(v, locale) && statesTerm(reply, v)) return true;
+  return false;
+}
+
+/** A forbidden fact that is a price the list shows: "down from 85.9" frames it, and claims nothing. */
+export function isListPriceFact(fact: Fact): boolean {
+  return /(?:^|:)list_price_as_live$/.test(fact.key);
+}
+
+/** Whether the reply states a forbidden fact (a claim it must not make: framing as the list price exempts a list price). */
+export function forbiddenStated(reply: string, fact: Fact, locale: Locale): boolean {
+  return factStated(reply, fact, locale, { listPriceFraming: isListPriceFact(fact) });
 }
 
 /**
@@ -134,7 +152,7 @@ export function asksQuestion(reply: string): boolean {
   return /[?？]/.test(reply);
 }
 
-const CTA_RE = /链接|拍|下单|领|抢|点击|购物车|\b(link|order|grab|claim|cart|tap)/;
+const CTA_RE = /链接|拍|下单|领|抢|点击|购物车|小黄车|车里|入手|\b(link|order|grab|claim|cart|tap|checkout|check out|buy|snag|pick (it|one|them) up)/;
 
 /** Whether a reply contains a call to action (go to link N, grab the coupon, place the order). */
 export function hasCallToAction(reply: string): boolean {

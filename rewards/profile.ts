@@ -16,12 +16,14 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * The default profile. Gates: a reply that is not accurate (accuracy < 0.6: a required fact missing, a
- * number invented, a forbidden fact stated, the wrong final state) or that does not serve the message
- * (effectiveness < 0.4: over-refusal, an irrelevant or padded reply) caps the episode at 0.05, whatever
- * else went well, so a non-answer earns near nothing; a hook-blocked episode caps it at 0.05 too.
- * (Before 0.2 the accuracy gate capped at 0.2 and a clean non-answer kept 0.4 of accuracy, so refusing or
- * chatting earned about 0.2 everywhere; see docs/REWARDS.md "The audit".)
+ * The default profile (rewards 3.0). Gates cap only hard failures: a reply that states little of what
+ * was asked, or states something invented or forbidden, or leaves the world in the wrong state (accuracy
+ * below 0.45: the hard failures multiply accuracy by 0.5 or less) is capped at 0.05; a partial answer
+ * (accuracy below 0.75: one fact of two) at 0.5; an episode blocked by a hook, or whose final reply breaks
+ * a rule the prompt states (hook_compliance 0), at 0.05. Effectiveness (brevity, relevance, a call to
+ * action) weighs and never caps: a soft score does not make a cliff. Every cap that applies is a reason
+ * line (`caps`). (2.0 capped at 0.05 below effectiveness 0.4 and below accuracy 0.6; docs/REWARDS.md
+ * "Calibrating a profile" says what that cost.)
  */
 export const DEFAULT_PROFILE: RewardProfile = deepFreeze({
   name: 'default',
@@ -33,8 +35,8 @@ export const DEFAULT_PROFILE: RewardProfile = deepFreeze({
     { name: 'skill_selection', weight: 0.15 },
   ],
   gates: [
-    { module: 'accuracy', below: 0.6, cap: 0.05 },
-    { module: 'effectiveness', below: 0.4, cap: 0.05 },
+    { module: 'accuracy', below: 0.45, cap: 0.05 },
+    { module: 'accuracy', below: 0.75, cap: 0.5 },
     { module: 'hook_compliance', below: 0.01, cap: 0.05 },
   ],
 });

@@ -67,7 +67,7 @@ function runModule(
 
 /**
  * Score a finished episode. composite = Σ weight·value / Σ weight, then every gate whose module is below
- * its threshold caps it; the result is clamped to [0, 1] and rounded to 6 decimals. Segment scores are
+ * its threshold caps it, and says so in `caps` (one line per cap that lowered the reward, absent when none); the result is clamped to [0, 1] and rounded to 6 decimals. Segment scores are
  * the weighted means of the modules of each segment; `tool` is null when the task needs no tool calls
  * and the trace made none (load_skill aside), `reply` is null when there is no final reply. Never throws:
  * a failing module scores 0 with `failed: true`.
@@ -91,14 +91,19 @@ export function scoreEpisode(trace: Trace, task: Task, profile: RewardProfile, r
     }
   }
   let reward = wSum > 0 ? sum / wSum : 0;
+  const weighted = reward;
+  let caps: string[] | undefined;
   for (const gate of profile.gates) {
     const v = components[gate.module];
-    if (v !== undefined && v < gate.below) reward = Math.min(reward, gate.cap);
+    if (v !== undefined && v < gate.below && gate.cap < weighted) {
+      reward = Math.min(reward, gate.cap);
+      (caps ??= []).push(`capped at ${gate.cap}: ${gate.module} ${v} < ${gate.below} (weighted mean ${round6(clamp01(weighted))})`);
+    }
   }
 
   const noToolWork = task.answer_key.required_calls.length === 0 && toolCalls(trace).length === 0;
   const mean = (k: RewardSegment): number | null => (seg[k].w > 0 ? round6(clamp01(seg[k].s / seg[k].w)) : null);
-  return {
+  const result: RewardResult = {
     reward: round6(clamp01(reward)),
     components,
     details,
@@ -107,4 +112,6 @@ export function scoreEpisode(trace: Trace, task: Task, profile: RewardProfile, r
       reply: trace.final_reply === null ? null : mean('reply'),
     },
   };
+  if (caps !== undefined) result.caps = caps;
+  return result;
 }

@@ -4,12 +4,15 @@
  * an invented number or a forbidden fact (a wrong price read out by TTS is an incident) and harder for a
  * wrong final state (coupon not issued, card not pushed, refusal not recorded). Stating nothing false is
  * not an answer: a reply that states none of the required facts scores 0, however clean (version 2; in
- * 1.x it kept 0.4 for that, a floor every non-answer farmed). A fact counts in the reply's own words:
- * a term is matched whole ("AI" is not in "details") and a copy of the viewer's message states nothing.
+ * 1.x it kept 0.4 for that, a floor every non-answer farmed). A fact counts in the reply's own words
+ * and by its meaning (version 3; rewards/meaning.ts): its numbers and most of its content words in any
+ * order, each locale's equivalent forms alike ("7-day" / "seven-day", "没货" / "售罄"), a negated claim
+ * not being the claim; a copy of the viewer's message states nothing. A list price framed as such
+ * ("down from 85.9", "原价85.9") is not the forbidden "list price as the live price".
  */
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
 import { extractNumbers } from '../../protocol/text.js';
-import { clamp01, diffWorldState, factStated, numParam, ownWords } from '../common.js';
+import { clamp01, diffWorldState, factStated, forbiddenStated, numParam, ownWords } from '../common.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `accuracy` (each can be overridden in the profile entry's `params`). */
@@ -35,12 +38,12 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
   // Facts count in the reply's own words, not in a copy of the viewer's message (for required facts and
   // forbidden ones alike: quoting "9号卖完了没" back is neither an answer nor a claim).
   const own = ownWords(reply, task.messages);
-  for (const fact of key.required_facts) (factStated(own, fact) ? present : missing).push(fact.key);
+  for (const fact of key.required_facts) (factStated(own, fact, task.locale) ? present : missing).push(fact.key);
   const factsFrac = key.required_facts.length === 0 ? 1 : present.length / key.required_facts.length;
   reasons.push(`required facts: ${present.length}/${key.required_facts.length} stated`);
   for (const k of missing) reasons.push(`missing fact: ${k}`);
 
-  const forbidden = key.forbidden_facts.filter((f) => factStated(own, f)).map((f) => f.key);
+  const forbidden = key.forbidden_facts.filter((f) => forbiddenStated(own, f, task.locale)).map((f) => f.key);
   for (const k of forbidden) reasons.push(`forbidden fact stated: ${k}`);
 
   // Numbers compare numerically ("03" = 3, "89.90" = 89.9): extractNumbers already yields numbers.
@@ -87,7 +90,7 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
 /** Factual accuracy of the final reply and the final world state. */
 export const accuracyModule: RewardModule = {
   name: 'accuracy',
-  version: '2.0.0',
+  version: '3.0.0',
   segment: 'reply',
   score: scoreAccuracy,
 };

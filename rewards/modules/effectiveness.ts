@@ -7,16 +7,18 @@
  *   this viewer, a compliment is thanked for; the viewer's own words repeated back serve nothing), a refusal is recorded and offers an alternative, a
  *   clarification asks, a hand-off is recorded. Over-refusal of an answerable (or whitelisted look-alike)
  *   request serves nothing.
- * - Brevity: a reply longer than its length budget (the reference reply's spoken length with some slack,
- *   plus a required ending) loses value in proportion; past the harness's hard limit, more.
- * - Relevance: numbers the viewer did not ask for (not in the required facts, the reference reply or the
- *   viewer's own message) cost each: a dump of tool values or of the prompt's product lines is not an answer.
+ * - Brevity against the rules the prompt states (version 3): past the length limit or the sentence count
+ *   the reply loses value; below the limit only a gentle preference for concision (at most 10%). No
+ *   budget is taken from the reference reply: a good reply may be longer than the oracle's.
+ * - Relevance against the evidence of what the viewer asked about: the numbers of that product, order or
+ *   coupon (the results of the calls about it), the required facts, the reference reply and the viewer's
+ *   messages are in scope; another product's figures, dumps of the room and repeated clauses cost.
  * - The room's language: a reply in another language serves nobody there.
  * - A call to action where one is due.
  */
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
 import { charLength, extractNumbers } from '../../protocol/text.js';
-import { asksQuestion, clamp01, factStated, hasCallToAction, inLanguage, numParam, offersAlternative, ownWords, refusalPhrased } from '../common.js';
+import { asksQuestion, clamp01, factStated, forbiddenStated, hasCallToAction, inLanguage, numParam, offersAlternative, ownWords, refusalPhrased, toolCalls } from '../common.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `effectiveness`. */
@@ -30,30 +32,98 @@ export const EFFECTIVENESS_DEFAULTS = {
   /** Multiplier when a clarify reply already states an answer fact (a forbidden fact of the task). */
   clarify_answered_factor: 0.5,
   /** Multiplier when a call to action is expected and missing. */
-  missing_cta_factor: 0.7,
-  /** Multiplier when the reply is longer than the episode's reply_max_chars (on top of the budget). */
+  missing_cta_factor: 0.8,
+  /** Multiplier when the reply is longer than the episode's reply_max_chars (the limit the prompt states). */
   too_long_factor: 0.6,
+  /** Multiplier when the reply has more sentences than the prompt allows (`max_sentences`). */
+  too_many_sentences_factor: 0.8,
+  /** The most sentences the prompt allows ("one or two sentences"); 0 turns the check off. */
+  max_sentences: 2,
   /** Multiplier when the reply is shorter than `min_chars`. */
   too_short_factor: 0.5,
   /** Shortest useful spoken reply, in characters. */
   min_chars: 4,
-  /** The length budget: the reference reply's length times this... */
-  budget_ratio: 1.5,
-  /** ...but at least the reference's length plus this many characters. */
-  budget_slack: 20,
-  /** Multiplier per distinct unrequested number (at most `max_unrequested` counted). */
-  unrequested_factor: 0.6,
+  /**
+   * A gentle preference for concision below the stated limit: a reply longer than `concise_share` of
+   * reply_max_chars loses up to `concision_weight` of its value, linearly, reaching it at the limit.
+   */
+  concise_share: 0.6,
+  concision_weight: 0.1,
+  /** Multiplier per distinct number outside the scope of the question (at most `max_unrequested` counted). */
+  unrequested_factor: 0.7,
   max_unrequested: 4,
+  /** Multiplier when the reply says the same clause twice. */
+  repetition_factor: 0.7,
 } as const;
 
-/** The numbers a reply may state without padding: asked for, in the reference answer, or in the viewer's message. */
-function requestedNumbers(task: Task): Set<number> {
+/** Every number inside a tool result: numeric fields, and the numbers in its strings (titles, dates, specs). */
+function collectNumbers(value: unknown, out: Set<number>, depth = 0): void {
+  if (depth > 8) return;
+  if (typeof value === 'number') {
+    if (Number.isFinite(value)) out.add(value);
+  } else if (typeof value === 'string') {
+    for (const n of extractNumbers(value)) out.add(n);
+  } else if (Array.isArray(value)) {
+    for (const v of value) collectNumbers(v, out, depth + 1);
+  } else if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) collectNumbers(v, out, depth + 1);
+  }
+}
+
+/** The primitive argument values of the task's required calls and solution: the product, order, coupon it is about. */
+function taskEntities(task: Task): Set<string> {
+  const out = new Set<string>();
+  const add = (args: { [k: string]: unknown } | undefined): void => {
+    if (args === undefined) return;
+    for (const v of Object.values(args)) if (typeof v === 'number' || (typeof v === 'string' && v.length <= 64)) out.add(String(v));
+  };
+  for (const r of task.answer_key.required_calls) for (const c of r.any_of) add(c.arguments);
+  for (const c of task.answer_key.solution) add(c.arguments);
+  return out;
+}
+
+/**
+ * The numbers a reply may state without padding: those of what the viewer asked about. The required
+ * facts, the reference reply and the viewer's messages; and every number in the results of the calls
+ * about the task's own product, order or coupon (a call with an argument the task's required calls
+ * name): that product's link, options, prices, dates and thresholds, that order's facts, that coupon's
+ * terms. Other products' figures and dumps of the room are outside it.
+ */
+function scopeNumbers(trace: Trace, task: Task): Set<number> {
   const key = task.answer_key;
   const out = new Set<number>();
   for (const f of key.required_facts) for (const v of f.values) for (const n of extractNumbers(v)) out.add(n);
   for (const n of extractNumbers(key.reference_reply)) out.add(n);
   for (const m of task.messages) for (const n of extractNumbers(m)) out.add(n);
+  const entities = taskEntities(task);
+  if (entities.size === 0) return out;
+  for (const call of toolCalls(trace)) {
+    if (!call.ok || call.arguments === null) continue;
+    let about = false;
+    for (const v of Object.values(call.arguments)) if ((typeof v === 'number' || typeof v === 'string') && entities.has(String(v))) about = true;
+    if (about) collectNumbers(call.result, out);
+  }
   return out;
+}
+
+/** Sentences of a spoken reply: runs ended by a full stop, question or exclamation mark (either width). */
+function sentenceCount(reply: string): number {
+  return reply
+    .replace(/(\d)\.(\d)/g, '$1$2')
+    .split(/[.!?。！？]+/)
+    .filter((s) => /[\p{L}\p{N}]/u.test(s)).length;
+}
+
+/** Whether the reply says one clause twice (normalised), as padding does. */
+function repeatsItself(reply: string): boolean {
+  const seen = new Set<string>();
+  for (const c of reply.toLowerCase().split(/[,.!?;，。！？；、]+/)) {
+    const k = c.replace(/[^\p{L}\p{N}]+/gu, '');
+    if (k.length < 6) continue;
+    if (seen.has(k)) return true;
+    seen.add(k);
+  }
+  return false;
 }
 
 const bare = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
@@ -86,7 +156,7 @@ function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<st
         reasons.push("repeats the viewer's message instead of answering it");
       } else if (key.required_facts.length > 0) {
         const own = ownWords(reply, task.messages);
-        const stated = key.required_facts.filter((f) => factStated(own, f)).length;
+        const stated = key.required_facts.filter((f) => factStated(own, f, task.locale)).length;
         served = stated / key.required_facts.length;
         reasons.push(`answers what was asked: ${stated}/${key.required_facts.length} of the facts the message asks for`);
       } else {
@@ -114,7 +184,7 @@ function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<st
       const asked = asksQuestion(reply);
       served = asked ? 1 : p('clarify_no_question');
       reasons.push(asked ? 'asks a clarifying question' : 'asks no clarifying question');
-      const answered = key.forbidden_facts.filter((f) => factStated(ownWords(reply, task.messages), f)).map((f) => f.key);
+      const answered = key.forbidden_facts.filter((f) => forbiddenStated(ownWords(reply, task.messages), f, task.locale)).map((f) => f.key);
       if (answered.length > 0) {
         served *= p('clarify_answered_factor');
         reasons.push(`answers before clarifying: ${answered.join(', ')}`);
@@ -143,42 +213,50 @@ function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<st
     }
   }
 
-  // Brevity: the budget is what the answer needs to be said, with some slack.
+  // Brevity against the rules the prompt states: its length limit and sentence count; below the limit
+  // only a gentle preference for concision (no budget taken from the reference reply).
   const chars = charLength(reply);
-  const ref = charLength(key.reference_reply) + (trace.required_ending === undefined ? 0 : charLength(trace.required_ending));
-  const budget = Math.max(Math.ceil(ref * p('budget_ratio')), ref + p('budget_slack'));
-  if (chars > budget) {
-    value *= budget / chars;
-    reasons.push(`padded: ${chars} spoken chars for a budget of ${budget}`);
-  }
   const max = trace.limits.reply_max_chars;
+  const comfortable = Math.floor(max * p('concise_share'));
   if (chars > max) {
     value *= p('too_long_factor');
     reasons.push(`too long for TTS: ${chars} > ${max} chars`);
+  } else if (chars > comfortable && max > comfortable) {
+    value *= 1 - (p('concision_weight') * (chars - comfortable)) / (max - comfortable);
+    reasons.push(`long: ${chars} of ${max} chars`);
   } else if (chars < p('min_chars')) {
     value *= p('too_short_factor');
     reasons.push(`too short: ${chars} < ${p('min_chars')} chars`);
   }
+  const sentences = sentenceCount(reply);
+  if (p('max_sentences') > 0 && sentences > p('max_sentences')) {
+    value *= p('too_many_sentences_factor');
+    reasons.push(`${sentences} sentences (the prompt allows ${p('max_sentences')})`);
+  }
+  if (repeatsItself(reply)) {
+    value *= p('repetition_factor');
+    reasons.push('repeats itself');
+  }
 
-  // Relevance: numbers nobody asked for.
-  const requested = requestedNumbers(task);
-  const unrequested = [...new Set(extractNumbers(reply))].filter((n) => !requested.has(n));
+  // Relevance: numbers outside what the viewer asked about (another product's figures, a dump of the room).
+  const scope = scopeNumbers(trace, task);
+  const unrequested = [...new Set(extractNumbers(reply))].filter((n) => !scope.has(n));
   if (unrequested.length > 0) {
     value *= p('unrequested_factor') ** Math.min(unrequested.length, p('max_unrequested'));
-    reasons.push(`unrequested numbers: ${unrequested.join(', ')}`);
+    reasons.push(`numbers outside the question's scope: ${unrequested.join(', ')}`);
   }
 
   return {
     value: clamp01(value),
     reasons,
-    evidence: { expect: key.expect, served, refusal_recorded: refusalRecorded, cta, chars, budget, unrequested },
+    evidence: { expect: key.expect, served, refusal_recorded: refusalRecorded, cta, chars, limit: max, sentences, unrequested },
   };
 }
 
 /** Whether the reply serves the viewer's message as the task expects, relevantly and briefly. */
 export const effectivenessModule: RewardModule = {
   name: 'effectiveness',
-  version: '2.0.0',
+  version: '3.0.0',
   segment: 'reply',
   score: scoreEffectiveness,
 };

@@ -3,7 +3,9 @@
  * counted even when a retry fixed it, because in production each one costs a round trip and a hook
  * that auto-corrects can still ship a worse reply; and so is every rule the prompt states that the final
  * reply breaks, whether or not a hook enforces it (`trace.rule_violations`: a variant that turns a check
- * off still tells the policy the rule). A blocked episode scores 0.
+ * off still tells the policy the rule). A blocked episode scores 0, and so does one whose final reply
+ * (the one that went on air) breaks a stated rule (version 3): that is a hard failure, which the default
+ * profile's gate turns into a cap; violations a retry fixed cost `per_violation` each.
  */
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
 import { clamp01, numParam } from '../common.js';
@@ -36,9 +38,14 @@ function scoreHookCompliance(trace: Trace, _task: Task, params: Readonly<Record<
     reasons.push(`final reply breaks a stated rule: ${v.code}${v.evidence !== undefined ? ` (evidence: ${v.evidence})` : ''}`);
   }
   let value: number;
+  const brokenOnAir = (trace.rule_violations ?? []).length > 0;
   if (trace.outcome === 'hook_blocked') {
     value = 0;
     reasons.push('episode blocked by a hook');
+  } else if (brokenOnAir) {
+    // The reply that went on air breaks a rule the prompt states: a hard failure, not a soft cost.
+    value = 0;
+    reasons.push('the final reply breaks a rule the prompt states');
   } else {
     value = clamp01(1 - perViolation * distinct.size);
     if (violations.length === 0) reasons.push('no hook violations');
@@ -50,7 +57,7 @@ function scoreHookCompliance(trace: Trace, _task: Task, params: Readonly<Record<
 /** Compliance with the harness's hooks across all turns. */
 export const hookComplianceModule: RewardModule = {
   name: 'hook_compliance',
-  version: '2.0.0',
+  version: '3.0.0',
   segment: 'reply',
   score: scoreHookCompliance,
 };

@@ -129,7 +129,7 @@ describe('reward properties', () => {
         const key = task.answer_key;
         const reply = trace.final_reply;
         fc.pre(key.expect === 'answer' && key.required_facts.length > 0 && reply !== null);
-        fc.pre(key.required_facts.every((f) => !factStated(reply!, f)));
+        fc.pre(key.required_facts.every((f) => !factStated(reply!, f, task.locale)));
         const r = scoreEpisode(trace, task, DEFAULT_PROFILE, defaultRegistry());
         expect(r.components.accuracy).toBe(0);
         expect(r.reward).toBeLessThanOrEqual(0.05);

@@ -1,0 +1,314 @@
+/**
+ * Calibration: does a reward profile agree with reviewers? The counterpart of `audit` (which finds rewards
+ * that pay for not doing the job): calibrate finds rewards that refuse to pay for doing it, and rewards
+ * that pay for replies reviewers would not put on air.
+ *
+ * A corpus is recorded episodes (record files: they carry the finished trace and the task, so a corpus
+ * survives changes to the generator) with a reviewer's grade per episode in a JSON Lines file:
+ * `{"episode": ID, "grade": 0..1, "verdict": "air"|"fix"|"block", "why"?: string, "flawed"?: bool}`.
+ * Every graded episode is rescored with the profile and compared with its grade.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { RewardResult } from '../protocol/domain.js';
+import type { LoadedRecord } from '../recording/index.js';
+import { round6, scoreEpisode } from '../rewards/index.js';
+import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
+
+/** One reviewer's grade of one episode. */
+export const GradeSchema = z.strictObject({
+  episode: z.string().min(1).max(256),
+  grade: z.number().min(0).max(1),
+  verdict: z.enum(['air', 'fix', 'block']),
+  why: z.string().max(2000).optional(),
+  /** A deliberately flawed reply (the corpus's negative half). */
+  flawed: z.boolean().optional(),
+  /** What the flaw is, for flawed replies. */
+  flaw: z.string().max(2000).optional(),
+});
+export type Grade = z.infer<typeof GradeSchema>;
+
+/** Thresholds past which calibrate fails (exit 1). */
+export interface CalibrationThresholds {
+  /** Least share of episodes with |reward - grade| <= tolerance. */
+  min_agreement: number;
+  /** Most share of air-worthy episodes (grade >= 0.8) the reward pays below 0.5. */
+  max_false_negatives: number;
+  /** Most share of unairable episodes (grade <= 0.3) the reward pays 0.7 or more. */
+  max_false_positives: number;
+  /** Most mean reward of the flawed replies. */
+  max_flawed_mean: number;
+  /** |reward - grade| that still counts as agreement. */
+  tolerance: number;
+}
+
+export const DEFAULT_THRESHOLDS: CalibrationThresholds = {
+  min_agreement: 0.9,
+  max_false_negatives: 0.05,
+  max_false_positives: 0.05,
+  max_flawed_mean: 0.3,
+  tolerance: 0.2,
+};
+
+/** One episode's comparison. */
+export interface CalibratedEpisode {
+  episode: string;
+  intent: string;
+  locale: string;
+  variant: string;
+  grade: number;
+  verdict: Grade['verdict'];
+  reward: number;
+  flawed: boolean;
+  agrees: boolean;
+  false_negative: boolean;
+  false_positive: boolean;
+  why?: string;
+  /** The reward's reasons (component: reason) and caps, for a disagreement. */
+  reasons: string[];
+}
+
+/** A slice's figures (by locale, intent, variant family). */
+export interface SliceFigures {
+  episodes: number;
+  reward_mean: number;
+  grade_mean: number;
+  agreement: number;
+}
+
+/** The calibration report. */
+export interface CalibrationReport {
+  profile: string;
+  episodes: number;
+  graded_without_record: string[];
+  records_without_grade: number;
+  agreement: number;
+  false_negatives: number;
+  false_negative_rate: number;
+  false_positives: number;
+  false_positive_rate: number;
+  spearman: number;
+  reward_mean: number;
+  grade_mean: number;
+  flawed: { episodes: number; reward_mean: number | null };
+  slices: { locale: Record<string, SliceFigures>; intent: Record<string, SliceFigures>; variant: Record<string, SliceFigures> };
+  disagreements: CalibratedEpisode[];
+  thresholds: CalibrationThresholds;
+  failures: string[];
+}
+
+/** Read a grades file: one JSON object per line; every bad line is reported as `FILE:LINE: key: message`. */
+export function readGrades(path: string): { ok: true; grades: Grade[] } | { ok: false; errors: string[] } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    return { ok: false, errors: [`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`] };
+  }
+  const grades: Grade[] = [];
+  const errors: string[] = [];
+  const seen = new Set<string>();
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch (e) {
+      errors.push(`${path}:${i + 1}: not JSON (${(e as Error).message})`);
+      return;
+    }
+    const r = GradeSchema.safeParse(raw);
+    if (!r.success) {
+      for (const issue of r.error.issues) errors.push(`${path}:${i + 1}: ${issue.path.join('.') || '(line)'}: ${issue.message}`);
+      return;
+    }
+    if (seen.has(r.data.episode)) {
+      errors.push(`${path}:${i + 1}: episode: "${r.data.episode}" is graded twice`);
+      return;
+    }
+    seen.add(r.data.episode);
+    grades.push(r.data);
+  });
+  if (errors.length > 0) return { ok: false, errors };
+  if (grades.length === 0) return { ok: false, errors: [`${path}: no grades (one JSON object per line)`] };
+  return { ok: true, grades };
+}
+
+function mean(xs: readonly number[]): number {
+  return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+/** Average ranks (ties share the mean of their positions), for Spearman's rho. */
+function ranks(xs: readonly number[]): number[] {
+  const order = xs.map((x, i) => [x, i] as const).sort((a, b) => a[0] - b[0]);
+  const out = new Array<number>(xs.length);
+  for (let i = 0; i < order.length; ) {
+    let j = i;
+    while (j + 1 < order.length && order[j + 1][0] === order[i][0]) j++;
+    const r = (i + j) / 2 + 1;
+    for (let k = i; k <= j; k++) out[order[k][1]] = r;
+    i = j + 1;
+  }
+  return out;
+}
+
+/** Spearman's rank correlation (Pearson's r of the average ranks); 0 when either side is constant. */
+export function spearman(a: readonly number[], b: readonly number[]): number {
+  if (a.length < 2) return 0;
+  const ra = ranks(a);
+  const rb = ranks(b);
+  const ma = mean(ra);
+  const mb = mean(rb);
+  let num = 0;
+  let da = 0;
+  let db = 0;
+  for (let i = 0; i < ra.length; i++) {
+    num += (ra[i] - ma) * (rb[i] - mb);
+    da += (ra[i] - ma) ** 2;
+    db += (rb[i] - mb) ** 2;
+  }
+  return da === 0 || db === 0 ? 0 : num / Math.sqrt(da * db);
+}
+
+/** The reason lines behind a reward: each component's value and reasons, then the caps. */
+export function rewardReasons(result: RewardResult): string[] {
+  const out: string[] = [];
+  for (const [name, d] of Object.entries(result.details)) out.push(`${name} ${d.value}: ${d.reasons.join('; ')}`);
+  for (const c of result.caps ?? []) out.push(c);
+  return out;
+}
+
+function variantLabel(r: LoadedRecord['record']): string {
+  const v = r.variant as unknown;
+  if (typeof v === 'string') return v;
+  if (v !== null && typeof v === 'object' && typeof (v as { split?: unknown }).split === 'string') return `spec:${(v as { split: string }).split}`;
+  return String(r.variant_id ?? 'unknown');
+}
+
+function slice(items: readonly CalibratedEpisode[], keyOf: (e: CalibratedEpisode) => string): Record<string, SliceFigures> {
+  const groups = new Map<string, CalibratedEpisode[]>();
+  for (const e of items) {
+    const k = keyOf(e);
+    const g = groups.get(k) ?? [];
+    g.push(e);
+    groups.set(k, g);
+  }
+  const out: Record<string, SliceFigures> = {};
+  for (const k of [...groups.keys()].sort()) {
+    const g = groups.get(k)!;
+    out[k] = {
+      episodes: g.length,
+      reward_mean: round6(mean(g.map((e) => e.reward))),
+      grade_mean: round6(mean(g.map((e) => e.grade))),
+      agreement: round6(g.filter((e) => e.agrees).length / g.length),
+    };
+  }
+  return out;
+}
+
+/** Rescore every graded record with `profile` and compare it with its grade. */
+export function calibrate(
+  records: readonly LoadedRecord[],
+  grades: readonly Grade[],
+  profile: RewardProfile,
+  registry: RewardRegistry,
+  thresholds: CalibrationThresholds = DEFAULT_THRESHOLDS,
+): CalibrationReport {
+  const byId = new Map<string, LoadedRecord>();
+  for (const r of records) byId.set(r.record.episode_id, r);
+  const items: CalibratedEpisode[] = [];
+  const missing: string[] = [];
+  for (const g of grades) {
+    const rec = byId.get(g.episode);
+    if (rec === undefined) {
+      missing.push(g.episode);
+      continue;
+    }
+    const r = rec.record;
+    const result = scoreEpisode(r.trace, r.task, profile, registry);
+    const agrees = Math.abs(result.reward - g.grade) <= thresholds.tolerance + 1e-9;
+    const item: CalibratedEpisode = {
+      episode: g.episode,
+      intent: r.task.intent,
+      locale: r.task.locale,
+      variant: variantLabel(r),
+      grade: g.grade,
+      verdict: g.verdict,
+      reward: result.reward,
+      flawed: g.flawed === true,
+      agrees,
+      false_negative: g.grade >= 0.8 && result.reward < 0.5,
+      false_positive: g.grade <= 0.3 && result.reward >= 0.7,
+      reasons: agrees ? [] : rewardReasons(result),
+    };
+    if (g.why !== undefined) item.why = g.why;
+    items.push(item);
+  }
+  const positives = items.filter((e) => e.grade >= 0.8);
+  const negatives = items.filter((e) => e.grade <= 0.3);
+  const fn = items.filter((e) => e.false_negative).length;
+  const fp = items.filter((e) => e.false_positive).length;
+  const flawed = items.filter((e) => e.flawed);
+  const agreement = items.length === 0 ? 0 : items.filter((e) => e.agrees).length / items.length;
+  const report: CalibrationReport = {
+    profile: profile.name,
+    episodes: items.length,
+    graded_without_record: missing,
+    records_without_grade: records.length - (grades.length - missing.length),
+    agreement: round6(agreement),
+    false_negatives: fn,
+    false_negative_rate: round6(positives.length === 0 ? 0 : fn / positives.length),
+    false_positives: fp,
+    false_positive_rate: round6(negatives.length === 0 ? 0 : fp / negatives.length),
+    spearman: round6(spearman(items.map((e) => e.reward), items.map((e) => e.grade))),
+    reward_mean: round6(mean(items.map((e) => e.reward))),
+    grade_mean: round6(mean(items.map((e) => e.grade))),
+    flawed: { episodes: flawed.length, reward_mean: flawed.length === 0 ? null : round6(mean(flawed.map((e) => e.reward))) },
+    slices: {
+      locale: slice(items, (e) => e.locale),
+      intent: slice(items, (e) => e.intent),
+      variant: slice(items, (e) => e.variant),
+    },
+    disagreements: items.filter((e) => !e.agrees).sort((a, b) => Math.abs(b.reward - b.grade) - Math.abs(a.reward - a.grade)),
+    thresholds,
+    failures: [],
+  };
+  const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+  if (items.length === 0) report.failures.push('no graded episode has a record');
+  if (report.agreement < thresholds.min_agreement) report.failures.push(`agreement ${pct(report.agreement)} < ${pct(thresholds.min_agreement)}`);
+  if (report.false_negative_rate > thresholds.max_false_negatives)
+    report.failures.push(`false negatives ${pct(report.false_negative_rate)} > ${pct(thresholds.max_false_negatives)}`);
+  if (report.false_positive_rate > thresholds.max_false_positives)
+    report.failures.push(`false positives ${pct(report.false_positive_rate)} > ${pct(thresholds.max_false_positives)}`);
+  if (report.flawed.reward_mean !== null && report.flawed.reward_mean > thresholds.max_flawed_mean)
+    report.failures.push(`flawed replies' mean ${report.flawed.reward_mean} > ${thresholds.max_flawed_mean}`);
+  return report;
+}
+
+/** The report as a person reads it. */
+export function formatCalibration(r: CalibrationReport, opts: { all?: boolean } = {}): string {
+  const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+  const lines: string[] = [];
+  lines.push(`calibrate: profile ${r.profile}, ${r.episodes} graded episodes`);
+  lines.push(
+    `  agreement (|reward - grade| <= ${r.thresholds.tolerance}): ${pct(r.agreement)}   ` +
+      `false negatives: ${r.false_negatives} (${pct(r.false_negative_rate)} of grade >= 0.8)   ` +
+      `false positives: ${r.false_positives} (${pct(r.false_positive_rate)} of grade <= 0.3)`,
+  );
+  lines.push(`  Spearman rank correlation: ${r.spearman}   reward mean ${r.reward_mean}   grade mean ${r.grade_mean}`);
+  if (r.flawed.episodes > 0) lines.push(`  flawed replies: ${r.flawed.episodes}, reward mean ${r.flawed.reward_mean}`);
+  for (const [name, s] of Object.entries(r.slices)) {
+    lines.push(`  by ${name}:`);
+    for (const [k, f] of Object.entries(s))
+      lines.push(`    ${k.padEnd(16)} n=${String(f.episodes).padStart(3)}  reward ${f.reward_mean.toFixed(3)}  grade ${f.grade_mean.toFixed(3)}  agreement ${pct(f.agreement)}`);
+  }
+  if (r.graded_without_record.length > 0) lines.push(`  graded but not in the records: ${r.graded_without_record.join(', ')}`);
+  const shown = opts.all ? r.disagreements : r.disagreements.slice(0, 20);
+  if (shown.length > 0) lines.push(`  disagreements (${r.disagreements.length}, largest first${opts.all ? '' : '; --all shows every one'}):`);
+  for (const d of shown) {
+    lines.push(`  - ${d.episode}: reward ${d.reward} vs grade ${d.grade} (${d.verdict}${d.flawed ? ', flawed' : ''})${d.why ? ` — reviewer: ${d.why}` : ''}`);
+    for (const reason of d.reasons) lines.push(`      ${reason}`);
+  }
+  lines.push(r.failures.length === 0 ? 'calibrate: pass' : `calibrate: FAIL (${r.failures.join('; ')})`);
+  return lines.join('\n');
+}

@@ -1,0 +1,291 @@
+/**
+ * Whether a reply states a fact's content, not its wording.
+ *
+ * A fact value ("92% modal, 8% spandex", "该订单已经在退款处理中", "seven-day no-reason returns are
+ * supported") is read into atoms: its numbers, and its content words (English: words less function
+ * words, lightly stemmed; Chinese: the character pairs of each run of Han characters). Each locale's
+ * equivalent forms are first folded to one concept ("7-day", "seven days" and "七天" are one concept;
+ * "sold out", "out of stock", "没货" and "卖完了" are "not in stock"). A value is stated when some span of
+ * one to three consecutive clauses of the reply holds every number of the value and at least
+ * `coverage` of its content atoms, in any order, with the same polarity: a negated claim ("it hasn't
+ * shipped") is not the claim ("has shipped"), and the negation of a negation is the claim.
+ *
+ * `factStated` in common.ts answers first by the exact term (as before); this module decides what the
+ * exact term misses. Nothing here is tuned to a harness: the concepts are words of the language.
+ */
+import type { Fact, Locale } from '../protocol/domain.js';
+import { extractNumbers, toHalfWidth } from '../protocol/text.js';
+
+/** The default share of a value's content atoms a span must hold (numbers are always all required). */
+export const DEFAULT_COVERAGE = 0.6;
+
+// A concept is written as one private-use character, so that the English word splitter and the Chinese
+// pair maker both treat it as one indivisible atom.
+const CONCEPTS = [
+  'IN_STOCK',
+  'SHIPPED',
+  'DELIVERED',
+  'SEVEN_DAY',
+  'NO_REASON',
+  'NO_MINIMUM',
+  'HUMAN',
+  'THANKS',
+  'RETURN',
+  'REFUND',
+  'NEUTRAL',
+  'AI',
+  'LIVE_PRICE',
+  'LIST_PRICE',
+  'COUPON',
+  'FREE_SHIPPING',
+  'WARRANTY',
+] as const;
+type Concept = (typeof CONCEPTS)[number];
+const MARK: Record<Concept, string> = Object.fromEntries(CONCEPTS.map((c, i) => [c, String.fromCharCode(0xe000 + i)])) as Record<
+  Concept,
+  string
+>;
+const NEUTRAL = MARK.NEUTRAL;
+
+/**
+ * Equivalent forms per locale, longest first within a table: [pattern, replacement]. A replacement may
+ * carry a negation word ("not <IN_STOCK>") so that "sold out" and "not in stock" become one reading.
+ * English patterns run on lower-cased text with contractions expanded ("hasn't" -> "has not").
+ */
+const EN_FORMS: ReadonlyArray<[RegExp, string]> = [
+  // Idioms that contain a negation word but negate nothing.
+  [/\bno (?:problem|worries|worry|rush|pressure)\b/g, NEUTRAL],
+  [/\bnot only\b/g, NEUTRAL],
+  [/\bno[- ]questions[- ]asked\b/g, MARK.NO_REASON],
+  [/\bno[- ]reason\b/g, MARK.NO_REASON],
+  [/\b(?:no|zero)[- ](?:minimum|threshold|min)(?: spend| purchase| order)?\b/g, MARK.NO_MINIMUM],
+  [/\bwithout (?:a |any )?(?:minimum|threshold)(?: spend)?\b/g, MARK.NO_MINIMUM],
+  [/\b(?:7|seven)[- ]days?\b/g, MARK.SEVEN_DAY],
+  [/\bout of stock\b|\bsold[- ]out\b|\bnone left\b|\bunavailable\b|\bno (?:more )?stock\b|\bgone\b/g, ` not ${MARK.IN_STOCK} `],
+  [/\bin[- ]stock\b|\bavailable\b|\bstill (?:have|has|got) (?:it|some|stock)\b|\b(?:are|is) (?:still )?left\b|\bleft in stock\b/g, MARK.IN_STOCK],
+  [/\bawaiting shipment\b|\bwaiting to (?:be )?ship(?:ped)?\b|\byet to (?:be )?ship(?:ped)?\b/g, ` not ${MARK.SHIPPED} `],
+  [/\bship(?:ped|s)? out\b|\bshipped\b|\bdispatched\b|\bsent out\b|\bon (?:its|the) way\b|\bin transit\b/g, MARK.SHIPPED],
+  [/\bdelivered\b|\barrived\b|\bsigned for\b/g, MARK.DELIVERED],
+  [/\bcustomer (?:service|support|care)\b|\bsupport team\b|\bservice team\b|\bafter-sales team\b|\bhuman\b|\breal person\b|\b(?:an |a )?(?:agent|specialist|staff|colleague)s?\b/g, MARK.HUMAN],
+  [/\bthank(?:s| you)?\b|\bappreciate\b/g, MARK.THANKS],
+  [/\breturn(?:s|ed|ing)?\b|\bsend (?:it|them) back\b/g, MARK.RETURN],
+  [/\brefund(?:s|ed|ing)?\b|\bmoney back\b/g, MARK.REFUND],
+  [/\bdigital (?:host|human|avatar)\b|\bvirtual (?:host|avatar)?\b|\bavatar\b|\bai\b/g, MARK.AI],
+  [/\blive price\b|\bprice (?:right )?now\b|\btoday'?s price\b|\bin the live room\b/g, MARK.LIVE_PRICE],
+  [/\blist price\b|\boriginal(?:ly)?(?: price)?\b|\bregular(?:ly| price)?\b|\bdown from\b|\busually\b|\bnormally\b|\binstead of\b|\bwas\b/g, MARK.LIST_PRICE],
+  [/\bfree (?:shipping|delivery)\b|\bships free\b/g, MARK.FREE_SHIPPING],
+];
+
+const ZH_FORMS: ReadonlyArray<[RegExp, string]> = [
+  [/没问题|不客气|不好意思|不错|不锈钢|不同|不仅|不过|不用担心|无线|无缝|无添加|无糖|无痕|无香|非常|别的|别人|未来/g, NEUTRAL],
+  [/七天|7天/g, MARK.SEVEN_DAY],
+  [/无理由/g, MARK.NO_REASON],
+  [/无门槛|没有门槛|不限门槛/g, MARK.NO_MINIMUM],
+  [/售罄|卖完了?|卖光了?|抢光了?|断货|缺货|无货|没(?:有)?(?:货|库存|现货)/g, `不${MARK.IN_STOCK}`],
+  [/有(?:现)?货|现货|有库存|还有(?:的|库存)?|库存充足/g, MARK.IN_STOCK],
+  [/待发货/g, `未${MARK.SHIPPED}`],
+  [/(?:已经?)?发(?:货|出)了?|寄出|在路上|运输(?:途)?中/g, MARK.SHIPPED],
+  [/(?:已经?)?(?:签收|送达)/g, MARK.DELIVERED],
+  [/人工(?:客服)?|客服|专人|售后同事|工作人员|售后团队/g, MARK.HUMAN],
+  [/谢谢|感谢|多谢|谢啦/g, MARK.THANKS],
+  [/退款/g, MARK.REFUND],
+  [/退货|退回|退掉|可以退|能退|退/g, MARK.RETURN],
+  [/数字人|虚拟主播|AI主播|ai/g, MARK.AI],
+  [/直播价|到手价|现在(?:只要|是)?|今天(?:只要)?/g, MARK.LIVE_PRICE],
+  [/原价|划线价|日常价|专柜价|吊牌价|平时|之前/g, MARK.LIST_PRICE],
+  [/包邮|免运费/g, MARK.FREE_SHIPPING],
+];
+
+const EN_NUMBER_WORDS: Record<string, string> = {
+  one: '1', two: '2', three: '3', four: '4', five: '5', six: '6', seven: '7', eight: '8', nine: '9', ten: '10', twelve: '12',
+};
+const ZH_DIGITS: Record<string, string> = { 一: '1', 两: '2', 二: '2', 三: '3', 四: '4', 五: '5', 六: '6', 七: '7', 八: '8', 九: '9', 十: '10' };
+
+// Function words: they carry no content of a fact. Modal verbs ("can") and negations stay out of this
+// list on purpose: "can be returned" keeps "can", and negation is read as polarity.
+const EN_STOP = new Set(
+  (
+    'a an the is are was were be been being am it its it\'s this that these those to of for in on at by with and or but so as from ' +
+    'your you yours my me i we our us they them their he she his her do does did have has had just also very really right now here ' +
+    'there yes yeah ok okay sure oh well all any some one ones if than then which who what when where how about into up out too ' +
+    'only still yet more most much many get got please let lets let\'s our ours will would can could'
+  ).split(' '),
+);
+// "can" and "will" are listed above for stemming symmetry; these keep them as content anyway.
+const EN_KEEP = new Set(['can', 'could', 'will']);
+
+const EN_NEG = /\b(?:not|no|never|none|nothing|without|cannot|nor)\b/g;
+const ZH_NEG = /[不没未无别非]/g;
+
+function expandContractions(s: string): string {
+  return s
+    .replace(/[’‘`]/g, "'")
+    .replace(/\bcan't\b/g, 'can not')
+    .replace(/\bwon't\b/g, 'will not')
+    .replace(/\b(\w+)n't\b/g, '$1 not')
+    .replace(/\bcannot\b/g, 'can not');
+}
+
+function stem(w: string): string {
+  if (w.length > 5 && w.endsWith('ing')) return w.slice(0, -3);
+  if (w.length > 4 && w.endsWith('ed')) return w.slice(0, -2);
+  if (w.length > 4 && w.endsWith('es') && !w.endsWith('ses')) return w.slice(0, -2);
+  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
+  return w;
+}
+
+/** A text folded for reading: half-width, lower case, each locale's equivalent forms as concepts. */
+function fold(text: string, locale: Locale): string {
+  let s = toHalfWidth(text).toLowerCase();
+  if (locale === 'en') {
+    s = expandContractions(s);
+    s = s.replace(/\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b(?=[- ](?:year|month|week|day|hour|pack|piece|bag|bottle|box|tablet|softgel|capsule|time)s?\b)/g, (w) => EN_NUMBER_WORDS[w]);
+    for (const [re, to] of EN_FORMS) s = s.replace(re, ` ${to} `);
+  } else {
+    s = s.replace(/([一两二三四五六七八九十])(?=(?:个月|年|天|片|粒|次|包|袋|瓶|盒|件|小时|周))/g, (d) => ZH_DIGITS[d]);
+    s = s.replace(/(\d+)点半/g, '$1点30');
+    for (const [re, to] of ZH_FORMS) s = s.replace(re, to);
+  }
+  return s;
+}
+
+// Clause breaks: sentence and clause punctuation of both scripts (a decimal point between digits is not one).
+const CLAUSE_RE = /[!?;,。！？；，、:：\n]+|\.(?!\d)|\s[-–—]\s/;
+
+interface Reading {
+  numbers: number[];
+  atoms: Set<string>;
+  negations: number;
+  listCue: boolean;
+}
+
+function isHan(c: number): boolean {
+  return (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf);
+}
+
+function readFolded(s: string, locale: Locale): Reading {
+  const numbers = extractNumbers(s);
+  const atoms = new Set<string>();
+  let negations = 0;
+  if (locale === 'en') {
+    negations = (s.match(EN_NEG) ?? []).length;
+    for (const w of s.split(/[^a-z\ue000-\ue0ff]+/)) {
+      if (w.length === 0) continue;
+      // Concepts glued to letters split apart: each private-use character is an atom of its own.
+      for (const part of w.split(/([\ue000-\ue0ff])/)) {
+        if (part.length === 0) continue;
+        const c = part.charCodeAt(0);
+        if (c >= 0xe000 && c <= 0xe0ff) {
+          if (part !== NEUTRAL) atoms.add(part);
+        } else if (part.length >= 2 && (!EN_STOP.has(part) || EN_KEEP.has(part)) && !/^(?:not|no|never|none|nothing|without|nor)$/.test(part)) {
+          atoms.add(stem(part));
+        }
+      }
+    }
+  } else {
+    negations = (s.match(ZH_NEG) ?? []).length;
+    let run = '';
+    const flush = (): void => {
+      if (run.length === 1) atoms.add(run);
+      for (let i = 0; i + 1 < run.length; i++) atoms.add(run.slice(i, i + 2));
+      run = '';
+    };
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (isHan(c) && !ZH_FUNCTION.has(s[i])) run += s[i];
+      else {
+        flush();
+        if (c >= 0xe000 && c <= 0xe0ff && s[i] !== NEUTRAL) atoms.add(s[i]);
+      }
+    }
+    flush();
+    for (const w of s.match(/[a-z]{2,}/g) ?? []) atoms.add(w);
+  }
+  return { numbers, atoms, negations, listCue: s.includes(MARK.LIST_PRICE) };
+}
+
+// Chinese function characters: particles and negations carry no content (negation is read as polarity).
+const ZH_FUNCTION = new Set([...'的了吗呢啊呀哦吧嘛哈啦么是在和与及也都就很还这那个您你我们他她它把被给让对着过又再才已经将会要能可以不没未无别非']);
+
+interface ReplyReading {
+  locale: Locale;
+  /** Readings of each span of one to three consecutive clauses. */
+  spans: Reading[];
+}
+
+let lastReplyKey = '';
+let lastReply: ReplyReading | null = null;
+
+function readReply(reply: string, locale: Locale): ReplyReading {
+  const key = `${locale}\u0000${reply}`;
+  if (key === lastReplyKey && lastReply !== null) return lastReply;
+  const folded = fold(reply, locale);
+  const clauses = folded.split(CLAUSE_RE).filter((c) => c.trim().length > 0);
+  const spans: Reading[] = [];
+  for (let i = 0; i < clauses.length; i++) {
+    for (let n = 1; n <= 3 && i + n <= clauses.length; n++) spans.push(readFolded(clauses.slice(i, i + n).join(' , '), locale));
+  }
+  lastReplyKey = key;
+  lastReply = { locale, spans };
+  return lastReply;
+}
+
+const valueCache = new Map<string, Reading>();
+
+function readValue(value: string, locale: Locale): Reading {
+  const key = `${locale}\u0000${value}`;
+  let r = valueCache.get(key);
+  if (r === undefined) {
+    r = readFolded(fold(value, locale), locale);
+    if (valueCache.size > 50_000) valueCache.clear();
+    valueCache.set(key, r);
+  }
+  return r;
+}
+
+/** How a value is matched: `claim` (a required fact) or `forbidden` (a claim that must not be made). */
+export interface MeaningOptions {
+  coverage?: number;
+  /**
+   * For a forbidden price: a span that frames the number as the list price ("down from 85.9", "原价85.9")
+   * does not claim it as the live price.
+   */
+  listPriceFraming?: boolean;
+}
+
+function spanStates(span: Reading, v: Reading, coverage: number, opts: MeaningOptions): boolean {
+  for (const n of v.numbers) if (!span.numbers.includes(n)) return false;
+  if (v.atoms.size > 0) {
+    let hit = 0;
+    for (const a of v.atoms) if (span.atoms.has(a)) hit++;
+    const need = v.atoms.size === 1 ? 1 : Math.max(1, Math.ceil(coverage * v.atoms.size - 1e-9));
+    if (hit < need) return false;
+  } else if (v.numbers.length === 0) {
+    return false;
+  }
+  if (span.negations % 2 !== v.negations % 2) return false;
+  if (opts.listPriceFraming === true && span.listCue && !v.listCue) return false;
+  return true;
+}
+
+/** Whether the reply states `value` in meaning (see the module comment). */
+export function statesMeaning(reply: string, value: string, locale: Locale, opts: MeaningOptions = {}): boolean {
+  const v = readValue(value, locale);
+  if (v.atoms.size === 0 && v.numbers.length === 0) return false;
+  const coverage = opts.coverage ?? DEFAULT_COVERAGE;
+  const r = readReply(reply, locale);
+  for (const span of r.spans) if (spanStates(span, v, coverage, opts)) return true;
+  return false;
+}
+
+/** Whether the reply states any value of the fact in meaning. */
+export function factStatedInMeaning(reply: string, fact: Fact, locale: Locale, opts: MeaningOptions = {}): boolean {
+  for (const v of fact.values) if (statesMeaning(reply, v, locale, opts)) return true;
+  return false;
+}
+
+/** Whether a value has content to read (a number or a content word); a bare "hi" has none. */
+export function hasMeaning(value: string, locale: Locale): boolean {
+  const v = readValue(value, locale);
+  return v.atoms.size > 0 || v.numbers.length > 0;
+}
