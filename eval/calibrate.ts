@@ -10,8 +10,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { RewardResult } from '../protocol/domain.js';
-import type { LoadedRecord } from '../recording/index.js';
+import type { RewardResult, Task, Trace } from '../protocol/domain.js';
+import { createEpisode, generateTask } from '../env/index.js';
+import type { EnvConfig } from '../env/index.js';
+import { parseGeneratedTaskId } from '../env/tasks/generate.js';
+import { envConfigFor } from '../recording/index.js';
+import type { EpisodeRecordV1, LoadedRecord } from '../recording/index.js';
 import { round6, scoreEpisode } from '../rewards/index.js';
 import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
 
@@ -206,14 +210,61 @@ function slice(items: readonly CalibratedEpisode[], keyOf: (e: CalibratedEpisode
   return out;
 }
 
+/**
+ * Play a record's actions again in this build, the generated task's answer key made anew by the current
+ * generator (`rekey`): what the episode scores against today's keys. The world the task was played in
+ * is the same room (a generated task's world comes from its seed), so the recorded actions still mean
+ * what they meant; the record's harness hash is not checked (a fix to the harness's texts keeps the
+ * actions valid). Null when the actions no longer end the episode (a refused action, an early end).
+ */
+export function replayWithCurrentKeys(rec: EpisodeRecordV1, base: Partial<EnvConfig> = {}): { trace: Trace; task: Task } | null {
+  const ref = parseGeneratedTaskId(rec.source_task.id);
+  let source: Task = rec.source_task;
+  if (ref !== null && rec.source_task.world === undefined) {
+    try {
+      source = generateTask(ref.seed, ref.locale, { intent: ref.intent, split: ref.split });
+    } catch {
+      return null;
+    }
+  }
+  const created = createEpisode(envConfigFor(rec, base), {
+    episode_id: rec.created_episode_id ?? rec.episode_id,
+    seed: rec.seed,
+    variant: rec.variant,
+    options: { ...rec.options, rewards: rec.profile.name },
+    task_override: source,
+    variant_seed: rec.variant_seed,
+  });
+  if (!created.ok) return null;
+  const episode = created.episode;
+  episode.reset();
+  for (const taped of rec.steps) {
+    if (episode.ended) return null;
+    const r = episode.step(taped.action);
+    if (!r.ok && taped.error === undefined) return null;
+  }
+  if (!episode.ended) return null;
+  return { trace: episode.trace(), task: episode.params.task };
+}
+
+/** Options of `calibrate`. */
+export interface CalibrateOptions {
+  thresholds?: CalibrationThresholds;
+  /** Score against the current generator's answer keys, the actions played again (`replayWithCurrentKeys`). */
+  rekey?: boolean;
+  /** Env config for `rekey` (the harness the corpus was played in). */
+  base?: Partial<EnvConfig>;
+}
+
 /** Rescore every graded record with `profile` and compare it with its grade. */
 export function calibrate(
   records: readonly LoadedRecord[],
   grades: readonly Grade[],
   profile: RewardProfile,
   registry: RewardRegistry,
-  thresholds: CalibrationThresholds = DEFAULT_THRESHOLDS,
+  options: CalibrateOptions = {},
 ): CalibrationReport {
+  const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
   const byId = new Map<string, LoadedRecord>();
   for (const r of records) byId.set(r.record.episode_id, r);
   const items: CalibratedEpisode[] = [];
@@ -225,7 +276,14 @@ export function calibrate(
       continue;
     }
     const r = rec.record;
-    const result = scoreEpisode(r.trace, r.task, profile, registry);
+    let scored: { trace: Trace; task: Task } = { trace: r.trace, task: r.task };
+    let rekeyFailed = false;
+    if (options.rekey === true) {
+      const again = replayWithCurrentKeys(r, options.base);
+      if (again === null) rekeyFailed = true;
+      else scored = again;
+    }
+    const result = scoreEpisode(scored.trace, scored.task, profile, registry);
     const agrees = Math.abs(result.reward - g.grade) <= thresholds.tolerance + 1e-9;
     const item: CalibratedEpisode = {
       episode: g.episode,
@@ -241,6 +299,7 @@ export function calibrate(
       false_positive: g.grade <= 0.3 && result.reward >= 0.7,
       reasons: agrees ? [] : rewardReasons(result),
     };
+    if (rekeyFailed) item.reasons.unshift('(the actions no longer end this episode: scored against its recorded key)');
     if (g.why !== undefined) item.why = g.why;
     items.push(item);
   }

@@ -31,7 +31,6 @@ const CONCEPTS = [
   'HUMAN',
   'THANKS',
   'RETURN',
-  'REFUND',
   'NEUTRAL',
   'AI',
   'LIVE_PRICE',
@@ -68,8 +67,8 @@ const EN_FORMS: ReadonlyArray<[RegExp, string]> = [
   [/\bdelivered\b|\barrived\b|\bsigned for\b/g, MARK.DELIVERED],
   [/\bcustomer (?:service|support|care)\b|\bsupport team\b|\bservice team\b|\bafter-sales team\b|\bhuman\b|\breal person\b|\b(?:an |a )?(?:agent|specialist|staff|colleague)s?\b/g, MARK.HUMAN],
   [/\bthank(?:s| you)?\b|\bappreciate\b/g, MARK.THANKS],
-  [/\breturn(?:s|ed|ing)?\b|\bsend (?:it|them) back\b/g, MARK.RETURN],
-  [/\brefund(?:s|ed|ing)?\b|\bmoney back\b/g, MARK.REFUND],
+  // Asking for one's money back is a return here: "you can request a refund" answers "can I return it?".
+  [/\breturn(?:s|ed|ing)?\b|\bsend (?:it|them) back\b|\brefund(?:s|ed|ing)?\b|\bmoney back\b/g, MARK.RETURN],
   [/\bdigital (?:host|human|avatar)\b|\bvirtual (?:host|avatar)?\b|\bavatar\b|\bai\b/g, MARK.AI],
   [/\blive price\b|\bprice (?:right )?now\b|\btoday'?s price\b|\bin the live room\b/g, MARK.LIVE_PRICE],
   [/\blist price\b|\boriginal(?:ly)?(?: price)?\b|\bregular(?:ly| price)?\b|\bdown from\b|\busually\b|\bnormally\b|\binstead of\b|\bwas\b/g, MARK.LIST_PRICE],
@@ -88,8 +87,7 @@ const ZH_FORMS: ReadonlyArray<[RegExp, string]> = [
   [/(?:已经?)?(?:签收|送达)/g, MARK.DELIVERED],
   [/人工(?:客服)?|客服|专人|售后同事|工作人员|售后团队/g, MARK.HUMAN],
   [/谢谢|感谢|多谢|谢啦/g, MARK.THANKS],
-  [/退款/g, MARK.REFUND],
-  [/退货|退回|退掉|可以退|能退|退/g, MARK.RETURN],
+  [/退款|退货|退回|退掉|可以退|能退|退/g, MARK.RETURN],
   [/数字人|虚拟主播|AI主播|ai/g, MARK.AI],
   [/直播价|到手价|现在(?:只要|是)?|今天(?:只要)?/g, MARK.LIVE_PRICE],
   [/原价|划线价|日常价|专柜价|吊牌价|平时|之前/g, MARK.LIST_PRICE],
@@ -153,6 +151,8 @@ function fold(text: string, locale: Locale): string {
 const CLAUSE_RE = /[!?;,。！？；，、:：\n]+|\.(?!\d)|\s[-–—]\s/;
 
 interface Reading {
+  /** The folded text (Chinese atoms are looked up in it: a pair or a character inside a longer run counts). */
+  text: string;
   numbers: number[];
   atoms: Set<string>;
   negations: number;
@@ -201,7 +201,7 @@ function readFolded(s: string, locale: Locale): Reading {
     flush();
     for (const w of s.match(/[a-z]{2,}/g) ?? []) atoms.add(w);
   }
-  return { numbers, atoms, negations, listCue: s.includes(MARK.LIST_PRICE) };
+  return { text: s, numbers, atoms, negations, listCue: s.includes(MARK.LIST_PRICE) };
 }
 
 // Chinese function characters: particles and negations carry no content (negation is read as polarity).
@@ -253,11 +253,11 @@ export interface MeaningOptions {
   listPriceFraming?: boolean;
 }
 
-function spanStates(span: Reading, v: Reading, coverage: number, opts: MeaningOptions): boolean {
+function spanStates(span: Reading, v: Reading, coverage: number, opts: MeaningOptions, zh: boolean): boolean {
   for (const n of v.numbers) if (!span.numbers.includes(n)) return false;
   if (v.atoms.size > 0) {
     let hit = 0;
-    for (const a of v.atoms) if (span.atoms.has(a)) hit++;
+    for (const a of v.atoms) if (zh ? span.text.includes(a) : span.atoms.has(a)) hit++;
     const need = v.atoms.size === 1 ? 1 : Math.max(1, Math.ceil(coverage * v.atoms.size - 1e-9));
     if (hit < need) return false;
   } else if (v.numbers.length === 0) {
@@ -274,7 +274,7 @@ export function statesMeaning(reply: string, value: string, locale: Locale, opts
   if (v.atoms.size === 0 && v.numbers.length === 0) return false;
   const coverage = opts.coverage ?? DEFAULT_COVERAGE;
   const r = readReply(reply, locale);
-  for (const span of r.spans) if (spanStates(span, v, coverage, opts)) return true;
+  for (const span of r.spans) if (spanStates(span, v, coverage, opts, locale === 'zh-CN')) return true;
   return false;
 }
 

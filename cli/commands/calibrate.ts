@@ -13,6 +13,7 @@ import type { RewardProfile, RewardRegistry } from '../../rewards/index.js';
 import { collect, rateArg } from '../args.js';
 import { CliError, EXIT, fileError, joinErrors } from '../errors.js';
 import { loadRecordInput } from '../files.js';
+import { harnessOption } from './harness.js';
 
 interface CalibrateFlags {
   grades?: string;
@@ -25,6 +26,8 @@ interface CalibrateFlags {
   tolerance: number;
   json?: boolean;
   all?: boolean;
+  recordedKeys?: boolean;
+  harness?: string;
 }
 
 /** Register `calibrate` on the program. */
@@ -41,6 +44,8 @@ export function registerCalibrateCommand(program: Command): void {
     .option('--max-fp <x>', 'most share of unairable episodes (grade <= 0.3) rewarded 0.7 or more', rateArg('--max-fp'), DEFAULT_THRESHOLDS.max_false_positives)
     .option('--max-flawed-mean <x>', 'most mean reward of the flawed replies', rateArg('--max-flawed-mean'), DEFAULT_THRESHOLDS.max_flawed_mean)
     .option('--tolerance <x>', '|reward - grade| that still counts as agreement', rateArg('--tolerance'), DEFAULT_THRESHOLDS.tolerance)
+    .option('--recorded-keys', "score against the answer keys stored in the records (default: the current generator's keys, the recorded actions played again)")
+    .option('--harness <dir>', 'the harness directory the corpus was played in (default: the embedded harness)')
     .option('--all', 'list every disagreement (default: the 20 largest)')
     .option('--json', 'print the report as one JSON line')
     .action(async (corpus: string, f: CalibrateFlags) => {
@@ -62,11 +67,15 @@ export function registerCalibrateCommand(program: Command): void {
         profile = loaded.profile;
       }
       const report = calibrate(records, grades.grades, profile, registry, {
-        min_agreement: f.minAgreement,
-        max_false_negatives: f.maxFn,
-        max_false_positives: f.maxFp,
-        max_flawed_mean: f.maxFlawedMean,
-        tolerance: f.tolerance,
+        thresholds: {
+          min_agreement: f.minAgreement,
+          max_false_negatives: f.maxFn,
+          max_false_positives: f.maxFp,
+          max_flawed_mean: f.maxFlawedMean,
+          tolerance: f.tolerance,
+        },
+        rekey: f.recordedKeys !== true,
+        base: { registry, ...harnessOption(f.harness) },
       });
       process.stdout.write(f.json ? JSON.stringify(report) + '\n' : formatCalibration(report, { all: f.all === true }) + '\n');
       if (report.failures.length > 0) {
