@@ -177,6 +177,11 @@ export interface AnswerKey {
   forbidden_facts: Fact[];
   /** The expected final world overlay (compared order-insensitively; hand-off reasons are not compared). */
   expected_state: WorldState;
+  /**
+   * Changes that may or may not be made: either reading of the message is right (a viewer asking whether
+   * there is a coupon may be issued one or told about it). Absent when every change is expected or not.
+   */
+  optional_state?: Partial<WorldState>;
   /** Whether a call to action (go to link N, grab the coupon, place the order) is expected. */
   cta: boolean;
   /** A reply that passes every hook of the base harness and states every required fact. */

@@ -93,14 +93,17 @@ export function multisetDiff(expected: readonly string[], actual: readonly strin
   return { missing: missing.sort(), unexpected: unexpected.sort() };
 }
 
+const emptyState: WorldState = { issued_coupons: [], pushed_cards: [], handoffs: [], refusals: [] };
+
 /** Per-field differences between an expected and an actual overlay; only fields that differ appear. */
 export type StateDiff = Partial<Record<keyof WorldState, MultisetDiff>>;
 
 /**
  * Compare two overlays order-insensitively, as tau-bench compares final database state. Hand-off
- * reasons are free text and not compared; a hand-off is keyed by its order id (or null).
+ * reasons are free text and not compared; a hand-off is keyed by its order id (or null). Changes in
+ * `optional` (the task allows them) do not count as unexpected.
  */
-export function diffWorldState(expected: WorldState, actual: WorldState): StateDiff {
+export function diffWorldState(expected: WorldState, actual: WorldState, optional?: Partial<WorldState>): StateDiff {
   const keyed: Record<keyof WorldState, (s: WorldState) => string[]> = {
     issued_coupons: (s) => s.issued_coupons.map((c) => `${c.viewer_id}:${c.coupon_id}`),
     pushed_cards: (s) => s.pushed_cards.map((n) => String(n)),
@@ -110,6 +113,9 @@ export function diffWorldState(expected: WorldState, actual: WorldState): StateD
   const out: StateDiff = {};
   for (const field of ['issued_coupons', 'pushed_cards', 'handoffs', 'refusals'] as const) {
     const d = multisetDiff(keyed[field](expected), keyed[field](actual));
+    // A change the task allows but does not expect is neither missing nor unexpected.
+    const allowed = optional?.[field] === undefined ? [] : keyed[field]({ ...emptyState, [field]: optional[field] } as WorldState);
+    if (allowed.length > 0) d.unexpected = multisetDiff(allowed, d.unexpected).unexpected;
     if (d.missing.length > 0 || d.unexpected.length > 0) out[field] = d;
   }
   return out;

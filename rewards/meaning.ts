@@ -112,8 +112,6 @@ const EN_STOP = new Set(
 // "can" and "will" are listed above for stemming symmetry; these keep them as content anyway.
 const EN_KEEP = new Set(['can', 'could', 'will']);
 
-const EN_NEG = /\b(?:not|no|never|none|nothing|without|cannot|nor)\b/g;
-const ZH_NEG = /[不没未无别非]/g;
 
 function expandContractions(s: string): string {
   return s
@@ -151,11 +149,12 @@ function fold(text: string, locale: Locale): string {
 const CLAUSE_RE = /[!?;,。！？；，、:：\n]+|\.(?!\d)|\s[-–—]\s/;
 
 interface Reading {
-  /** The folded text (Chinese atoms are looked up in it: a pair or a character inside a longer run counts). */
-  text: string;
   numbers: number[];
-  atoms: Set<string>;
-  negations: number;
+  /**
+   * Each content atom with the polarities it occurs in: `false` plain, `true` negated (an odd number of
+   * negation words shortly before it: three words in English, three characters in Chinese).
+   */
+  atoms: Map<string, Set<boolean>>;
   listCue: boolean;
 }
 
@@ -163,46 +162,79 @@ function isHan(c: number): boolean {
   return (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf);
 }
 
-function readFolded(s: string, locale: Locale): Reading {
+const isMark = (c: number): boolean => c >= 0xe000 && c <= 0xe0ff;
+const EN_NEG_WORD = /^(?:not|no|never|none|nothing|without|nor)$/;
+
+function addAtom(atoms: Map<string, Set<boolean>>, atom: string, negated: boolean): void {
+  let set = atoms.get(atom);
+  if (set === undefined) atoms.set(atom, (set = new Set()));
+  set.add(negated);
+}
+
+/** How far back a negation reaches: words in English, characters in Chinese. */
+const NEG_REACH = 3;
+
+function readFolded(s: string, locale: Locale, reply = false): Reading {
   const numbers = extractNumbers(s);
-  const atoms = new Set<string>();
-  let negations = 0;
+  const atoms = new Map<string, Set<boolean>>();
   if (locale === 'en') {
-    negations = (s.match(EN_NEG) ?? []).length;
-    for (const w of s.split(/[^a-z\ue000-\ue0ff]+/)) {
-      if (w.length === 0) continue;
-      // Concepts glued to letters split apart: each private-use character is an atom of its own.
-      for (const part of w.split(/([\ue000-\ue0ff])/)) {
-        if (part.length === 0) continue;
-        const c = part.charCodeAt(0);
-        if (c >= 0xe000 && c <= 0xe0ff) {
-          if (part !== NEUTRAL) atoms.add(part);
-        } else if (part.length >= 2 && (!EN_STOP.has(part) || EN_KEEP.has(part)) && !/^(?:not|no|never|none|nothing|without|nor)$/.test(part)) {
-          atoms.add(stem(part));
-        }
+    // Words and concepts in order; a negation reaches the next few words of its clause.
+    const tokens = s.match(/[a-z]+|[\ue000-\ue0ff]|[0-9]+(?:\.[0-9]+)?|,/g) ?? [];
+    const negAt: number[] = [];
+    tokens.forEach((t, i) => {
+      if (t === ',') {
+        negAt.length = 0; // a negation does not reach into the next clause of a span
+        return;
       }
-    }
+      if (EN_NEG_WORD.test(t)) {
+        negAt.push(i);
+        return;
+      }
+      let negs = 0;
+      for (const j of negAt) if (i - j <= NEG_REACH) negs++;
+      const negated = negs % 2 === 1;
+      const c = t.charCodeAt(0);
+      if (isMark(c)) {
+        if (t !== NEUTRAL) addAtom(atoms, t, negated);
+      } else if (c >= 0x61 && t.length >= 2 && (!EN_STOP.has(t) || EN_KEEP.has(t))) {
+        addAtom(atoms, stem(t), negated);
+      }
+    });
   } else {
-    negations = (s.match(ZH_NEG) ?? []).length;
+    const negatedAt = (i: number): boolean => {
+      let negs = 0;
+      for (let k = Math.max(0, i - NEG_REACH); k < i; k++) if (ZH_NEG_CHARS.has(s[k])) negs++;
+      return negs % 2 === 1;
+    };
     let run = '';
+    let runStart = 0;
     const flush = (): void => {
-      if (run.length === 1) atoms.add(run);
-      for (let i = 0; i + 1 < run.length; i++) atoms.add(run.slice(i, i + 2));
+      // A value's lone character is an atom; a reply offers every character of its runs, so that "6号"
+      // is read in "6号元养维生素C".
+      if (run.length === 1 || reply) for (let i = 0; i < run.length; i++) addAtom(atoms, run[i], negatedAt(runStart + i));
+      for (let i = 0; i + 1 < run.length; i++) addAtom(atoms, run.slice(i, i + 2), negatedAt(runStart + i));
       run = '';
     };
     for (let i = 0; i < s.length; i++) {
       const c = s.charCodeAt(i);
-      if (isHan(c) && !ZH_FUNCTION.has(s[i])) run += s[i];
-      else {
+      if (isHan(c) && !ZH_FUNCTION.has(s[i])) {
+        if (run === '') runStart = i;
+        // A run is contiguous in the text, so its pairs are pairs of the text.
+        if (run !== '' && runStart + run.length !== i) flush();
+        if (run === '') runStart = i;
+        run += s[i];
+      } else {
         flush();
-        if (c >= 0xe000 && c <= 0xe0ff && s[i] !== NEUTRAL) atoms.add(s[i]);
+        if (isMark(c) && s[i] !== NEUTRAL) addAtom(atoms, s[i], negatedAt(i));
       }
     }
     flush();
-    for (const w of s.match(/[a-z]{2,}/g) ?? []) atoms.add(w);
+    for (const m of s.matchAll(/[a-z]{2,}/g)) addAtom(atoms, m[0], negatedAt(m.index ?? 0));
   }
-  return { text: s, numbers, atoms, negations, listCue: s.includes(MARK.LIST_PRICE) };
+  return { numbers, atoms, listCue: s.includes(MARK.LIST_PRICE) };
 }
+
+const ZH_NEG_CHARS = new Set([...'不没未无别非']);
 
 // Chinese function characters: particles and negations carry no content (negation is read as polarity).
 const ZH_FUNCTION = new Set([...'的了吗呢啊呀哦吧嘛哈啦么是在和与及也都就很还这那个您你我们他她它把被给让对着过又再才已经将会要能可以不没未无别非']);
@@ -223,7 +255,7 @@ function readReply(reply: string, locale: Locale): ReplyReading {
   const clauses = folded.split(CLAUSE_RE).filter((c) => c.trim().length > 0);
   const spans: Reading[] = [];
   for (let i = 0; i < clauses.length; i++) {
-    for (let n = 1; n <= 3 && i + n <= clauses.length; n++) spans.push(readFolded(clauses.slice(i, i + n).join(' , '), locale));
+    for (let n = 1; n <= 3 && i + n <= clauses.length; n++) spans.push(readFolded(clauses.slice(i, i + n).join(' , '), locale, true));
   }
   lastReplyKey = key;
   lastReply = { locale, spans };
@@ -253,17 +285,24 @@ export interface MeaningOptions {
   listPriceFraming?: boolean;
 }
 
-function spanStates(span: Reading, v: Reading, coverage: number, opts: MeaningOptions, zh: boolean): boolean {
+function spanStates(span: Reading, v: Reading, coverage: number, opts: MeaningOptions): boolean {
   for (const n of v.numbers) if (!span.numbers.includes(n)) return false;
   if (v.atoms.size > 0) {
     let hit = 0;
-    for (const a of v.atoms) if (zh ? span.text.includes(a) : span.atoms.has(a)) hit++;
+    for (const [atom, polarities] of v.atoms) {
+      const seen = span.atoms.get(atom);
+      if (seen === undefined) continue;
+      // The atom counts when the reply says it with the value's polarity ("has not shipped" is not "has shipped").
+      for (const p of polarities) if (seen.has(p)) {
+        hit++;
+        break;
+      }
+    }
     const need = v.atoms.size === 1 ? 1 : Math.max(1, Math.ceil(coverage * v.atoms.size - 1e-9));
     if (hit < need) return false;
   } else if (v.numbers.length === 0) {
     return false;
   }
-  if (span.negations % 2 !== v.negations % 2) return false;
   if (opts.listPriceFraming === true && span.listCue && !v.listCue) return false;
   return true;
 }
@@ -274,7 +313,7 @@ export function statesMeaning(reply: string, value: string, locale: Locale, opts
   if (v.atoms.size === 0 && v.numbers.length === 0) return false;
   const coverage = opts.coverage ?? DEFAULT_COVERAGE;
   const r = readReply(reply, locale);
-  for (const span of r.spans) if (spanStates(span, v, coverage, opts, locale === 'zh-CN')) return true;
+  for (const span of r.spans) if (spanStates(span, v, coverage, opts)) return true;
   return false;
 }
 

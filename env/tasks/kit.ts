@@ -192,6 +192,8 @@ export interface KeyParts {
   required_facts?: Fact[];
   forbidden_facts?: Fact[];
   expected_state?: Partial<WorldState>;
+  /** Changes either reading allows (made or not). */
+  optional_state?: Partial<WorldState>;
   cta?: boolean;
   reference_reply: string;
 }
@@ -214,6 +216,7 @@ export function answerKey(p: KeyParts): AnswerKey {
       handoffs: p.expected_state?.handoffs ?? state.handoffs,
       refusals: p.expected_state?.refusals ?? state.refusals,
     },
+    ...(p.optional_state !== undefined ? { optional_state: p.optional_state } : {}),
     cta: p.cta ?? false,
     reference_reply: p.reference_reply,
   };

@@ -32,6 +32,7 @@ export const AnswerKeySchema = z
     required_facts: z.array(FactSchema),
     forbidden_facts: z.array(FactSchema),
     expected_state: WorldStateSchema,
+    optional_state: WorldStateSchema.partial().optional(),
     cta: z.boolean(),
     reference_reply: z.string(),
   })

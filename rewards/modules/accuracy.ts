@@ -53,7 +53,7 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
   for (const n of extractNumbers(reply)) if (!evidence.includes(n) && !invented.includes(n)) invented.push(n);
   if (invented.length > 0) reasons.push(`invented numbers (not in evidence): ${invented.join(', ')}`);
 
-  const diff = diffWorldState(key.expected_state, trace.final_state);
+  const diff = diffWorldState(key.expected_state, trace.final_state, key.optional_state);
   const diffFields = Object.keys(diff) as (keyof typeof diff)[];
   for (const field of diffFields) {
     const d = diff[field]!;

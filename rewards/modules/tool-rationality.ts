@@ -64,7 +64,7 @@ function scoreToolRationality(trace: Trace, task: Task, params: Readonly<Record<
   const exp = key.expected_state;
   if (key.expect === 'refuse' || exp.refusals.length > 0) relevant.add(toolOf(trace, 'refuse_request'));
   if (key.expect === 'handoff' || exp.handoffs.length > 0) relevant.add(toolOf(trace, 'handoff_to_human'));
-  if (exp.issued_coupons.length > 0) relevant.add(toolOf(trace, 'issue_coupon'));
+  if (exp.issued_coupons.length > 0 || (key.optional_state?.issued_coupons?.length ?? 0) > 0) relevant.add(toolOf(trace, 'issue_coupon'));
   if (exp.pushed_cards.length > 0) relevant.add(toolOf(trace, 'push_link_card'));
 
   let failed = 0;

@@ -171,7 +171,8 @@ function clarifyDraft(
     expect: 'clarify',
     reply_skills: CLARIFY,
     optional_tools: optional,
-    required_facts: ps.map((p, i) => linkFact(`candidate_${i + 1}`, p.link_no, ctx.locale)),
+    // Asking back names at least one of the candidates ("link 6 or link 10?"); naming all is not needed.
+    required_facts: [{ key: 'candidate', values: ps.flatMap((p) => linkFact('candidate', p.link_no, ctx.locale).values) }],
     reference_reply: reference,
   });
 }

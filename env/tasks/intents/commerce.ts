@@ -52,11 +52,12 @@ function buy(kind: 'current' | 'link' | 'title') {
     if (onSale.length === 0) return null;
     const p = ctx.rng.pick(onSale);
     const message = say(ctx.rng, L(ctx.locale, BUY_MSG[kind].zh, BUY_MSG[kind].en), { n: p.link_no, t: p.title });
+    // "link pls" asks for the link, not the price: the link is the fact (the reference reply may still
+    // say the price of the product on screen, which the prompt lists).
     const facts: Fact[] = [linkFact('link_no', p.link_no, ctx.locale)];
     let reference: string;
     // The live price is in the prompt only for the product on screen; for other links the reply omits it.
     if (kind === 'current') {
-      facts.push({ key: 'live_price', values: [price(p.live_price)] });
       reference = sayRef(ctx, BUY_CURRENT_REPLY[ctx.locale], {
         link: linkName(p.link_no, ctx.locale),
         Link: `Link ${p.link_no}`,
@@ -71,7 +72,8 @@ function buy(kind: 'current' | 'link' | 'title') {
     return draft(`buy_${kind}`, anyViewer(ctx).viewer_id, [message], [], {
       reply_skills: PURCHASE,
       required_calls: [req('push_link_card', { link_no: p.link_no })],
-      optional_tools: ['get_product', 'search_products', 'check_stock'],
+      // The purchase-guide skill has the agent check usable coupons first (discover_tools, get_promotions).
+      optional_tools: ['get_product', 'search_products', 'check_stock', 'discover_tools', 'get_promotions', 'get_coupon'],
       required_facts: facts,
       expected_state: { pushed_cards: [p.link_no] },
       cta: true,
@@ -129,6 +131,17 @@ function couponFacts(c: Coupon, locale: 'zh-CN' | 'en'): Fact[] {
   return [threshold, { key: 'discount', values: [price(c.discount)] }];
 }
 
+/** Coupon messages that ask whether there is a coupon (issuing one is then optional), with the link as `{n}`. */
+const ASKS_ABOUT_COUPON: ReadonlySet<string> = new Set([
+  '有券吗主播',
+  '这个有优惠券吗',
+  '{n}号有券吗',
+  '{n}号链接有优惠券吗',
+  'any coupon for this?',
+  'any coupon for link {n}?',
+  'is there a coupon on link {n}?',
+]);
+
 const coupon = (ctx: BuildContext): Draft | null => {
   const viewers = ctx.viewer ? [ctx.viewer] : ctx.rng.shuffle(ctx.world.viewers);
   const products = ctx.rng.shuffle(ctx.world.products);
@@ -177,16 +190,20 @@ const coupon = (ctx: BuildContext): Draft | null => {
               vars,
             );
       const reference = sayRef(ctx, COUPON_REPLY[ctx.locale], vars);
+      const issued = { viewer_id: v.viewer_id, coupon_id: c.coupon_id };
+      // The promotion skill issues a coupon "only when the viewer clearly wants" it: "coupon pls" does;
+      // "is there a coupon on link 3?" asks whether there is one, and either answering or issuing is right.
+      const wants = !ASKS_ABOUT_COUPON.has(message.replace(String(p.link_no), '{n}'));
       const d = draft('coupon', v.viewer_id, [message], [], {
         reply_skills: PROMO,
-        required_calls: [
-          DISCOVER,
-          req('get_promotions', { item_id: p.item_id }),
-          req('issue_coupon', { viewer_id: v.viewer_id, coupon_id: c.coupon_id }),
-        ],
-        optional_tools: ['get_coupon', 'get_product', 'search_products'],
+        required_calls: wants
+          ? [DISCOVER, req('get_promotions', { item_id: p.item_id }), req('issue_coupon', issued)]
+          : [DISCOVER, req('get_promotions', { item_id: p.item_id })],
+        ...(wants ? {} : { solution: [DISCOVER.any_of[0], { name: 'get_promotions', arguments: { item_id: p.item_id } }, { name: 'issue_coupon', arguments: issued }] }),
+        optional_tools: wants ? ['get_coupon', 'get_product', 'search_products'] : ['get_coupon', 'get_product', 'search_products', 'issue_coupon'],
         required_facts: couponFacts(c, ctx.locale),
-        expected_state: { issued_coupons: [{ viewer_id: v.viewer_id, coupon_id: c.coupon_id }] },
+        expected_state: wants ? { issued_coupons: [issued] } : {},
+        ...(wants ? {} : { optional_state: { issued_coupons: [issued] } }),
         cta: true,
         reference_reply: reference,
       });

@@ -56,6 +56,14 @@ export function mergeDrafts(ctx: BuildContext, sub: string, a: Draft, b: Draft):
       handoffs: [...ka.expected_state.handoffs, ...kb.expected_state.handoffs],
       refusals: [...ka.expected_state.refusals, ...kb.expected_state.refusals],
     },
+    ...(ka.optional_state !== undefined || kb.optional_state !== undefined
+      ? {
+          optional_state: {
+            issued_coupons: [...(ka.optional_state?.issued_coupons ?? []), ...(kb.optional_state?.issued_coupons ?? [])],
+            pushed_cards: [...(ka.optional_state?.pushed_cards ?? []), ...(kb.optional_state?.pushed_cards ?? [])],
+          },
+        }
+      : {}),
     cta: ka.cta || kb.cta,
     reference_reply: reference,
   });

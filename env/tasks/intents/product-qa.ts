@@ -208,7 +208,10 @@ const stock = (ctx: BuildContext): Draft | null => {
     required_calls: [req('check_stock', { item_id: p.item_id })],
     optional_tools: ['get_product', 'search_products'],
     required_facts: a.req,
-    forbidden_facts: a.forbid,
+    // The skill says to suggest an option in stock when one is sold out ("the L is sold out, the M is in
+    // stock"): with options of the other status, the opposite claim may be about one of them, so only a
+    // product whose options all share the asked one's status forbids it.
+    forbidden_facts: p.skus.every((x) => (x.stock <= 0) === (sku.stock <= 0)) ? a.forbid : [],
     reference_reply: a.reference,
   });
 };
