@@ -43,7 +43,7 @@ export function toolCalls(trace: Trace): TraceCall[] {
  * polarity). A value with no content word and no number (a bare "hi") is matched as a term, as
  * `statesTerm` reads it (normalised, not inside a longer word or number).
  */
-export function factStated(reply: string, fact: Fact, locale: Locale, opts: MeaningOptions = {}): boolean {
+export function factStated(reply: string, fact: Fact, locale: Locale, opts: MeaningOptions = { loose: true }): boolean {
   if (factStatedInMeaning(reply, fact, locale, opts)) return true;
   for (const v of fact.values) if (!hasMeaning(v, locale) && statesTerm(reply, v)) return true;
   return false;

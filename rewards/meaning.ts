@@ -18,6 +18,8 @@ import { extractNumbers, toHalfWidth } from '../protocol/text.js';
 
 /** The default share of a value's content atoms a span must hold (numbers are always all required). */
 export const DEFAULT_COVERAGE = 0.6;
+/** The share of a Chinese value's content characters a span must hold, read character by character. */
+const CHAR_COVERAGE = 0.7;
 
 // A concept is written as one private-use character, so that the English word splitter and the Chinese
 // pair maker both treat it as one indivisible atom.
@@ -62,6 +64,7 @@ const EN_FORMS: ReadonlyArray<[RegExp, string]> = [
   [/\b(?:7|seven)[- ]days?\b/g, MARK.SEVEN_DAY],
   [/\bout of stock\b|\bsold[- ]out\b|\bnone left\b|\bunavailable\b|\bno (?:more )?stock\b|\bgone\b/g, ` not ${MARK.IN_STOCK} `],
   [/\bin[- ]stock\b|\bavailable\b|\bstill (?:have|has|got) (?:it|some|stock)\b|\b(?:are|is) (?:still )?left\b|\bleft in stock\b/g, MARK.IN_STOCK],
+  [/\bwill (?:be )?ship(?:ped)?\b|\bships? (?:with)?in\b|\bonce (?:it'?s )?paid\b/g, NEUTRAL],
   [/\bawaiting shipment\b|\bwaiting to (?:be )?ship(?:ped)?\b|\byet to (?:be )?ship(?:ped)?\b/g, ` not ${MARK.SHIPPED} `],
   [/\bship(?:ped|s)? out\b|\bshipped\b|\bdispatched\b|\bsent out\b|\bon (?:its|the) way\b|\bin transit\b/g, MARK.SHIPPED],
   [/\bdelivered\b|\barrived\b|\bsigned for\b/g, MARK.DELIVERED],
@@ -76,6 +79,8 @@ const EN_FORMS: ReadonlyArray<[RegExp, string]> = [
 ];
 
 const ZH_FORMS: ReadonlyArray<[RegExp, string]> = [
+  // A shipment promised for later is not a shipment made ("付款后72小时内会从广州发出").
+  [/(?:会|将|才会?|就会?|后)[^，。！？；]{0,14}?发(?:货|出)/g, NEUTRAL],
   [/没问题|不客气|不好意思|不错|不锈钢|不同|不仅|不过|不用担心|无线|无缝|无添加|无糖|无痕|无香|非常|别的|别人|未来/g, NEUTRAL],
   [/七天|7天/g, MARK.SEVEN_DAY],
   [/无理由/g, MARK.NO_REASON],
@@ -150,6 +155,8 @@ const CLAUSE_RE = /[!?;,。！？；，、:：\n]+|\.(?!\d)|\s[-–—]\s/;
 
 interface Reading {
   numbers: number[];
+  /** Chinese only: each content character with its polarities (a looser reading, for claims a reply must make). */
+  chars: Map<string, Set<boolean>>;
   /**
    * Each content atom with the polarities it occurs in: `false` plain, `true` negated (an odd number of
    * negation words shortly before it: three words in English, three characters in Chinese).
@@ -177,6 +184,7 @@ const NEG_REACH = 3;
 function readFolded(s: string, locale: Locale, reply = false): Reading {
   const numbers = extractNumbers(s);
   const atoms = new Map<string, Set<boolean>>();
+  const chars = new Map<string, Set<boolean>>();
   if (locale === 'en') {
     // Words and concepts in order; a negation reaches the next few words of its clause.
     const tokens = s.match(/[a-z]+|[\ue000-\ue0ff]|[0-9]+(?:\.[0-9]+)?|,/g) ?? [];
@@ -212,6 +220,7 @@ function readFolded(s: string, locale: Locale, reply = false): Reading {
       // A value's lone character is an atom; a reply offers every character of its runs, so that "6号"
       // is read in "6号元养维生素C".
       if (run.length === 1 || reply) for (let i = 0; i < run.length; i++) addAtom(atoms, run[i], negatedAt(runStart + i));
+      for (let i = 0; i < run.length; i++) addAtom(chars, run[i], negatedAt(runStart + i));
       for (let i = 0; i + 1 < run.length; i++) addAtom(atoms, run.slice(i, i + 2), negatedAt(runStart + i));
       run = '';
     };
@@ -231,7 +240,7 @@ function readFolded(s: string, locale: Locale, reply = false): Reading {
     flush();
     for (const m of s.matchAll(/[a-z]{2,}/g)) addAtom(atoms, m[0], negatedAt(m.index ?? 0));
   }
-  return { numbers, atoms, listCue: s.includes(MARK.LIST_PRICE) };
+  return { numbers, chars, atoms, listCue: s.includes(MARK.LIST_PRICE) };
 }
 
 const ZH_NEG_CHARS = new Set([...'不没未无别非']);
@@ -278,6 +287,8 @@ function readValue(value: string, locale: Locale): Reading {
 /** How a value is matched: `claim` (a required fact) or `forbidden` (a claim that must not be made). */
 export interface MeaningOptions {
   coverage?: number;
+  /** A claim the reply must make (not a forbidden one): Chinese may also match character by character. */
+  loose?: boolean;
   /**
    * For a forbidden price: a span that frames the number as the list price ("down from 85.9", "原价85.9")
    * does not claim it as the live price.
@@ -285,21 +296,30 @@ export interface MeaningOptions {
   listPriceFraming?: boolean;
 }
 
-function spanStates(span: Reading, v: Reading, coverage: number, opts: MeaningOptions): boolean {
-  for (const n of v.numbers) if (!span.numbers.includes(n)) return false;
-  if (v.atoms.size > 0) {
-    let hit = 0;
-    for (const [atom, polarities] of v.atoms) {
-      const seen = span.atoms.get(atom);
-      if (seen === undefined) continue;
-      // The atom counts when the reply says it with the value's polarity ("has not shipped" is not "has shipped").
-      for (const p of polarities) if (seen.has(p)) {
+/** How many of `want`'s atoms `have` holds with the same polarity ("has not shipped" is not "has shipped"). */
+function hits(want: Map<string, Set<boolean>>, have: Map<string, Set<boolean>>): number {
+  let hit = 0;
+  for (const [atom, polarities] of want) {
+    const seen = have.get(atom);
+    if (seen === undefined) continue;
+    for (const p of polarities)
+      if (seen.has(p)) {
         hit++;
         break;
       }
-    }
-    const need = v.atoms.size === 1 ? 1 : Math.max(1, Math.ceil(coverage * v.atoms.size - 1e-9));
-    if (hit < need) return false;
+  }
+  return hit;
+}
+
+const needed = (size: number, coverage: number): number => (size === 1 ? 1 : Math.max(1, Math.ceil(coverage * size - 1e-9)));
+
+function spanStates(span: Reading, v: Reading, coverage: number, opts: MeaningOptions): boolean {
+  for (const n of v.numbers) if (!span.numbers.includes(n)) return false;
+  if (v.atoms.size > 0) {
+    // Chinese claims a reply must make may also be read character by character ("单瓶100ml以内能随身带上
+    // 飞机" states "单瓶100ml以内可以随身携带登机"), at a higher share; forbidden claims never are.
+    const byChars = opts.loose === true && v.chars.size >= 3 && hits(v.chars, span.chars) >= needed(v.chars.size, CHAR_COVERAGE);
+    if (!byChars && hits(v.atoms, span.atoms) < needed(v.atoms.size, coverage)) return false;
   } else if (v.numbers.length === 0) {
     return false;
   }

@@ -16,11 +16,12 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * The default profile (rewards 3.0). Gates cap only hard failures: a reply that states little of what
- * was asked, or states something invented or forbidden, or leaves the world in the wrong state (accuracy
- * below 0.45: the hard failures multiply accuracy by 0.5 or less) is capped at 0.05; a partial answer
- * (accuracy below 0.75: one fact of two) at 0.5; an episode blocked by a hook, or whose final reply breaks
- * a rule the prompt states (hook_compliance 0), at 0.05. Effectiveness (brevity, relevance, a call to
+ * The default profile (rewards 3.0). Gates cap only hard failures, in three steps by how bad they are
+ * on air: a reply that states little of what was asked, or something invented, forbidden or unsupported
+ * (accuracy below 0.35: those multiply accuracy by 0.2), is capped at 0.05; the right words with the
+ * wrong action (a refusal, hand-off or coupon not recorded: accuracy times 0.55), or half an answer, at
+ * 0.3; two thirds of an answer at 0.5. An episode blocked by a hook, or whose final reply breaks a rule
+ * the prompt states (hook_compliance 0), is capped at 0.05. Effectiveness (brevity, relevance, a call to
  * action) weighs and never caps: a soft score does not make a cliff. Every cap that applies is a reason
  * line (`caps`). (2.0 capped at 0.05 below effectiveness 0.4 and below accuracy 0.6; docs/REWARDS.md
  * "Calibrating a profile" says what that cost.)
@@ -35,8 +36,9 @@ export const DEFAULT_PROFILE: RewardProfile = deepFreeze({
     { name: 'skill_selection', weight: 0.15 },
   ],
   gates: [
-    { module: 'accuracy', below: 0.45, cap: 0.05 },
-    { module: 'accuracy', below: 0.75, cap: 0.5 },
+    { module: 'accuracy', below: 0.35, cap: 0.05 },
+    { module: 'accuracy', below: 0.6, cap: 0.3 },
+    { module: 'accuracy', below: 0.8, cap: 0.5 },
     { module: 'hook_compliance', below: 0.01, cap: 0.05 },
   ],
 });

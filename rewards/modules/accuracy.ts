@@ -12,17 +12,23 @@
  */
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
 import { extractNumbers } from '../../protocol/text.js';
+import { unsupportedClaims, zhCountNumbers } from '../claims.js';
 import { clamp01, diffWorldState, factStated, forbiddenStated, numParam, ownWords } from '../common.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `accuracy` (each can be overridden in the profile entry's `params`). */
 export const ACCURACY_DEFAULTS = {
   /** Multiplier when the reply states a number absent from the evidence (an invented price or stock). */
-  invented_number_factor: 0.5,
+  invented_number_factor: 0.2,
   /** Multiplier when the reply states a forbidden fact (e.g. the list price as the live price). */
-  forbidden_fact_factor: 0.5,
-  /** Multiplier when the final world state differs from the expected one. */
-  state_factor: 0.3,
+  forbidden_fact_factor: 0.2,
+  /**
+   * Multiplier when the reply makes a prohibited claim the evidence does not back (rewards/claims.ts: a
+   * sales figure, a restock, a promised delivery date, medical efficacy, an absolute term, ...).
+   */
+  unsupported_claim_factor: 0.2,
+  /** Multiplier when the final world state differs from the expected one (the words were right, the action not). */
+  state_factor: 0.55,
 } as const;
 
 function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string, unknown>>): RewardDetail {
@@ -45,12 +51,16 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
 
   const forbidden = key.forbidden_facts.filter((f) => forbiddenStated(own, f, task.locale)).map((f) => f.key);
   for (const k of forbidden) reasons.push(`forbidden fact stated: ${k}`);
+  const claims = unsupportedClaims(own, task.locale, trace, [...task.messages, ...task.history.map((h) => h.content)]);
+  for (const c of claims) reasons.push(`unsupported claim (${c})`);
 
   // Numbers compare numerically ("03" = 3, "89.90" = 89.9): extractNumbers already yields numbers.
   // A reply states a few numbers and the evidence holds about a hundred: a scan each beats building a Set.
   const evidence = trace.evidence_numbers;
   const invented: number[] = [];
   for (const n of extractNumbers(reply)) if (!evidence.includes(n) && !invented.includes(n)) invented.push(n);
+  // Chinese numerals count too ("八百多件"): the hooks read digits only.
+  if (task.locale === 'zh-CN') for (const n of zhCountNumbers(own)) if (!evidence.includes(n) && !invented.includes(n)) invented.push(n);
   if (invented.length > 0) reasons.push(`invented numbers (not in evidence): ${invented.join(', ')}`);
 
   const diff = diffWorldState(key.expected_state, trace.final_state, key.optional_state);
@@ -71,6 +81,7 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
   let value = factsFrac;
   if (invented.length > 0) value *= numParam(params, 'invented_number_factor', ACCURACY_DEFAULTS.invented_number_factor);
   if (forbidden.length > 0) value *= numParam(params, 'forbidden_fact_factor', ACCURACY_DEFAULTS.forbidden_fact_factor);
+  if (claims.length > 0) value *= numParam(params, 'unsupported_claim_factor', ACCURACY_DEFAULTS.unsupported_claim_factor);
   if (!stateOk) value *= numParam(params, 'state_factor', ACCURACY_DEFAULTS.state_factor);
 
   return {
@@ -80,6 +91,7 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
       facts_present: present,
       facts_missing: missing,
       forbidden_stated: forbidden,
+      unsupported_claims: claims,
       invented_numbers: invented,
       state_diff: diff,
       state_ok: stateOk,

@@ -36,7 +36,7 @@ export const EFFECTIVENESS_DEFAULTS = {
   /** Multiplier when the reply is longer than the episode's reply_max_chars (the limit the prompt states). */
   too_long_factor: 0.6,
   /** Multiplier when the reply has more sentences than the prompt allows (`max_sentences`). */
-  too_many_sentences_factor: 0.8,
+  too_many_sentences_factor: 0.6,
   /** The most sentences the prompt allows ("one or two sentences"); 0 turns the check off. */
   max_sentences: 2,
   /** Multiplier when the reply is shorter than `min_chars`. */

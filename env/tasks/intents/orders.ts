@@ -165,7 +165,10 @@ const orderStatus = (ctx: BuildContext): Draft | null => {
   const facts: Fact[] = [{ key: 'order_status', values: L(ctx.locale, words.zh, words.en) }];
   let reference = fill(ORDER_STATUS_REPLY[r.status][ctx.locale], { t: title });
   if (r.tracking_no && (r.status === 'shipped' || r.status === 'delivered')) {
-    facts.push({ key: 'tracking_no', values: [r.tracking_no] });
+    // The tracking number answers "where is it?" of a parcel on its way; "has it shipped?" and a parcel
+    // already delivered are answered by the status (the reference reply may still give it).
+    const asksShipped = message === fill(L(ctx.locale, ['我的{t}发货了吗'], ['has my {t} shipped?'])[0], { t: title });
+    if (r.status === 'shipped' && !asksShipped) facts.push({ key: 'tracking_no', values: [r.tracking_no] });
     reference = sayRef(ctx, TRACKING_REPLY[ctx.locale], { t: title, s: TRACKING_STATUS[r.status][ctx.locale], no: r.tracking_no });
   }
   const forbid = L(ctx.locale, words.zhNot, words.enNot);
