@@ -45,6 +45,8 @@ const ZH_CLAIMS: readonly ClaimRule[] = [
 // A clause that negates or declines: its claims are not made.
 const EN_NEGATION = /\b(?:not|no|never|can't|cannot|won't|don't|doesn't|isn't|aren't|unable|avoid|instead of)\b|n't\b/;
 const ZH_NEGATION = /不|没|无法|别|非|未|勿/;
+// Words that hold a negation character and negate nothing ("不过" is "but").
+const ZH_NOT_NEGATION = /不过|不错|不客气|不好意思|不同|不仅|不锈钢|没问题|无线|无缝|无添加|无糖|非常|别的/g;
 
 const CLAUSE_SPLIT = /[.!?;,。！？；，]+/;
 
@@ -73,7 +75,7 @@ export function unsupportedClaims(reply: string, locale: Locale, trace: Trace, s
   const context = toHalfWidth(said.join('\n')).toLowerCase();
   const out: string[] = [];
   for (const clause of text.split(CLAUSE_SPLIT)) {
-    if (clause.trim() === '' || negation.test(clause)) continue;
+    if (clause.trim() === '' || negation.test(locale === 'en' ? clause : clause.replace(ZH_NOT_NEGATION, ''))) continue;
     for (const rule of rules) {
       const m = rule.re.exec(clause);
       if (m === null) continue;
@@ -125,6 +127,42 @@ export function zhCountNumbers(reply: string): number[] {
   for (const m of reply.matchAll(ZH_COUNT_RE)) {
     const n = zhNumeral(m[1]);
     if (n !== null && n >= 10) out.push(n);
+  }
+  return out;
+}
+
+// A number said as a price: "149 live", "live price 57.9", "price is 89", "直播价80", "到手价 59.9".
+const EN_PRICE_RE = /(\d+(?:\.\d+)?) live\b|\blive (?:price )?(?:is |of |at |now )?(\d+(?:\.\d+)?)|\bprice (?:is |of )(\d+(?:\.\d+)?)/g;
+const ZH_PRICE_RE = /(?:直播价|到手价|现价|售价)(?:是|为|只要|才)?(\d+(?:\.\d+)?)/g;
+
+/** Every price a trace's tool results give (fields whose name holds "price", at any depth). */
+function evidencePrices(trace: Trace): Set<number> {
+  const out = new Set<number>();
+  const walk = (v: unknown, key: string, depth: number): void => {
+    if (depth > 8) return;
+    if (typeof v === 'number' && /price/.test(key)) out.add(v);
+    else if (Array.isArray(v)) for (const x of v) walk(x, key, depth + 1);
+    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k, depth + 1);
+  };
+  for (const turn of trace.turns) for (const c of turn.calls) if (c.ok) walk(c.result, '', 0);
+  return out;
+}
+
+/**
+ * Numbers the reply says as a price that are no price the tools gave (a coupon threshold read as the live
+ * price). Empty when the episode looked no price up: the prompt's prices are then the only source, and
+ * the invented-number check covers them.
+ */
+export function wrongPrices(reply: string, locale: Locale, trace: Trace): number[] {
+  const prices = evidencePrices(trace);
+  if (prices.size === 0) return [];
+  const text = toHalfWidth(reply).toLowerCase();
+  const out: number[] = [];
+  for (const m of text.matchAll(locale === 'en' ? EN_PRICE_RE : ZH_PRICE_RE)) {
+    const raw = m[1] ?? m[2] ?? m[3];
+    if (raw === undefined) continue;
+    const n = Number(raw);
+    if (!prices.has(n) && !out.includes(n)) out.push(n);
   }
   return out;
 }

@@ -80,7 +80,7 @@ const EN_FORMS: ReadonlyArray<[RegExp, string]> = [
 
 const ZH_FORMS: ReadonlyArray<[RegExp, string]> = [
   // A shipment promised for later is not a shipment made ("付款后72小时内会从广州发出").
-  [/(?:会|将|才会?|就会?|后)[^，。！？；]{0,14}?发(?:货|出)/g, NEUTRAL],
+  [/((?:会|将|才会?|就会?|后)[^，。！？；]{0,14}?)发(?:货|出)/g, `$1${NEUTRAL}`],
   [/没问题|不客气|不好意思|不错|不锈钢|不同|不仅|不过|不用担心|无线|无缝|无添加|无糖|无痕|无香|非常|别的|别人|未来/g, NEUTRAL],
   [/七天|7天/g, MARK.SEVEN_DAY],
   [/无理由/g, MARK.NO_REASON],

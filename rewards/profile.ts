@@ -37,7 +37,7 @@ export const DEFAULT_PROFILE: RewardProfile = deepFreeze({
   ],
   gates: [
     { module: 'accuracy', below: 0.35, cap: 0.05 },
-    { module: 'accuracy', below: 0.6, cap: 0.3 },
+    { module: 'accuracy', below: 0.6, cap: 0.4 },
     { module: 'accuracy', below: 0.8, cap: 0.5 },
     { module: 'hook_compliance', below: 0.01, cap: 0.05 },
   ],

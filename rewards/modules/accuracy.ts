@@ -12,7 +12,7 @@
  */
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
 import { extractNumbers } from '../../protocol/text.js';
-import { unsupportedClaims, zhCountNumbers } from '../claims.js';
+import { unsupportedClaims, wrongPrices, zhCountNumbers } from '../claims.js';
 import { clamp01, diffWorldState, factStated, forbiddenStated, numParam, ownWords } from '../common.js';
 import type { RewardModule } from '../types.js';
 
@@ -53,6 +53,8 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
   for (const k of forbidden) reasons.push(`forbidden fact stated: ${k}`);
   const claims = unsupportedClaims(own, task.locale, trace, [...task.messages, ...task.history.map((h) => h.content)]);
   for (const c of claims) reasons.push(`unsupported claim (${c})`);
+  const badPrices = wrongPrices(own, task.locale, trace);
+  if (badPrices.length > 0) reasons.push(`said as a price but no price the tools gave: ${badPrices.join(', ')}`);
 
   // Numbers compare numerically ("03" = 3, "89.90" = 89.9): extractNumbers already yields numbers.
   // A reply states a few numbers and the evidence holds about a hundred: a scan each beats building a Set.
@@ -81,6 +83,7 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
   let value = factsFrac;
   if (invented.length > 0) value *= numParam(params, 'invented_number_factor', ACCURACY_DEFAULTS.invented_number_factor);
   if (forbidden.length > 0) value *= numParam(params, 'forbidden_fact_factor', ACCURACY_DEFAULTS.forbidden_fact_factor);
+  if (badPrices.length > 0) value *= numParam(params, 'invented_number_factor', ACCURACY_DEFAULTS.invented_number_factor);
   if (claims.length > 0) value *= numParam(params, 'unsupported_claim_factor', ACCURACY_DEFAULTS.unsupported_claim_factor);
   if (!stateOk) value *= numParam(params, 'state_factor', ACCURACY_DEFAULTS.state_factor);
 
@@ -92,6 +95,7 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
       facts_missing: missing,
       forbidden_stated: forbidden,
       unsupported_claims: claims,
+      wrong_prices: badPrices,
       invented_numbers: invented,
       state_diff: diff,
       state_ok: stateOk,
