@@ -28,7 +28,7 @@ import {
 } from '../harness-variants/index.js';
 import type { VariantSpec } from '../harness-variants/index.js';
 import type { HarnessTransform } from '../harness-variants/index.js';
-import { DEFAULT_PROFILE, defaultRegistry } from '../rewards/index.js';
+import { DEFAULT_PROFILE, defaultRegistry, validateProfile } from '../rewards/index.js';
 import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
 import { Episode } from './episode.js';
 import type { Observation, StepOutput } from './episode.js';
@@ -83,10 +83,32 @@ export const DEFAULT_DEFAULTS: EnvDefaults = {
   rewards: 'default',
 };
 
-/** A config with the embedded defaults: generated tasks, the built-in reward modules and profile. */
+/**
+ * Check profiles given in code as a profile file is checked (rewards/profile.ts `validateProfile`): a
+ * misspelt module or parameter, a gate on a module the profile lacks, a weight that is not finite. Throws
+ * an `EnvError` (`INVALID_MESSAGE`) naming the profile and every problem; `details.errors` lists them.
+ */
+export function checkProfiles(profiles: ReadonlyMap<string, RewardProfile>, registry: RewardRegistry): void {
+  const errors: string[] = [];
+  for (const [name, profile] of profiles) {
+    if (profile === DEFAULT_PROFILE) continue;
+    const v = validateProfile(profile, registry);
+    if (!v.ok) for (const e of v.errors) errors.push(`profile "${name}": ${e}`);
+    else if (profile.name !== name) errors.push(`profile "${name}": its name is "${profile.name}"`);
+  }
+  if (errors.length > 0) {
+    throw new EnvError({ code: 'INVALID_MESSAGE', message: `invalid reward profile: ${errors.join('; ')}`, details: { errors } });
+  }
+}
+
+/**
+ * A config with the embedded defaults: generated tasks, the built-in reward modules and profile. Profiles
+ * given here are validated against the registry like a profile file (`checkProfiles`; throws on a bad one).
+ */
 export function defaultEnvConfig(overrides: Partial<EnvConfig> = {}): EnvConfig {
   const registry = overrides.registry ?? defaultRegistry();
   const harness = overrides.harness ?? embeddedHarness();
+  if (overrides.profiles !== undefined) checkProfiles(overrides.profiles, registry);
   return {
     harness,
     taskSource: overrides.taskSource ?? new GeneratorTaskSource(harness),

@@ -17,7 +17,7 @@ interface ClaimRule {
 }
 
 const EN_CLAIMS: readonly ClaimRule[] = [
-  { kind: 'sales figure', re: /\b(?:sold|selling) (?:over|more than|about|nearly|\d)|\b\d[\d,]* (?:orders|units|pieces|bottles|bags|boxes|people)\b[^.!?]{0,20}\b(?:sold|bought|ordered)\b|\bbest[- ]?sell(?:er|ing)\b/ },
+  { kind: 'sales figure', re: /\b(?:sold|selling) (?:over|more than|about|nearly|\d)|\b\d[\d,]* (?:orders|units|pieces|bottles|bags|boxes|people)\b[^.!?]{0,20}\b(?:sold(?! out)|bought|ordered)\b|\bbest[- ]?sell(?:er|ing)\b/ },
   { kind: 'reviews', re: /\b(?:reviews?|rated|rating|five[- ]star|5[- ]star|positive feedback|repeat (?:buyers|customers|purchases))\b/ },
   { kind: 'restock', re: /\brestock(?:ed|ing)?\b|\bback in stock\b|\bmore stock (?:is )?coming\b/ },
   { kind: 'delivery promise', re: /\b(?:guarantee[ds]?|promise[ds]?|definitely|for sure)\b[^.!?]{0,30}\b(?:arriv|deliver|ship)|\b(?:arrives?|delivered|get it) (?:by |)(?:tomorrow|the next day|next day)\b|\bnext[- ]day delivery\b/ },

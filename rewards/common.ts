@@ -186,3 +186,31 @@ export function inLanguage(reply: string, locale: 'zh-CN' | 'en'): boolean {
   const { han, latin } = scriptCounts(reply);
   return locale === 'zh-CN' ? han * 3 >= latin : han <= latin;
 }
+
+/**
+ * A built-in module's `checkParams`: every key must be one of its documented parameters (a typo such as
+ * `per_violaton` names the known ones and the nearest) and every value a finite number.
+ */
+export function numericParamsChecker(defaults: Readonly<Record<string, number>>): (params: Readonly<Record<string, unknown>>) => string[] {
+  const known = Object.keys(defaults);
+  return (params) => {
+    const problems: string[] = [];
+    for (const [k, v] of Object.entries(params)) {
+      if (!Object.hasOwn(defaults, k)) {
+        const near = known.find((x) => editDistance(x, k) <= 2);
+        problems.push(`${k}: unknown parameter${near !== undefined ? ` (did you mean ${near}?)` : ''}; known: ${known.join(', ')}`);
+      } else if (typeof v !== 'number' || !Number.isFinite(v)) {
+        problems.push(`${k}: must be a finite number (got ${JSON.stringify(v) ?? String(v)})`);
+      }
+    }
+    return problems;
+  };
+}
+
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+  return d[a.length][b.length];
+}

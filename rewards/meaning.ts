@@ -137,7 +137,8 @@ function stem(w: string): string {
 
 /** A text folded for reading: half-width, lower case, each locale's equivalent forms as concepts. */
 function fold(text: string, locale: Locale): string {
-  let s = toHalfWidth(text).toLowerCase();
+  // A word boundary the text lost ("1 yearThanks for watching!", an ending appended without a space).
+  let s = toHalfWidth(text).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
   if (locale === 'en') {
     s = expandContractions(s);
     s = s.replace(/\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b(?=[- ](?:year|month|week|day|hour|pack|piece|bag|bottle|box|tablet|softgel|capsule|time)s?\b)/g, (w) => EN_NUMBER_WORDS[w]);

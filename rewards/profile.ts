@@ -20,7 +20,7 @@ function deepFreeze<T>(value: T): T {
  * on air: a reply that states little of what was asked, or something invented, forbidden or unsupported
  * (accuracy below 0.35: those multiply accuracy by 0.2), is capped at 0.05; the right words with the
  * wrong action (a refusal, hand-off or coupon not recorded: accuracy times 0.55), or half an answer, at
- * 0.3; two thirds of an answer at 0.5. An episode blocked by a hook, or whose final reply breaks a rule
+ * 0.4; two thirds of an answer at 0.5. An episode blocked by a hook, or whose final reply breaks a rule
  * the prompt states (hook_compliance 0), is capped at 0.05. Effectiveness (brevity, relevance, a call to
  * action) weighs and never caps: a soft score does not make a cliff. Every cap that applies is a reason
  * line (`caps`). (2.0 capped at 0.05 below effectiveness 0.4 and below accuracy 0.6; docs/REWARDS.md
@@ -48,7 +48,8 @@ const unit = z.number().min(0).max(1);
 /** One module entry of a profile. Strict, so a typo such as `wieght` is reported, not ignored. */
 const RewardProfileModuleSchema = z.strictObject({
   name: z.string().min(1),
-  weight: z.number().min(0),
+  // Finite and bounded: two weights near the float limit would sum to Infinity and every reward to NaN.
+  weight: z.number().min(0).max(1e6),
   params: z.record(z.string(), z.unknown()).optional(),
 });
 

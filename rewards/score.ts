@@ -91,6 +91,8 @@ export function scoreEpisode(trace: Trace, task: Task, profile: RewardProfile, r
     }
   }
   let reward = wSum > 0 ? sum / wSum : 0;
+  // A profile built in code may skip validation: a reward is always a finite number in [0, 1].
+  if (!Number.isFinite(reward)) reward = 0;
   const weighted = reward;
   let caps: string[] | undefined;
   for (const gate of profile.gates) {

@@ -13,7 +13,7 @@
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
 import { extractNumbers } from '../../protocol/text.js';
 import { unsupportedClaims, wrongPrices, zhCountNumbers } from '../claims.js';
-import { clamp01, diffWorldState, factStated, forbiddenStated, numParam, ownWords } from '../common.js';
+import { clamp01, diffWorldState, factStated, forbiddenStated, numParam, ownWords, numericParamsChecker } from '../common.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `accuracy` (each can be overridden in the profile entry's `params`). */
@@ -109,4 +109,5 @@ export const accuracyModule: RewardModule = {
   version: '3.0.0',
   segment: 'reply',
   score: scoreAccuracy,
+  checkParams: numericParamsChecker(ACCURACY_DEFAULTS),
 };

@@ -8,7 +8,7 @@
  *   clarification asks, a hand-off is recorded. Over-refusal of an answerable (or whitelisted look-alike)
  *   request serves nothing.
  * - Brevity against the rules the prompt states (version 3): past the length limit or the sentence count
- *   the reply loses value; below the limit only a gentle preference for concision (at most 10%). No
+ *   the reply loses value; below the limit at most a gentle preference for concision (a parameter, off by default). No
  *   budget is taken from the reference reply: a good reply may be longer than the oracle's.
  * - Relevance against the evidence of what the viewer asked about: the numbers of that product, order or
  *   coupon (the results of the calls about it), the required facts, the reference reply and the viewer's
@@ -18,7 +18,7 @@
  */
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
 import { charLength, extractNumbers } from '../../protocol/text.js';
-import { asksQuestion, clamp01, factStated, forbiddenStated, hasCallToAction, inLanguage, numParam, offersAlternative, ownWords, refusalPhrased, toolCalls } from '../common.js';
+import { asksQuestion, clamp01, factStated, forbiddenStated, hasCallToAction, inLanguage, numParam, offersAlternative, ownWords, refusalPhrased, toolCalls, numericParamsChecker } from '../common.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `effectiveness`. */
@@ -44,11 +44,12 @@ export const EFFECTIVENESS_DEFAULTS = {
   /** Shortest useful spoken reply, in characters. */
   min_chars: 4,
   /**
-   * A gentle preference for concision below the stated limit: a reply longer than `concise_share` of
-   * reply_max_chars loses up to `concision_weight` of its value, linearly, reaching it at the limit.
+   * A gentle preference for concision below the stated limit, off by default: a reply longer than
+   * `concise_share` of reply_max_chars loses up to `concision_weight` of its value, linearly, reaching it
+   * at the limit. (0.1 cost the reference solution up to 6% on English variants with long endings.)
    */
   concise_share: 0.6,
-  concision_weight: 0.1,
+  concision_weight: 0,
   /** Multiplier per distinct number outside the scope of the question (at most `max_unrequested` counted). */
   unrequested_factor: 0.7,
   max_unrequested: 4,
@@ -228,7 +229,10 @@ function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<st
     value *= p('too_short_factor');
     reasons.push(`too short: ${chars} < ${p('min_chars')} chars`);
   }
-  const sentences = sentenceCount(reply);
+  // The ending the prompt requires is the harness's sentence, not the reply's: it is not counted.
+  const ending = trace.required_ending;
+  const spoken = ending !== undefined && ending !== '' && reply.trimEnd().endsWith(ending.trim()) ? reply.trimEnd().slice(0, -ending.trim().length) : reply;
+  const sentences = sentenceCount(spoken);
   if (p('max_sentences') > 0 && sentences > p('max_sentences')) {
     value *= p('too_many_sentences_factor');
     reasons.push(`${sentences} sentences (the prompt allows ${p('max_sentences')})`);
@@ -259,4 +263,5 @@ export const effectivenessModule: RewardModule = {
   version: '3.0.0',
   segment: 'reply',
   score: scoreEffectiveness,
+  checkParams: numericParamsChecker(EFFECTIVENESS_DEFAULTS),
 };

@@ -8,7 +8,7 @@
  * profile's gate turns into a cap; violations a retry fixed cost `per_violation` each.
  */
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
-import { clamp01, numParam } from '../common.js';
+import { clamp01, numParam, numericParamsChecker } from '../common.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `hook_compliance`. */
@@ -60,4 +60,5 @@ export const hookComplianceModule: RewardModule = {
   version: '3.0.0',
   segment: 'reply',
   score: scoreHookCompliance,
+  checkParams: numericParamsChecker(HOOK_COMPLIANCE_DEFAULTS),
 };

@@ -5,7 +5,7 @@
  * selection); loading one skill twice is a mild waste.
  */
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
-import { clamp01, numParam } from '../common.js';
+import { clamp01, numParam, numericParamsChecker } from '../common.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `skill_selection`. */
@@ -62,4 +62,5 @@ export const skillSelectionModule: RewardModule = {
   version: '2.0.0',
   segment: 'tool',
   score: scoreSkillSelection,
+  checkParams: numericParamsChecker(SKILL_SELECTION_DEFAULTS),
 };

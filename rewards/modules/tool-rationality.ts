@@ -7,7 +7,7 @@
  * call nor the retry after it is penalised.
  */
 import type { CanonicalCall, RewardDetail, Task, Trace, TraceCall } from '../../protocol/domain.js';
-import { INJECTED_FAULTS, LOAD_SKILL, clamp01, numParam, stableStringify, toolCalls, toolOf } from '../common.js';
+import { INJECTED_FAULTS, LOAD_SKILL, clamp01, numParam, stableStringify, toolCalls, toolOf, numericParamsChecker } from '../common.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `tool_rationality`. */
@@ -100,4 +100,5 @@ export const toolRationalityModule: RewardModule = {
   version: '1.0.0',
   segment: 'tool',
   score: scoreToolRationality,
+  checkParams: numericParamsChecker(TOOL_RATIONALITY_DEFAULTS),
 };

@@ -77,9 +77,14 @@ const endTime = (ctx: BuildContext): Draft | null => {
     ),
   );
   // No end time exists in the world, so the reply must not invent one (an invented number is caught as
-  // such); nothing the policy sees says how the end is announced, so no wording of it is required.
+  // such); nothing the policy sees says how the end is announced, so no wording of that is required.
   const reference = say(ctx.rng, END_TIME_REPLY[ctx.locale]);
-  return draft('end_time', v.viewer_id, [message], [], { reply_skills: CHAT, reference_reply: reference });
+  // The reply must still be about the stream's end (a greeting is no answer); any wording of it counts.
+  const addressed: Fact = {
+    key: 'end_addressed',
+    values: L(ctx.locale, ['下播', '播到', '结束', '几点'], ['wrap up', 'stream ends', 'end time', 'go offline', 'live tonight', 'how long']),
+  };
+  return draft('end_time', v.viewer_id, [message], [], { reply_skills: CHAT, required_facts: [addressed], reference_reply: reference });
 };
 
 const personaName = (ctx: BuildContext): Draft | null => {
