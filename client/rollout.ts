@@ -114,6 +114,8 @@ export interface RolloutTranscript {
   messages: ChatMessage[];
   tools: ToolSchema[];
   reward_details?: unknown;
+  /** The gates that capped the reward (`info.reward_caps`), when any did. */
+  reward_caps?: string[];
   segments?: unknown;
 }
 
@@ -495,6 +497,7 @@ async function playEpisode(
       if (res.terminated || res.truncated) {
         noteInfo(res.info);
         transcript.reward_details = res.info.reward_details;
+        if (res.info.reward_caps !== undefined) transcript.reward_caps = res.info.reward_caps as string[];
         transcript.segments = res.info.segments;
         record.reward = res.reward;
         record.components = (res.info.reward_components ?? {}) as Record<string, number>;

@@ -298,6 +298,8 @@ export class Episode {
     r.info.reward_components = result.components;
     r.info.reward_details = result.details;
     r.info.segments = result.segments;
+    // Only when a gate lowered the reward, so that uncapped results keep their bytes.
+    if (result.caps !== undefined) r.info.reward_caps = result.caps;
     return r;
   }
 

@@ -37,5 +37,5 @@ export { SessionEnv, MAX_CLOSED_GROUPS, emptyStats, rawEpisodeId } from './sessi
 export type { SessionEnvOptions, SessionStats, SessionLog, ResetOk, StepOk, CloseOutcome } from './session.js';
 export { EpisodeWrapper, ActionHints, actionFormat, privilegedView } from './wrappers.js';
 export type { EpisodeHandle, EpisodeStart, EpisodeWrapping, Advisor, AdvisorStart } from './wrappers.js';
-export { GeneratorTaskSource, JsonlTaskSource, generateTask, INTENT_WEIGHTS, loadHarnessTasks, adaptTask, generateFor, generatedIntents } from './tasks/index.js';
+export { GeneratorTaskSource, JsonlTaskSource, generateTask, parseGeneratedTaskId, INTENT_WEIGHTS, loadHarnessTasks, adaptTask, generateFor, generatedIntents } from './tasks/index.js';
 export type { TaskSource, TaskSelector, TaskPick } from './tasks/index.js';

@@ -11,9 +11,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { RewardResult, Task, Trace } from '../protocol/domain.js';
-import { createEpisode, generateTask } from '../env/index.js';
+import { createEpisode, generateTask, parseGeneratedTaskId } from '../env/index.js';
 import type { EnvConfig } from '../env/index.js';
-import { parseGeneratedTaskId } from '../env/tasks/generate.js';
 import { envConfigFor } from '../recording/index.js';
 import type { EpisodeRecordV1, LoadedRecord } from '../recording/index.js';
 import { round6, scoreEpisode } from '../rewards/index.js';

@@ -114,7 +114,8 @@ export interface EpisodeView {
   turns: TurnView[];
   final_reply: string | null;
   outcome: string;
-  reward: { total: number; profile: string; segments: { tool: number | null; reply: number | null }; components: ComponentView[] };
+  /** `caps`: the gates that capped the reward, one line each (absent when none did). */
+  reward: { total: number; profile: string; segments: { tool: number | null; reply: number | null }; components: ComponentView[]; caps?: string[] };
   /** Empty when the transcript was rebuilt; otherwise why not (the trace still shows the turns). */
   rebuild_error: string | null;
 }
@@ -304,7 +305,13 @@ export function inspectRecord(rec: EpisodeRecordV1, base: Partial<EnvConfig> = {
     turns,
     final_reply: rec.trace.final_reply,
     outcome: rec.trace.outcome,
-    reward: { total: rec.reward.reward, profile: rec.reward_profile, segments: rec.reward.segments, components },
+    reward: {
+      total: rec.reward.reward,
+      profile: rec.reward_profile,
+      segments: rec.reward.segments,
+      components,
+      ...(rec.reward.caps !== undefined ? { caps: rec.reward.caps } : {}),
+    },
     rebuild_error: rebuildError,
   };
 }
@@ -383,6 +390,7 @@ export function formatEpisodeView(v: EpisodeView): string {
   out.push(
     `--- reward ${v.reward.total.toFixed(4)} (profile ${v.reward.profile}; tool segment: ${segmentText(v.reward.segments.tool)}, reply segment: ${segmentText(v.reward.segments.reply)})`,
   );
+  for (const cap of v.reward.caps ?? []) out.push(cap);
   for (const c of v.reward.components) {
     out.push(`${c.name}: ${c.value.toFixed(4)} (${c.weight === null ? 'not weighted' : `weight ${c.weight}`})${c.failed ? ' FAILED' : ''}`);
     for (const r of c.reasons) out.push(`  - ${r}`);

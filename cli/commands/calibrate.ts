@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { calibrate, DEFAULT_THRESHOLDS, formatCalibration, readGrades } from '../../eval/calibrate.js';
+import { calibrate, DEFAULT_THRESHOLDS, formatCalibration, readGrades } from '../../eval/index.js';
 import { DEFAULT_PROFILE, defaultRegistry, loadProfileFile, loadRewardSet } from '../../rewards/index.js';
 import type { RewardProfile, RewardRegistry } from '../../rewards/index.js';
 import { collect, rateArg } from '../args.js';

@@ -97,7 +97,7 @@ function scoreToolRationality(trace: Trace, task: Task, params: Readonly<Record<
 /** Whether the tool calls were the right ones, without waste. */
 export const toolRationalityModule: RewardModule = {
   name: 'tool_rationality',
-  version: '1.0.0',
+  version: '1.1.0',
   segment: 'tool',
   score: scoreToolRationality,
   checkParams: numericParamsChecker(TOOL_RATIONALITY_DEFAULTS),

@@ -372,6 +372,7 @@ function rewardSection(v) {
       id: 'reward-total',
       text: `Reward ${r.total.toFixed(4)} (profile ${r.profile}; tool segment: ${segmentText(r.segments.tool)}, reply segment: ${segmentText(r.segments.reply)})`,
     }),
+    ...(r.caps ?? []).map((cap) => el('p', { class: 'reward-cap', text: cap })),
     ...r.components.map((c) =>
       el(
         'div',
