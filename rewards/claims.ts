@@ -135,34 +135,35 @@ export function zhCountNumbers(reply: string): number[] {
 const EN_PRICE_RE = /(\d+(?:\.\d+)?) live\b|\blive (?:price )?(?:is |of |at |now )?(\d+(?:\.\d+)?)|\bprice (?:is |of )(\d+(?:\.\d+)?)/g;
 const ZH_PRICE_RE = /(?:直播价|到手价|现价|售价)(?:是|为|只要|才)?(\d+(?:\.\d+)?)/g;
 
-/** Every price a trace's tool results give (fields whose name holds "price", at any depth). */
-function evidencePrices(trace: Trace): Set<number> {
-  const out = new Set<number>();
+/** The numbers a trace's tool results give as prices (fields whose name holds "price") and as anything else. */
+function evidenceNumbersByKind(trace: Trace): { prices: Set<number>; others: Set<number> } {
+  const prices = new Set<number>();
+  const others = new Set<number>();
   const walk = (v: unknown, key: string, depth: number): void => {
     if (depth > 8) return;
-    if (typeof v === 'number' && /price/.test(key)) out.add(v);
+    if (typeof v === 'number') (/price/.test(key) ? prices : others).add(v);
     else if (Array.isArray(v)) for (const x of v) walk(x, key, depth + 1);
     else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k, depth + 1);
   };
   for (const turn of trace.turns) for (const c of turn.calls) if (c.ok) walk(c.result, '', 0);
-  return out;
+  return { prices, others };
 }
 
 /**
- * Numbers the reply says as a price that are no price the tools gave (a coupon threshold read as the live
- * price). Empty when the episode looked no price up: the prompt's prices are then the only source, and
- * the invented-number check covers them.
+ * Numbers the reply says as a price that the tools give as something else and never as a price (a coupon
+ * threshold or a stock count read out as the live price). A number no tool gave is left to the invented-
+ * number check (the prompt lists prices the trace does not hold).
  */
 export function wrongPrices(reply: string, locale: Locale, trace: Trace): number[] {
-  const prices = evidencePrices(trace);
-  if (prices.size === 0) return [];
+  const { prices, others } = evidenceNumbersByKind(trace);
+  if (others.size === 0) return [];
   const text = toHalfWidth(reply).toLowerCase();
   const out: number[] = [];
   for (const m of text.matchAll(locale === 'en' ? EN_PRICE_RE : ZH_PRICE_RE)) {
     const raw = m[1] ?? m[2] ?? m[3];
     if (raw === undefined) continue;
     const n = Number(raw);
-    if (!prices.has(n) && !out.includes(n)) out.push(n);
+    if (!prices.has(n) && others.has(n) && !out.includes(n)) out.push(n);
   }
   return out;
 }

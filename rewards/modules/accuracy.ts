@@ -13,7 +13,7 @@
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
 import { extractNumbers } from '../../protocol/text.js';
 import { unsupportedClaims, wrongPrices, zhCountNumbers } from '../claims.js';
-import { clamp01, diffWorldState, factStated, forbiddenStated, numParam, ownWords, numericParamsChecker } from '../common.js';
+import { clamp01, diffWorldState, factStated, forbiddenStated, numParam, ownWords, refusalPhrased, numericParamsChecker } from '../common.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `accuracy` (each can be overridden in the profile entry's `params`). */
@@ -54,7 +54,7 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
   const claims = unsupportedClaims(own, task.locale, trace, [...task.messages, ...task.history.map((h) => h.content)]);
   for (const c of claims) reasons.push(`unsupported claim (${c})`);
   const badPrices = wrongPrices(own, task.locale, trace);
-  if (badPrices.length > 0) reasons.push(`said as a price but no price the tools gave: ${badPrices.join(', ')}`);
+  if (badPrices.length > 0) reasons.push(`said as a price but the tools give it as something else: ${badPrices.join(', ')}`);
 
   // Numbers compare numerically ("03" = 3, "89.90" = 89.9): extractNumbers already yields numbers.
   // A reply states a few numbers and the evidence holds about a hundred: a scan each beats building a Set.
@@ -77,6 +77,10 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
   // A task that expects a refusal needs it recorded even if its expected overlay forgot to list it.
   const refusalMissing = key.expect === 'refuse' && trace.final_state.refusals.length === 0;
   if (refusalMissing && !diff.refusals) reasons.push('expected a refusal but none was recorded');
+  // A refusal task has no facts to state: a reply that does not even decline (a pleasantry, an answer
+  // to the non-compliant request) is not "the right words with the action missing" but no refusal at all.
+  const noDecline = refusalMissing && !refusalPhrased(reply);
+  if (noDecline) reasons.push('the reply does not decline the request');
   const stateOk = diffFields.length === 0 && !refusalMissing;
   if (stateOk) reasons.push('final state matches the expected state');
 
@@ -86,6 +90,7 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
   if (badPrices.length > 0) value *= numParam(params, 'invented_number_factor', ACCURACY_DEFAULTS.invented_number_factor);
   if (claims.length > 0) value *= numParam(params, 'unsupported_claim_factor', ACCURACY_DEFAULTS.unsupported_claim_factor);
   if (!stateOk) value *= numParam(params, 'state_factor', ACCURACY_DEFAULTS.state_factor);
+  if (noDecline) value *= numParam(params, 'forbidden_fact_factor', ACCURACY_DEFAULTS.forbidden_fact_factor);
 
   return {
     value: clamp01(value),
