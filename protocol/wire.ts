@@ -221,6 +221,8 @@ export const ServerInfoSchema = z.object({
   limits: WireLimitsSchema,
   defaults: WireDefaultsSchema,
   reward_profiles: z.array(WireRewardProfileSchema),
+  /** `sha256:<hex>` of the reward set in force (modules, profiles, custom module files); changes on a reload. */
+  rewards_hash: z.string(),
   variant_presets: z.array(z.string()),
   variant_families: z.array(z.string()),
   parsers: z.array(z.string()),
@@ -240,6 +242,8 @@ export const WelcomeSchema = z.object({
   limits: WireLimitsSchema,
   defaults: WireDefaultsSchema,
   reward_profiles: z.array(WireRewardProfileSchema),
+  /** Absent from servers older than rewards 3.0. */
+  rewards_hash: z.string().optional(),
   variant_presets: z.array(z.string()),
   variant_families: z.array(z.string()),
   parsers: z.array(z.string()),

@@ -200,7 +200,7 @@ export function numericParamsChecker(defaults: Readonly<Record<string, number>>)
         const near = known.find((x) => editDistance(x, k) <= 2);
         problems.push(`${k}: unknown parameter${near !== undefined ? ` (did you mean ${near}?)` : ''}; known: ${known.join(', ')}`);
       } else if (typeof v !== 'number' || !Number.isFinite(v)) {
-        problems.push(`${k}: must be a finite number (got ${JSON.stringify(v) ?? String(v)})`);
+        problems.push(`${k}: must be a finite number (got ${typeof v === 'number' ? String(v) : (JSON.stringify(v) ?? String(v))})`);
       }
     }
     return problems;

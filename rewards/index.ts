@@ -5,8 +5,8 @@ export { DEFAULT_PROFILE, RewardProfileSchema, validateProfile } from './profile
 export type { ProfileValidation } from './profile.js';
 export { scoreEpisode, round6 } from './score.js';
 export { scoreEpisodeAsync, needsAsyncScoring } from './score-async.js';
-export { loadProfileFile, loadModuleDir, loadRewardSet, checkModuleShape, registryWithJudge, RewardCatalog } from './loader.js';
-export type { ProfileFileResult, ModuleDirResult, RewardSources, RewardSet, RewardSetOptions, ReloadOutcome } from './loader.js';
+export { loadProfileFile, loadModuleDir, loadRewardSet, checkModuleShape, registryWithJudge, RewardCatalog, rewardSetHash, builtinRewardSetHash } from './loader.js';
+export type { ProfileFileResult, ModuleDirResult, RewardSources, RewardSet, RewardSetOptions, ReloadOutcome, PreparedRewards } from './loader.js';
 export {
   createLlmJudgeModule,
   llmJudgeModule,

@@ -7,6 +7,7 @@
  * collected, not returned at the first one: a designer fixing a file learns everything wrong with it
  * (and with the other files) from one start-up or one SIGHUP, not one problem per round.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -201,6 +202,44 @@ export interface RewardSources {
 export interface RewardSet {
   registry: RewardRegistry;
   profiles: ReadonlyMap<string, RewardProfile>;
+  /**
+   * `sha256:<hex>` of what scores: every module's name, version and segment, every profile as loaded,
+   * and the bytes of every custom module file. Equal sets give equal hashes, on every thread.
+   */
+  hash: string;
+}
+
+/** JSON with sorted keys (a profile's hash must not depend on key order). */
+function canonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  const o = value as Record<string, unknown>;
+  return `{${Object.keys(o)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+    .join(',')}}`;
+}
+
+/** The hash of a reward set (`RewardSet.hash`); `moduleFiles` are the custom module files it was loaded from. */
+export function rewardSetHash(registry: RewardRegistry, profiles: ReadonlyMap<string, RewardProfile>, moduleFiles: readonly string[] = []): string {
+  const h = createHash('sha256');
+  for (const m of registry.list()) h.update(`module ${m.name} ${m.version} ${m.segment}\n`);
+  for (const name of [...profiles.keys()].sort()) h.update(`profile ${canonical(profiles.get(name))}\n`);
+  for (const file of moduleFiles) {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(file);
+    } catch {
+      bytes = Buffer.alloc(0);
+    }
+    h.update(`file ${createHash('sha256').update(bytes).digest('hex')}\n`);
+  }
+  return `sha256:${h.digest('hex')}`;
+}
+
+/** The built-in set's hash: what `welcome` names when a server loads no reward files. */
+export function builtinRewardSetHash(registry: RewardRegistry): string {
+  return rewardSetHash(registry, new Map([[DEFAULT_PROFILE.name, DEFAULT_PROFILE]]));
 }
 
 /** Options of `loadRewardSet`. */
@@ -220,7 +259,10 @@ export async function loadRewardSet(
 ): Promise<{ ok: true; set: RewardSet } | { ok: false; errors: string[] }> {
   const registry = registryWithJudge(opts.judge);
   const errors: string[] = [];
+  const files: string[] = [];
   for (const dir of sources.module_dirs) {
+    const listed = moduleFiles(dir);
+    if (listed.ok) files.push(...listed.files);
     // The valid modules of a directory with errors are registered too: this registry is thrown away on
     // any error, and profiles naming them should not report them unknown on top of the real problem.
     const r = await readModuleDir(dir);
@@ -245,7 +287,7 @@ export async function loadRewardSet(
     if (result.ok) profiles.set(name, deepFreeze(result.profile));
   }
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, set: { registry, profiles } };
+  return { ok: true, set: { registry, profiles, hash: rewardSetHash(registry, profiles, files) } };
 }
 
 function deepFreeze<T>(value: T): T {
@@ -257,7 +299,10 @@ function deepFreeze<T>(value: T): T {
 }
 
 /** Outcome of a reload: the new profile names, or every error (the old set stays in force). */
-export type ReloadOutcome = { ok: true; profiles: string[]; generation: number } | { ok: false; errors: string[] };
+export type ReloadOutcome = { ok: true; profiles: string[]; generation: number; hash: string } | { ok: false; errors: string[] };
+
+/** A loaded set not yet in force (`RewardCatalog.prepare`), or why it could not be loaded. */
+export type PreparedRewards = { ok: true; set: RewardSet } | { ok: false; errors: string[] };
 
 /**
  * The reward set a server runs with, and its reload. `reload()` re-reads every file, validates it all,
@@ -305,30 +350,41 @@ export class RewardCatalog {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Re-read, validate, swap. Never rejects. */
-  reload(): Promise<ReloadOutcome> {
-    const run = this.#chain.then(async (): Promise<ReloadOutcome> => {
-      let r: Awaited<ReturnType<typeof loadRewardSet>>;
+  /**
+   * Re-read and validate the files without putting them in force: the first phase of a reload that
+   * several threads must make together (each prepares, then all commit or none). Never rejects.
+   */
+  prepare(): Promise<PreparedRewards> {
+    const run = this.#chain.then(async (): Promise<PreparedRewards> => {
       try {
-        r = await loadRewardSet(this.sources, this.#opts);
+        return await loadRewardSet(this.sources, this.#opts);
       } catch (e) {
-        r = { ok: false, errors: [`reload failed: ${(e as Error).message}`] };
+        return { ok: false, errors: [`reload failed: ${(e as Error).message}`] };
       }
-      if (!r.ok) return r;
-      this.#current = r.set;
-      this.#generation++;
-      // A listener is the server swapping its env config; one that throws must not undo the swap for others.
-      for (const l of this.#listeners) {
-        try {
-          l(r.set);
-        } catch {
-          /* the listener's own problem; the catalog has swapped */
-        }
-      }
-      return { ok: true, profiles: [...r.set.profiles.keys()], generation: this.#generation };
     });
     this.#chain = run;
     return run;
+  }
+
+  /** Put a prepared set in force (listeners see it). */
+  commit(set: RewardSet): ReloadOutcome {
+    this.#current = set;
+    this.#generation++;
+    // A listener is the server swapping its env config; one that throws must not undo the swap for others.
+    for (const l of this.#listeners) {
+      try {
+        l(set);
+      } catch {
+        /* the listener's own problem; the catalog has swapped */
+      }
+    }
+    return { ok: true, profiles: [...set.profiles.keys()], generation: this.#generation, hash: set.hash };
+  }
+
+  /** Re-read, validate, swap (one thread's reload: `prepare` then `commit`). Never rejects. */
+  async reload(): Promise<ReloadOutcome> {
+    const r = await this.prepare();
+    return r.ok ? this.commit(r.set) : r;
   }
 }
 

@@ -79,6 +79,8 @@ export class ServerCore implements SessionServer, ConnectionServer {
   readonly log: Logger;
   #info: ServerInfo;
   readonly #catalog: RewardCatalog | null;
+  /** Reloads one at a time (a second SIGHUP waits for the first to finish on every thread). */
+  #reloads: Promise<unknown> = Promise.resolve();
   readonly #unsubscribe: () => void;
   readonly sessions = new Map<string, Session>();
   readonly connections = new Set<Connection>();
@@ -117,7 +119,7 @@ export class ServerCore implements SessionServer, ConnectionServer {
       ...defaultsOf(config),
     });
     this.yieldEvery = Math.max(1, Math.floor(deps.yieldEvery ?? 32));
-    this.#info = buildServerInfo(config, this.#env, packageIdentity());
+    this.#info = buildServerInfo(config, this.#env, packageIdentity(), set?.hash);
     this.#unsubscribe = this.#catalog?.onSwap((next) => this.#swapRewards(next)) ?? (() => {});
     this.#tokenDigest = config.token === null ? null : digest(config.token);
     const workers = config.workers === 'auto' ? autoWorkers() : config.workers;
@@ -170,11 +172,39 @@ export class ServerCore implements SessionServer, ConnectionServer {
    * the profile and registry they were reset with; new resets and new `welcome`s see the new set. On any
    * error the old set stays and the errors are logged and returned.
    */
-  async reloadRewards(): Promise<ReloadOutcome> {
-    if (this.#catalog === null) return { ok: false, errors: ['no reward files configured (config.rewards is empty)'] };
-    const r = await this.#catalog.reload();
-    if (r.ok) this.log.info({ profiles: r.profiles, generation: r.generation }, 'reward profiles reloaded');
-    else this.log.error({ errors: r.errors }, 'reward reload failed; keeping the previous profiles');
+  reloadRewards(): Promise<ReloadOutcome> {
+    const run = this.#reloads.then(() => this.#reloadOnce());
+    this.#reloads = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /**
+   * One reload in two phases, so that it completes on every thread or on none: the main thread and every
+   * worker load and validate the files and report the set's hash; only if all hold the same set does each
+   * put it in force, otherwise each drops it (the files changed during the reload, or a worker failed).
+   */
+  async #reloadOnce(): Promise<ReloadOutcome> {
+    const catalog = this.#catalog;
+    if (catalog === null) return { ok: false, errors: ['no reward files configured (config.rewards is empty)'] };
+    const prepared = await catalog.prepare();
+    if (!prepared.ok) {
+      this.log.error({ errors: prepared.errors }, 'reward reload failed; keeping the previous profiles');
+      return prepared;
+    }
+    const hash = prepared.set.hash;
+    const problems = await this.hosts.prepareRewards(hash);
+    if (problems.length > 0) {
+      await this.hosts.abortRewards();
+      const errors = [`reload aborted on every thread, the previous reward set ${this.#info.rewards_hash} stays: ${problems.join('; ')}`];
+      this.log.error({ errors }, 'reward reload failed; keeping the previous profiles');
+      return { ok: false, errors };
+    }
+    await this.hosts.commitRewards(hash);
+    const r = catalog.commit(prepared.set);
+    if (r.ok) this.log.info({ profiles: r.profiles, generation: r.generation, hash }, 'reward profiles reloaded');
     return r;
   }
 
@@ -193,10 +223,9 @@ export class ServerCore implements SessionServer, ConnectionServer {
   /** Point new resets at a new reward set: one assignment each, so no reset sees half of it. */
   #swapRewards(set: RewardSet): void {
     const env: EnvConfig = { ...this.#env, registry: set.registry, profiles: set.profiles };
-    const info = buildServerInfo(this.config, env, packageIdentity());
+    const info = buildServerInfo(this.config, env, packageIdentity(), set.hash);
     this.#env = env;
     this.#info = info;
-    this.hosts.reloadRewards().catch((err: unknown) => this.log.error({ err }, 'shard workers failed to reload the reward files'));
   }
 
   /** Add what a shard counted to the server's metrics. */

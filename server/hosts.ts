@@ -173,8 +173,16 @@ export interface EpisodeHost {
   apply(session: SessionRef, req: SessionRequest, frame: Buffer, binary: boolean): Promise<HostReply>;
   /** Free a session's episodes; resolves to how many there were. */
   free(session: SessionRef): Promise<{ freed: number; stats: SessionStats }>;
-  /** Point new resets at a reloaded reward set (workers re-read the same files). */
-  reloadRewards(): Promise<void>;
+  /**
+   * Phase one of a reward reload: every worker re-reads and validates the reward files and keeps the set
+   * pending. Resolves to one problem per worker that failed or loaded a set whose hash is not `hash`
+   * (the files changed during the reload); empty when all hold `hash`.
+   */
+  prepareRewards(hash: string): Promise<string[]>;
+  /** Phase two: every worker puts its pending set (of `hash`) in force for new resets. */
+  commitRewards(hash: string): Promise<void>;
+  /** Every worker drops its pending set (a reload that failed somewhere changes nothing anywhere). */
+  abortRewards(): Promise<void>;
   /**
    * Write a V8 heap snapshot of every worker thread into `dir` (`shard-<i>-<stamp>.heapsnapshot`), one at
    * a time; resolves to the files written (none without workers: the main thread's is the caller's).
@@ -253,9 +261,14 @@ export class LocalHost implements EpisodeHost {
     return { freed, stats: emptyStats() };
   }
 
-  async reloadRewards(): Promise<void> {
-    // The main thread's table reads the server's env getter, which the reward swap already replaced.
+  // The main thread's table reads the server's env getter, which the catalog's commit replaces.
+  async prepareRewards(): Promise<string[]> {
+    return [];
   }
+
+  async commitRewards(): Promise<void> {}
+
+  async abortRewards(): Promise<void> {}
 
   async heapSnapshots(): Promise<string[]> {
     return [];
@@ -274,7 +287,9 @@ export class LocalHost implements EpisodeHost {
 export type WorkerTask =
   | { op: 'apply'; session: string; seed: number; frame: Uint8Array; binary: boolean }
   | { op: 'free'; session: string }
-  | { op: 'reload' }
+  | { op: 'reload_prepare' }
+  | { op: 'reload_commit'; hash: string }
+  | { op: 'reload_abort' }
   | { op: 'drain' }
   | { op: 'ping' };
 
@@ -477,8 +492,29 @@ export class WorkerHost implements EpisodeHost {
     slot.recycle.unref();
   }
 
-  async reloadRewards(): Promise<void> {
-    await Promise.all(this.#slots.map((slot) => this.#run(slot, { op: 'reload' })));
+  async prepareRewards(hash: string): Promise<string[]> {
+    const answers = await Promise.all(
+      this.#slots.map((slot, i) =>
+        this.#run(slot, { op: 'reload_prepare' }).then(
+          (r) => ({ i, r: r as { ok: true; hash: string } | { ok: false; errors: string[] } }),
+          (err: unknown) => ({ i, r: { ok: false as const, errors: [(err as Error).message] } }),
+        ),
+      ),
+    );
+    const problems: string[] = [];
+    for (const { i, r } of answers) {
+      if (!r.ok) problems.push(`shard worker ${i}: ${r.errors.join('; ')}`);
+      else if (r.hash !== hash) problems.push(`shard worker ${i} loaded reward set ${r.hash}, the main thread ${hash} (the files changed during the reload)`);
+    }
+    return problems;
+  }
+
+  async commitRewards(hash: string): Promise<void> {
+    await Promise.all(this.#slots.map((slot) => this.#run(slot, { op: 'reload_commit', hash })));
+  }
+
+  async abortRewards(): Promise<void> {
+    await Promise.all(this.#slots.map((slot) => this.#run(slot, { op: 'reload_abort' })));
   }
 
   async heapSnapshots(dir: string, stamp: string): Promise<string[]> {

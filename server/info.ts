@@ -6,10 +6,16 @@ import type { EnvConfig } from '../env/index.js';
 import { PARSERS, VARIANT_FAMILIES, VARIANT_PRESETS } from '../env/index.js';
 import type { RequestId, ServerInfo } from '../protocol/wire.js';
 import { WIRE_PROTOCOL_VERSION } from '../protocol/wire.js';
+import { builtinRewardSetHash } from '../rewards/index.js';
 import type { ServerConfig } from './config.js';
 
 /** Build the server description. Key order is fixed (it is part of the reply bytes). */
-export function buildServerInfo(config: ServerConfig, env: EnvConfig, server: { name: string; version: string }): ServerInfo {
+export function buildServerInfo(
+  config: ServerConfig,
+  env: EnvConfig,
+  server: { name: string; version: string },
+  rewardsHash: string = builtinRewardSetHash(env.registry),
+): ServerInfo {
   const l = config.limits;
   return {
     protocol: WIRE_PROTOCOL_VERSION,
@@ -38,6 +44,7 @@ export function buildServerInfo(config: ServerConfig, env: EnvConfig, server: { 
       name: p.name,
       modules: p.modules.map((m) => ({ name: m.name, version: env.registry.get(m.name)?.version ?? 'unknown', weight: m.weight })),
     })),
+    rewards_hash: rewardsHash,
     variant_presets: [...VARIANT_PRESETS],
     variant_families: [...VARIANT_FAMILIES],
     parsers: [...PARSERS.keys()],
@@ -57,6 +64,7 @@ export function welcomeMessage(info: ServerInfo, id: RequestId, session_id: stri
     limits: info.limits,
     defaults: info.defaults,
     reward_profiles: info.reward_profiles,
+    rewards_hash: info.rewards_hash,
     variant_presets: info.variant_presets,
     variant_families: info.variant_families,
     parsers: info.parsers,

@@ -10,6 +10,7 @@ import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import { defaultEnvConfig, prepareVariantsInBackground } from '../env/index.js';
 import type { EnvConfig } from '../env/index.js';
 import { RewardCatalog } from '../rewards/index.js';
+import type { RewardSet } from '../rewards/index.js';
 import { getHeapStatistics } from 'node:v8';
 import { Codec } from '../protocol/codec.js';
 import { setWorldCacheShare } from '../mock-services/index.js';
@@ -29,6 +30,8 @@ const limits = { max_turns: config.limits.max_turns, max_errors: config.limits.m
 
 // The reward set: the same files the main thread validated at start-up (a failure here is a start-up error).
 let catalog: RewardCatalog | null = null;
+// A reloaded reward set waiting for every thread to have loaded it (reload_prepare, then commit or abort).
+let pending: RewardSet | null = null;
 // The harness: the directory the main thread loaded, loaded again here (the same files, the same hash).
 const harness = harnessOf(config);
 if (harness.identity.hash !== data.harnessHash) {
@@ -100,11 +103,25 @@ async function run(task: WorkerTask): Promise<[unknown, number]> {
       const answer: WorkerFreeResult = { freed, stats: table.takeStats(), heap_bytes: heapBytes() };
       return [answer, freed];
     }
-    case 'reload':
-      if (catalog) {
-        const r = await catalog.reload();
-        if (!r.ok) log.error({ errors: r.errors }, 'shard worker: reward reload failed; keeping the previous profiles');
+    case 'reload_prepare': {
+      pending = null;
+      if (catalog === null) return [{ ok: false, errors: ['this worker was started without reward files'] }, 0];
+      const r = await catalog.prepare();
+      if (!r.ok) {
+        log.error({ errors: r.errors }, 'shard worker: reward reload failed; keeping the previous profiles');
+        return [r, 0];
       }
+      pending = r.set;
+      return [{ ok: true, hash: r.set.hash }, 0];
+    }
+    case 'reload_commit':
+      // Only the set this worker prepared, and only if it is the one every thread agreed on.
+      if (catalog !== null && pending !== null && pending.hash === task.hash) catalog.commit(pending);
+      else log.error({ hash: task.hash, pending: pending?.hash ?? null }, 'shard worker: asked to commit a reward set it did not prepare');
+      pending = null;
+      return [null, 0];
+    case 'reload_abort':
+      pending = null;
       return [null, 0];
     case 'drain':
       // Requests held for their start are applied before the sessions are freed.

@@ -16,7 +16,7 @@
  * - The room's language: a reply in another language serves nobody there.
  * - A call to action where one is due.
  */
-import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
+import type { RewardDetail, Task, Trace, TraceCall } from '../../protocol/domain.js';
 import { charLength, extractNumbers } from '../../protocol/text.js';
 import { asksQuestion, clamp01, factStated, forbiddenStated, hasCallToAction, inLanguage, numParam, offersAlternative, ownWords, refusalPhrased, toolCalls, numericParamsChecker } from '../common.js';
 import type { RewardModule } from '../types.js';
@@ -71,12 +71,18 @@ function collectNumbers(value: unknown, out: Set<number>, depth = 0): void {
   }
 }
 
-/** The primitive argument values of the task's required calls and solution: the product, order, coupon it is about. */
+/**
+ * Arguments that name what a task is about: a product (link or item), an option, an order, a coupon. A
+ * viewer id or a count names nothing the viewer asked about (the same viewer's other orders are not in scope).
+ */
+const ENTITY_KEYS: ReadonlySet<string> = new Set(['link_no', 'item_id', 'sku_id', 'order_id', 'coupon_id']);
+
+/** The entity arguments of the task's required calls and solution, as `key=value`. */
 function taskEntities(task: Task): Set<string> {
   const out = new Set<string>();
   const add = (args: { [k: string]: unknown } | undefined): void => {
     if (args === undefined) return;
-    for (const v of Object.values(args)) if (typeof v === 'number' || (typeof v === 'string' && v.length <= 64)) out.add(String(v));
+    for (const [k, v] of Object.entries(args)) if (ENTITY_KEYS.has(k) && (typeof v === 'number' || typeof v === 'string')) out.add(`${k}=${String(v)}`);
   };
   for (const r of task.answer_key.required_calls) for (const c of r.any_of) add(c.arguments);
   for (const c of task.answer_key.solution) add(c.arguments);
@@ -98,11 +104,23 @@ function scopeNumbers(trace: Trace, task: Task): Set<number> {
   for (const m of task.messages) for (const n of extractNumbers(m)) out.add(n);
   const entities = taskEntities(task);
   if (entities.size === 0) return out;
-  for (const call of toolCalls(trace)) {
-    if (!call.ok || call.arguments === null) continue;
-    let about = false;
-    for (const v of Object.values(call.arguments)) if ((typeof v === 'number' || typeof v === 'string') && entities.has(String(v))) about = true;
-    if (about) collectNumbers(call.result, out);
+  // Twice: a product looked up by its link gives its item id, which a later or earlier call (its
+  // promotions, its stock) may use.
+  const calls = toolCalls(trace);
+  const done = new Set<TraceCall>();
+  for (let pass = 0; pass < 2; pass++) {
+    for (const call of calls) {
+      if (done.has(call) || !call.ok || call.arguments === null) continue;
+      let about = false;
+      for (const [k, v] of Object.entries(call.arguments)) if ((typeof v === 'number' || typeof v === 'string') && entities.has(`${k}=${String(v)}`)) about = true;
+      if (!about) continue;
+      done.add(call);
+      collectNumbers(call.result, out);
+      const r = call.result;
+      if (r !== null && typeof r === 'object' && !Array.isArray(r)) {
+        for (const [k, v] of Object.entries(r)) if (ENTITY_KEYS.has(k) && (typeof v === 'number' || typeof v === 'string')) entities.add(`${k}=${String(v)}`);
+      }
+    }
   }
   return out;
 }
@@ -222,7 +240,7 @@ function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<st
   if (chars > max) {
     value *= p('too_long_factor');
     reasons.push(`too long for TTS: ${chars} > ${max} chars`);
-  } else if (chars > comfortable && max > comfortable) {
+  } else if (p('concision_weight') > 0 && chars > comfortable && max > comfortable) {
     value *= 1 - (p('concision_weight') * (chars - comfortable)) / (max - comfortable);
     reasons.push(`long: ${chars} of ${max} chars`);
   } else if (chars < p('min_chars')) {

@@ -176,14 +176,26 @@ describe('examples/rewards', () => {
   it('the example module directory loads on its own', async () => {
     const r = await loadRewardSet(abs({ profiles: [], module_dirs: [EXAMPLE_MODULES] }));
     expect(r.ok && r.set.registry.list().map((m) => [m.name, m.version, m.segment])).toEqual([
-      // Rewards v2 (issue 15) changed four built-ins; tool_rationality, the judge and the example are unchanged.
-      ['accuracy', '2.0.0', 'reply'],
-      ['effectiveness', '2.0.0', 'reply'],
-      ['hook_compliance', '2.0.0', 'reply'],
-      ['tool_rationality', '1.0.0', 'tool'],
+      // Rewards 3.0 changed accuracy, effectiveness and hook_compliance; tool_rationality 1.1.0 counts
+      // issue_coupon relevant for an optional coupon; skill_selection, the judge and the example are unchanged.
+      ['accuracy', '3.0.0', 'reply'],
+      ['effectiveness', '3.0.0', 'reply'],
+      ['hook_compliance', '3.0.0', 'reply'],
+      ['tool_rationality', '1.1.0', 'tool'],
       ['skill_selection', '2.0.0', 'tool'],
       ['llm_judge', '1.0.0', 'reply'],
       ['brevity', '1.0.0', 'reply'],
+    ]);
+  });
+
+  it("a typo in an example's built-in params names the key and the known ones; the custom module checks its own", async () => {
+    const broken = read(`${EXAMPLES}/concise.yaml`).replace('state_factor: 0.5', 'state_facter: 0.5').replace('target_chars: 40', 'target_chars: -1');
+    const file = join(tmp, 'params.yaml');
+    writeFileSync(file, broken);
+    const r = await loadRewardSet({ profiles: [file], module_dirs: [join(ROOT, EXAMPLE_MODULES)] });
+    expect(r.ok ? [] : r.errors.map((e) => e.replace(`${tmp}/`, ''))).toEqual([
+      'params.yaml: modules[0].params: state_facter: unknown parameter (did you mean state_factor?); known: invented_number_factor, forbidden_fact_factor, unsupported_claim_factor, state_factor',
+      'params.yaml: modules[2].params: target_chars: must be a positive integer',
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hookComplianceModule } from '../../rewards/index.js';
+import { DEFAULT_PROFILE, defaultRegistry, hookComplianceModule, scoreEpisode } from '../../rewards/index.js';
 import { enProductQa, replyTurn, toolTurn, withTrace, zhProductQa } from './fixtures.js';
 
 const score = hookComplianceModule.score;
@@ -87,22 +87,42 @@ describe('hook_compliance', () => {
     });
   });
 
-  it('counts a rule the prompt states that the final reply breaks, though no hook enforced it (zh)', () => {
+  it('scores 0 when the final reply breaks a rule the prompt states, though no hook enforced it (zh)', () => {
     const { task, oracle } = zhProductQa();
-    // As env/episode.ts records it: reply_format was off, so the Markdown passed every hook.
+    // As env/episode.ts records it: reply_format was off, so the Markdown passed every hook and went on air.
     const trace = withTrace(oracle, {
       rule_violations: [{ hook: 'reply_format', code: 'MARKDOWN', message: 'markdown', evidence: '**89.9**' }],
     });
     expect(score(trace, task, {})).toEqual({
-      value: 1 - 0.34,
-      reasons: ['final reply breaks a stated rule: MARKDOWN (evidence: **89.9**)', '1 distinct violation(s)'],
+      value: 0,
+      reasons: ['final reply breaks a stated rule: MARKDOWN (evidence: **89.9**)', 'the final reply breaks a rule the prompt states'],
       evidence: { violations: [{ turn: 2, hook: 'reply_format', code: 'MARKDOWN' }], distinct: ['reply_format/MARKDOWN'] },
     });
     // Records written before 0.2 have no rule_violations, and an empty list is no breach.
     expect(score(withTrace(oracle, { rule_violations: [] }), task, {}).value).toBe(1);
   });
 
-  it('counts a stated rule a hook already reported once, and one it did not on top (en)', () => {
+  it('costs a breach a retry fixed 0.34, and the same breach in the reply that went on air everything (zh)', () => {
+    const { task, oracle } = zhProductQa();
+    const tooLong = { hook: 'reply_format', code: 'TOO_LONG', message: 'too long' };
+    const fixed = withTrace(oracle, {
+      turns: [...oracle.turns.slice(0, 2), replyTurn(2, '哈'.repeat(130), [tooLong]), replyTurn(3, oracle.final_reply!)],
+    });
+    expect(score(fixed, task, {})).toEqual({
+      value: 1 - 0.34,
+      reasons: ['turn 2: reply_format/TOO_LONG', '1 distinct violation(s)'],
+      evidence: { violations: [{ turn: 2, hook: 'reply_format', code: 'TOO_LONG' }], distinct: ['reply_format/TOO_LONG'] },
+    });
+    // The same rule, but the hook was off and the 130 chars were the final reply.
+    const onAir = withTrace(oracle, { final_reply: '哈'.repeat(130), rule_violations: [{ ...tooLong, evidence: '130 > 120' }] });
+    expect(score(onAir, task, {})).toEqual({
+      value: 0,
+      reasons: ['final reply breaks a stated rule: TOO_LONG (evidence: 130 > 120)', 'the final reply breaks a rule the prompt states'],
+      evidence: { violations: [{ turn: 2, hook: 'reply_format', code: 'TOO_LONG' }], distinct: ['reply_format/TOO_LONG'] },
+    });
+  });
+
+  it('counts a stated rule a hook already reported once, and one it did not on top; the breach on air scores 0 (en)', () => {
     const { task, oracle } = enProductQa();
     const trace = withTrace(oracle, {
       turns: [
@@ -117,11 +137,11 @@ describe('hook_compliance', () => {
       ],
     });
     expect(score(trace, task, {})).toEqual({
-      value: 1 - 0.34 * 2,
+      value: 0,
       reasons: [
         'turn 1: output_constraints/MISSING_ENDING',
         'final reply breaks a stated rule: EMOJI (evidence: 😀)',
-        '2 distinct violation(s)',
+        'the final reply breaks a rule the prompt states',
       ],
       evidence: {
         violations: [
@@ -131,14 +151,51 @@ describe('hook_compliance', () => {
         distinct: ['output_constraints/MISSING_ENDING', 'reply_format/EMOJI'],
       },
     });
+    // Only the rule the hook already reported: no line of its own, and still 0.
+    const reported = withTrace(trace, { rule_violations: [{ hook: 'output_constraints', code: 'MISSING_ENDING', message: 'x' }] });
+    expect(score(reported, task, {})).toEqual({
+      value: 0,
+      reasons: ['turn 1: output_constraints/MISSING_ENDING', 'the final reply breaks a rule the prompt states'],
+      evidence: {
+        violations: [{ turn: 1, hook: 'output_constraints', code: 'MISSING_ENDING' }],
+        distinct: ['output_constraints/MISSING_ENDING'],
+      },
+    });
   });
 
-  it('reaches 0 at three distinct stated-rule breaches', () => {
+  it('scores one stated-rule breach 0 as three, whatever per_violation: a hard failure, not a cost per violation (zh)', () => {
+    const { task, oracle } = zhProductQa();
+    const breach = (codes: string[]) =>
+      withTrace(oracle, { rule_violations: codes.map((code) => ({ hook: 'reply_format', code, message: 'm' })) });
+    expect(score(breach(['MARKDOWN']), task, {}).value).toBe(0);
+    expect(score(breach(['TOO_LONG', 'MARKDOWN', 'EMOJI']), task, {}).value).toBe(0);
+    expect(score(breach(['MARKDOWN']), task, { per_violation: 0 }).value).toBe(0);
+    // per_violation still prices the violations retries fixed.
+    expect(score(oracle, task, { per_violation: 0 }).value).toBe(1);
+  });
+
+  it("caps the episode at 0.05 through the default profile's hook_compliance gate (zh)", () => {
     const { task, oracle } = zhProductQa();
     const trace = withTrace(oracle, {
-      rule_violations: ['TOO_LONG', 'MARKDOWN', 'EMOJI'].map((code) => ({ hook: 'reply_format', code, message: 'm' })),
+      rule_violations: [{ hook: 'reply_format', code: 'MARKDOWN', message: 'markdown', evidence: '**89.9**' }],
     });
-    expect(score(trace, task, {}).value).toBe(0);
+    const r = scoreEpisode(trace, task, DEFAULT_PROFILE, defaultRegistry());
+    // Every other module scores the oracle 1: the weighted mean is 1 - 0.15 = 0.85, capped.
+    expect({ reward: r.reward, components: r.components, caps: r.caps }).toEqual({
+      reward: 0.05,
+      components: { accuracy: 1, effectiveness: 1, hook_compliance: 0, tool_rationality: 1, skill_selection: 1 },
+      caps: ['capped at 0.05: hook_compliance 0 < 0.01 (weighted mean 0.85)'],
+    });
+    // A violation a retry fixed is a cost, not a cap: 1 - 0.15 × 0.34.
+    const fixed = withTrace(oracle, {
+      turns: [
+        ...oracle.turns.slice(0, 2),
+        replyTurn(2, '**89.9**', [{ hook: 'reply_format', code: 'MARKDOWN', message: 'm' }]),
+        replyTurn(3, oracle.final_reply!),
+      ],
+    });
+    const f = scoreEpisode(fixed, task, DEFAULT_PROFILE, defaultRegistry());
+    expect({ reward: f.reward, caps: f.caps }).toEqual({ reward: 0.949, caps: undefined });
   });
 
   it('honours the per_violation param', () => {
@@ -147,5 +204,15 @@ describe('hook_compliance', () => {
       turns: [replyTurn(0, 'x', [{ hook: 'reply_format', code: 'EMOJI', message: 'e' }]), replyTurn(1, oracle.final_reply!)],
     });
     expect(score(trace, task, { per_violation: 0.5 }).value).toBe(0.5);
+  });
+
+  it('rejects a misspelt or non-numeric param (checkParams)', () => {
+    const check = hookComplianceModule.checkParams!;
+    expect(check({ per_violaton: 0.5 })).toEqual(['per_violaton: unknown parameter (did you mean per_violation?); known: per_violation']);
+    expect(check({ per_violation: '0.5' })).toEqual(['per_violation: must be a finite number (got "0.5")']);
+    expect(check({ per_violation: Number.POSITIVE_INFINITY })).toEqual([
+      expect.stringMatching(/^per_violation: must be a finite number \(got /),
+    ]);
+    expect(check({ per_violation: 0.5 })).toEqual([]);
   });
 });
