@@ -120,7 +120,9 @@ export function readGrades(path: string): { ok: true; grades: Grade[] } | { ok: 
       errors.push(`${path}:${i + 1}: not JSON (${(e as Error).message})`);
       return;
     }
-    const r = GradeSchema.safeParse(raw);
+    const r = GradeSchema.safeParse(raw, {
+      error: (iss) => (iss.code === 'invalid_type' && iss.input === undefined ? 'required key is missing' : undefined),
+    });
     if (!r.success) {
       for (const issue of r.error.issues) errors.push(`${path}:${i + 1}: ${issue.path.join('.') || '(line)'}: ${issue.message}`);
       return;

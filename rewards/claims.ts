@@ -48,7 +48,8 @@ const ZH_NEGATION = /不|没|无法|别|非|未|勿/;
 // Words that hold a negation character and negate nothing ("不过" is "but").
 const ZH_NOT_NEGATION = /不过|不错|不客气|不好意思|不同|不仅|不锈钢|没问题|无线|无缝|无添加|无糖|非常|别的/g;
 
-const CLAUSE_SPLIT = /[.!?;,。！？；，]+/;
+// Clause breaks; a comma or point between digits ("10,000", "89.9") is part of a number.
+const CLAUSE_SPLIT = /[!?;。！？；，]+|,(?!\d)|\.(?!\d)/;
 
 /** The evidence texts of a trace, folded: every tool result's strings. */
 function evidenceText(trace: Trace): string {
@@ -65,14 +66,13 @@ function evidenceText(trace: Trace): string {
 
 /**
  * The prohibited claims a reply makes that the evidence does not back: one line per claim,
- * `"<kind>: <phrase>"`. `said` is what the viewer and the room said (their words may be echoed).
+ * `"<kind>: <phrase>"`. (The reply is read less the viewer's own words, as accuracy reads it.)
  */
-export function unsupportedClaims(reply: string, locale: Locale, trace: Trace, said: readonly string[]): string[] {
+export function unsupportedClaims(reply: string, locale: Locale, trace: Trace): string[] {
   const rules = locale === 'en' ? EN_CLAIMS : ZH_CLAIMS;
   const negation = locale === 'en' ? EN_NEGATION : ZH_NEGATION;
   const text = toHalfWidth(reply).toLowerCase().replace(/[’‘]/g, "'");
   let evidence: string | null = null;
-  const context = toHalfWidth(said.join('\n')).toLowerCase();
   const out: string[] = [];
   for (const clause of text.split(CLAUSE_SPLIT)) {
     if (clause.trim() === '' || negation.test(locale === 'en' ? clause : clause.replace(ZH_NOT_NEGATION, ''))) continue;
@@ -81,7 +81,9 @@ export function unsupportedClaims(reply: string, locale: Locale, trace: Trace, s
       if (m === null) continue;
       evidence ??= evidenceText(trace);
       const phrase = m[0].trim();
-      if (evidence.includes(phrase) || context.includes(phrase)) continue;
+      // Backed by a tool result (a registered special cosmetic's 美白祛斑, a FAQ's warranty). The viewer's
+      // own words are no backing: agreeing with "it's the cheapest, right?" makes the claim.
+      if (evidence.includes(phrase)) continue;
       const line = `${rule.kind}: ${phrase}`;
       if (!out.includes(line)) out.push(line);
     }
@@ -98,8 +100,13 @@ export function zhNumeral(s: string): number | null {
   let section = 0;
   let digit: number | null = null;
   let lastUnit = 0;
+  // A 零 after a unit makes the next digit plain units ("一百零五" 105), not the next lower unit.
+  let zero = false;
   for (const ch of s) {
-    if (ch in ZH_DIGIT) {
+    if (ch === '零') {
+      zero = true;
+      digit = null;
+    } else if (ch in ZH_DIGIT) {
       digit = ZH_DIGIT[ch];
     } else if (ch in ZH_UNIT) {
       const unit = ZH_UNIT[ch];
@@ -111,10 +118,11 @@ export function zhNumeral(s: string): number | null {
       }
       digit = null;
       lastUnit = unit;
+      zero = false;
     } else return null;
   }
-  // "两千五": a trailing digit after a unit counts in the next lower unit.
-  if (digit !== null) section += lastUnit >= 100 && lastUnit < 10000 ? digit * (lastUnit / 10) : digit;
+  // "两千五" 2500, "两万五" 25000: a trailing digit right after a unit counts in the next lower unit.
+  if (digit !== null) section += !zero && lastUnit >= 100 ? digit * (lastUnit / 10) : digit;
   return total + section;
 }
 
@@ -157,7 +165,8 @@ function evidenceNumbersByKind(trace: Trace): { prices: Set<number>; others: Set
 export function wrongPrices(reply: string, locale: Locale, trace: Trace): number[] {
   const { prices, others } = evidenceNumbersByKind(trace);
   if (others.size === 0) return [];
-  const text = toHalfWidth(reply).toLowerCase();
+  // Thousands separators first: "1,299 live" is 1299.
+  const text = toHalfWidth(reply).toLowerCase().replace(/(\d),(?=\d{3}(?!\d))/g, '$1');
   const out: number[] = [];
   for (const m of text.matchAll(locale === 'en' ? EN_PRICE_RE : ZH_PRICE_RE)) {
     const raw = m[1] ?? m[2] ?? m[3];

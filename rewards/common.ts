@@ -45,7 +45,10 @@ export function toolCalls(trace: Trace): TraceCall[] {
  */
 export function factStated(reply: string, fact: Fact, locale: Locale, opts: MeaningOptions = { loose: true }): boolean {
   if (factStatedInMeaning(reply, fact, locale, opts)) return true;
-  for (const v of fact.values) if (!hasMeaning(v, locale) && statesTerm(reply, v)) return true;
+  // A claim the reply must make also counts in the value's own words, as 2.0 read it ("No end time has
+  // been announced" answers "when do you go offline?"). A wrong claim that happens to hold them is left
+  // to the forbidden facts, which read polarity strictly.
+  for (const v of fact.values) if ((opts.loose === true || !hasMeaning(v, locale)) && statesTerm(reply, v)) return true;
   return false;
 }
 
@@ -56,7 +59,7 @@ export function isListPriceFact(fact: Fact): boolean {
 
 /** Whether the reply states a forbidden fact (a claim it must not make: framing as the list price exempts a list price). */
 export function forbiddenStated(reply: string, fact: Fact, locale: Locale): boolean {
-  return factStated(reply, fact, locale, { listPriceFraming: isListPriceFact(fact) });
+  return factStated(reply, fact, locale, { listPriceFraming: isListPriceFact(fact), assertedOnly: true });
 }
 
 /**

@@ -65,6 +65,10 @@ const EN_FORMS: ReadonlyArray<[RegExp, string]> = [
   [/\bout of stock\b|\bsold[- ]out\b|\bnone left\b|\bunavailable\b|\bno (?:more )?stock\b|\bgone\b/g, ` not ${MARK.IN_STOCK} `],
   [/\bin[- ]stock\b|\bavailable\b|\bstill (?:have|has|got) (?:it|some|stock)\b|\b(?:are|is) (?:still )?left\b|\bleft in stock\b/g, MARK.IN_STOCK],
   [/\bwill (?:be )?ship(?:ped)?\b|\bships? (?:with)?in\b|\bonce (?:it'?s )?paid\b/g, NEUTRAL],
+  // A shipment something waits for is not one made ("once it ships you'll get the tracking number").
+  [/\b(?:once|after|when|until|before) (?:it|they|the (?:order|parcel|package)) (?:is |are |has |have )?(?:been )?ship(?:s|ped)?\b/g, NEUTRAL],
+  // A count left is a stock claim ("7 left").
+  [/(\d+) (?:are |is )?left\b/g, `$1 ${MARK.IN_STOCK}`],
   [/\bawaiting shipment\b|\bwaiting to (?:be )?ship(?:ped)?\b|\byet to (?:be )?ship(?:ped)?\b/g, ` not ${MARK.SHIPPED} `],
   [/\bship(?:ped|s)? out\b|\bshipped\b|\bdispatched\b|\bsent out\b|\bon (?:its|the) way\b|\bin transit\b/g, MARK.SHIPPED],
   [/\bdelivered\b|\barrived\b|\bsigned for\b/g, MARK.DELIVERED],
@@ -81,6 +85,10 @@ const EN_FORMS: ReadonlyArray<[RegExp, string]> = [
 const ZH_FORMS: ReadonlyArray<[RegExp, string]> = [
   // A shipment promised for later is not a shipment made ("付款后72小时内会从广州发出").
   [/((?:会|将|才会?|就会?|后)[^，。！？；]{0,14}?)发(?:货|出)/g, `$1${NEUTRAL}`],
+  // ...and so is one that something waits for ("发货后订单里就能看到运单号").
+  [/发(?:货|出)(?:之)?后/g, NEUTRAL],
+  // A count left is a stock claim ("还剩460件", "还有7件").
+  [/(?:还剩|剩余|还有)(?=\d)/g, MARK.IN_STOCK],
   [/没问题|不客气|不好意思|不错|不锈钢|不同|不仅|不过|不用担心|无线|无缝|无添加|无糖|无痕|无香|非常|别的|别人|未来/g, NEUTRAL],
   [/七天|7天/g, MARK.SEVEN_DAY],
   [/无理由/g, MARK.NO_REASON],
@@ -92,7 +100,7 @@ const ZH_FORMS: ReadonlyArray<[RegExp, string]> = [
   [/(?:已经?)?(?:签收|送达)/g, MARK.DELIVERED],
   [/人工(?:客服)?|客服|专人|售后同事|工作人员|售后团队/g, MARK.HUMAN],
   [/谢谢|感谢|多谢|谢啦/g, MARK.THANKS],
-  [/退款|退货|退回|退掉|可以退|能退|退/g, MARK.RETURN],
+  [/退款|退货|退回|退掉|可以退(?![款货回掉])|能退(?![款货回掉])|退/g, MARK.RETURN],
   [/数字人|虚拟主播|AI主播|ai/g, MARK.AI],
   [/直播价|到手价|现在(?:只要|是)?|今天(?:只要)?/g, MARK.LIVE_PRICE],
   [/原价|划线价|日常价|专柜价|吊牌价|平时|之前/g, MARK.LIST_PRICE],
@@ -163,6 +171,12 @@ interface Reading {
    * negation words shortly before it: three words in English, three characters in Chinese).
    */
   atoms: Map<string, Set<boolean>>;
+  /**
+   * Atoms said in a clause with no negation before them (or a double one): what the reply asserts. A
+   * claim it declines ("I can't say it's the best ever", "不能说能治失眠") is no assertion, however far
+   * the negation stands from it. Forbidden claims are read here.
+   */
+  asserted: Set<string>;
   listCue: boolean;
 }
 
@@ -186,12 +200,13 @@ function readFolded(s: string, locale: Locale, reply = false): Reading {
   const numbers = extractNumbers(s);
   const atoms = new Map<string, Set<boolean>>();
   const chars = new Map<string, Set<boolean>>();
+  const asserted = new Set<string>();
   if (locale === 'en') {
     // Words and concepts in order; a negation reaches the next few words of its clause.
-    const tokens = s.match(/[a-z]+|[\ue000-\ue0ff]|[0-9]+(?:\.[0-9]+)?|,/g) ?? [];
+    const tokens = s.match(/[a-z]+|[\ue000-\ue0ff]|[0-9]+(?:\.[0-9]+)?|[,;:]/g) ?? [];
     const negAt: number[] = [];
     tokens.forEach((t, i) => {
-      if (t === ',') {
+      if (t === ',' || t === ';' || t === ':') {
         negAt.length = 0; // a negation does not reach into the next clause of a span
         return;
       }
@@ -203,10 +218,12 @@ function readFolded(s: string, locale: Locale, reply = false): Reading {
       for (const j of negAt) if (i - j <= NEG_REACH) negs++;
       const negated = negs % 2 === 1;
       const c = t.charCodeAt(0);
-      if (isMark(c)) {
-        if (t !== NEUTRAL) addAtom(atoms, t, negated);
-      } else if (c >= 0x61 && t.length >= 2 && (!EN_STOP.has(t) || EN_KEEP.has(t))) {
-        addAtom(atoms, stem(t), negated);
+      let atom: string | null = null;
+      if (isMark(c)) atom = t !== NEUTRAL ? t : null;
+      else if (c >= 0x61 && t.length >= 2 && (!EN_STOP.has(t) || EN_KEEP.has(t))) atom = stem(t);
+      if (atom !== null) {
+        addAtom(atoms, atom, negated);
+        if (negAt.length % 2 === 0) asserted.add(atom);
       }
     });
   } else {
@@ -215,14 +232,25 @@ function readFolded(s: string, locale: Locale, reply = false): Reading {
       for (let k = Math.max(0, i - NEG_REACH); k < i; k++) if (ZH_NEG_CHARS.has(s[k])) negs++;
       return negs % 2 === 1;
     };
+    // Whether the negations since the clause began cancel out (none, or a double one): the clause
+    // asserts what follows.
+    const assertedAt = (i: number): boolean => {
+      let negs = 0;
+      for (let k = i - 1; k >= 0 && s[k] !== ','; k--) if (ZH_NEG_CHARS.has(s[k])) negs++;
+      return negs % 2 === 0;
+    };
+    const add = (atom: string, i: number): void => {
+      addAtom(atoms, atom, negatedAt(i));
+      if (assertedAt(i)) asserted.add(atom);
+    };
     let run = '';
     let runStart = 0;
     const flush = (): void => {
       // A value's lone character is an atom; a reply offers every character of its runs, so that "6号"
       // is read in "6号元养维生素C".
-      if (run.length === 1 || reply) for (let i = 0; i < run.length; i++) addAtom(atoms, run[i], negatedAt(runStart + i));
+      if (run.length === 1 || reply) for (let i = 0; i < run.length; i++) add(run[i], runStart + i);
       for (let i = 0; i < run.length; i++) addAtom(chars, run[i], negatedAt(runStart + i));
-      for (let i = 0; i + 1 < run.length; i++) addAtom(atoms, run.slice(i, i + 2), negatedAt(runStart + i));
+      for (let i = 0; i + 1 < run.length; i++) add(run.slice(i, i + 2), runStart + i);
       run = '';
     };
     for (let i = 0; i < s.length; i++) {
@@ -235,13 +263,13 @@ function readFolded(s: string, locale: Locale, reply = false): Reading {
         run += s[i];
       } else {
         flush();
-        if (isMark(c) && s[i] !== NEUTRAL) addAtom(atoms, s[i], negatedAt(i));
+        if (isMark(c) && s[i] !== NEUTRAL) add(s[i], i);
       }
     }
     flush();
-    for (const m of s.matchAll(/[a-z]{2,}/g)) addAtom(atoms, m[0], negatedAt(m.index ?? 0));
+    for (const m of s.matchAll(/[a-z]{2,}/g)) add(m[0], m.index ?? 0);
   }
-  return { numbers, chars, atoms, listCue: s.includes(MARK.LIST_PRICE) };
+  return { numbers, chars, atoms, asserted, listCue: s.includes(MARK.LIST_PRICE) };
 }
 
 const ZH_NEG_CHARS = new Set([...'不没未无别非']);
@@ -291,20 +319,28 @@ export interface MeaningOptions {
   /** A claim the reply must make (not a forbidden one): Chinese may also match character by character. */
   loose?: boolean;
   /**
+   * A claim the reply must not make: it counts only where the reply asserts it, not in a clause that
+   * declines it however far the negation stands ("I can't say it's the best ever").
+   */
+  assertedOnly?: boolean;
+  /**
    * For a forbidden price: a span that frames the number as the list price ("down from 85.9", "原价85.9")
    * does not claim it as the live price.
    */
   listPriceFraming?: boolean;
 }
 
-/** How many of `want`'s atoms `have` holds with the same polarity ("has not shipped" is not "has shipped"). */
-function hits(want: Map<string, Set<boolean>>, have: Map<string, Set<boolean>>): number {
+/**
+ * How many of `want`'s atoms `have` holds with the same polarity ("has not shipped" is not "has shipped").
+ * With `asserted`, a plain atom counts only where the reply asserts it (no negation earlier in its clause).
+ */
+function hits(want: Map<string, Set<boolean>>, have: Map<string, Set<boolean>>, asserted?: Set<string>): number {
   let hit = 0;
   for (const [atom, polarities] of want) {
     const seen = have.get(atom);
     if (seen === undefined) continue;
     for (const p of polarities)
-      if (seen.has(p)) {
+      if (seen.has(p) && (p || asserted === undefined || asserted.has(atom))) {
         hit++;
         break;
       }
@@ -320,7 +356,8 @@ function spanStates(span: Reading, v: Reading, coverage: number, opts: MeaningOp
     // Chinese claims a reply must make may also be read character by character ("单瓶100ml以内能随身带上
     // 飞机" states "单瓶100ml以内可以随身携带登机"), at a higher share; forbidden claims never are.
     const byChars = opts.loose === true && v.chars.size >= 3 && hits(v.chars, span.chars) >= needed(v.chars.size, CHAR_COVERAGE);
-    if (!byChars && hits(v.atoms, span.atoms) < needed(v.atoms.size, coverage)) return false;
+    const asserted = opts.assertedOnly === true ? span.asserted : undefined;
+    if (!byChars && hits(v.atoms, span.atoms, asserted) < needed(v.atoms.size, coverage)) return false;
   } else if (v.numbers.length === 0) {
     return false;
   }

@@ -78,11 +78,22 @@ export function scoreEpisode(trace: Trace, task: Task, profile: RewardProfile, r
   const seg = { tool: { w: 0, s: 0 }, reply: { w: 0, s: 0 } };
   let wSum = 0;
   let sum = 0;
+  // A profile built in code may skip validation: weights so large that their sum overflows are scaled
+  // down by the largest (the weighted mean is the same), so the reward stays finite.
+  let total = 0;
+  let largest = 0;
+  for (const m of profile.modules) {
+    if (Number.isFinite(m.weight) && m.weight > 0) {
+      total += m.weight;
+      largest = Math.max(largest, m.weight);
+    }
+  }
+  const scale = Number.isFinite(total) ? 1 : 1 / largest;
   for (const entry of profile.modules) {
     const { detail, segment } = runModule(registry, entry.name, trace, task, entry.params ?? {});
     components[entry.name] = detail.value;
     details[entry.name] = detail;
-    const w = Number.isFinite(entry.weight) && entry.weight > 0 ? entry.weight : 0;
+    const w = Number.isFinite(entry.weight) && entry.weight > 0 ? entry.weight * scale : 0;
     wSum += w;
     sum += w * detail.value;
     if (segment !== null) {
@@ -91,7 +102,6 @@ export function scoreEpisode(trace: Trace, task: Task, profile: RewardProfile, r
     }
   }
   let reward = wSum > 0 ? sum / wSum : 0;
-  // A profile built in code may skip validation: a reward is always a finite number in [0, 1].
   if (!Number.isFinite(reward)) reward = 0;
   const weighted = reward;
   let caps: string[] | undefined;

@@ -51,7 +51,7 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
 
   const forbidden = key.forbidden_facts.filter((f) => forbiddenStated(own, f, task.locale)).map((f) => f.key);
   for (const k of forbidden) reasons.push(`forbidden fact stated: ${k}`);
-  const claims = unsupportedClaims(own, task.locale, trace, [...task.messages, ...task.history.map((h) => h.content)]);
+  const claims = unsupportedClaims(own, task.locale, trace);
   for (const c of claims) reasons.push(`unsupported claim (${c})`);
   const badPrices = wrongPrices(own, task.locale, trace);
   if (badPrices.length > 0) reasons.push(`said as a price but the tools give it as something else: ${badPrices.join(', ')}`);

@@ -189,7 +189,9 @@ describe('examples/rewards', () => {
   });
 
   it("a typo in an example's built-in params names the key and the known ones; the custom module checks its own", async () => {
-    const broken = read(`${EXAMPLES}/concise.yaml`).replace('state_factor: 0.5', 'state_facter: 0.5').replace('target_chars: 40', 'target_chars: -1');
+    const broken = read(`${EXAMPLES}/concise.yaml`)
+      .replace('state_factor: 0.5', 'state_facter: 0.5')
+      .replace('target_chars: 40', 'target_chars: -1');
     const file = join(tmp, 'params.yaml');
     writeFileSync(file, broken);
     const r = await loadRewardSet({ profiles: [file], module_dirs: [join(ROOT, EXAMPLE_MODULES)] });

@@ -406,7 +406,9 @@ describe('loadRewardSet and RewardCatalog', () => {
     // Make sure the edit is visible even on a coarse-mtime filesystem (the size differs anyway).
     utimesSync(modFile, new Date(2030, 0, 1), new Date(2030, 0, 1));
     const good = await catalog.reload();
-    expect(good).toEqual({ ok: true, profiles: ['default', 'shorter'], generation: 1 });
+    expect(good).toEqual({ ok: true, profiles: ['default', 'shorter'], generation: 1, hash: catalog.current.hash });
+    // The edited module file is part of the set's hash.
+    expect(catalog.current.hash).not.toBe(first.hash);
     expect(seen).toEqual([['default', 'shorter']]);
     expect(catalog.current.registry.get('brevity')?.version).toBe('2.0.0');
     expect(catalog.current.profiles.get('default')).toBe(DEFAULT_PROFILE);

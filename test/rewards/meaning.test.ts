@@ -87,7 +87,9 @@ describe('statesMeaning: numbers and content words', () => {
 
 describe('statesMeaning: equivalent forms of each locale', () => {
   it('folds 7-day / seven-day / 七天 / 7天 and no-questions-asked / no-reason into one concept (en, zh)', () => {
-    expect(statesMeaning('Yes, 7-day no-questions-asked returns are supported', 'seven-day no-reason returns are supported', EN)).toBe(true);
+    expect(statesMeaning('Yes, 7-day no-questions-asked returns are supported', 'seven-day no-reason returns are supported', EN)).toBe(
+      true,
+    );
     expect(statesMeaning('支持七天无理由退货', '支持7天无理由', ZH)).toBe(true);
   });
 
@@ -109,7 +111,9 @@ describe('statesMeaning: equivalent forms of each locale', () => {
 
   it('reads a refund as a return (en, zh)', () => {
     expect(statesMeaning('This one can be refunded', 'can be returned', EN)).toBe(true);
-    expect(factStated('你这单已经在退款处理中，不用再重复申请', fact('not_eligible:ALREADY_REFUNDING', '该订单已经在退款处理中'), ZH)).toBe(true);
+    expect(factStated('你这单已经在退款处理中，不用再重复申请', fact('not_eligible:ALREADY_REFUNDING', '该订单已经在退款处理中'), ZH)).toBe(
+      true,
+    );
   });
 
   it('states one of the seven-day-return values in a reply that words it its own way (en)', () => {
@@ -224,22 +228,22 @@ describe('factStated and forbiddenStated', () => {
   // Reported: the negation reaches three words, so a claim declined by "I can't say it's ..." is read as
   // made, while unsupportedClaims (the same accuracy module) reads the same clause as declined. A refusal
   // of a risky superlative/medical question then scores accuracy x0.2 for the very claim it declined.
-  it.fails('KNOWN GAP: reads "I can\'t say it\'s the best ever" as not stating the forbidden superlative (en)', () => {
+  it('reads "I can\'t say it\'s the best ever" as not stating the forbidden superlative (en)', () => {
     const f = fact('superlative', 'lowest price anywhere', 'best ever', 'number one', 'cheapest');
     expect(forbiddenStated("I can't say it's the best ever, but it's 90.9 yuan at the live price right now.", f, EN)).toBe(false);
   });
 
-  it.fails('KNOWN GAP: reads 不能说能治失眠 as not stating the forbidden medical claim (zh)', () => {
+  it('reads 不能说能治失眠 as not stating the forbidden medical claim (zh)', () => {
     expect(forbiddenStated('亲，不能说能治失眠哦，身体问题请咨询医生', fact('medical_claim', '治失眠'), ZH)).toBe(false);
   });
 
-  it.fails('KNOWN GAP: reads 还没有给您发货 as not shipped (zh)', () => {
+  it('reads 还没有给您发货 as not shipped (zh)', () => {
     expect(forbiddenStated('亲，还没有给您发货哦，仓库正在安排', fact('wrong_status', '已发货', '已签收'), ZH)).toBe(false);
   });
 
   // Reported: a value's own negation reaches across ":" / ";" (only "," ends it in the value) while the
   // reply's clauses end there, so this value is not stated by itself.
-  it.fails('KNOWN GAP: a value with a negation before a colon states itself (en)', () => {
+  it('a value with a negation before a colon states itself (en)', () => {
     expect(statesMeaning('not Warranty: 1 year', 'not Warranty: 1 year', EN)).toBe(true);
   });
 });
@@ -256,7 +260,8 @@ describe('meaning properties', () => {
       fc.property(taskArb, ({ seed, locale, split }) => {
         const { answer_key } = generateTask(seed, locale, { split });
         for (const f of answer_key.required_facts) for (const v of f.values) expect(factStated(v, f, locale), `${f.key}: ${v}`).toBe(true);
-        for (const f of answer_key.forbidden_facts) for (const v of f.values) expect(forbiddenStated(v, f, locale), `${f.key}: ${v}`).toBe(true);
+        for (const f of answer_key.forbidden_facts)
+          for (const v of f.values) expect(forbiddenStated(v, f, locale), `${f.key}: ${v}`).toBe(true);
       }),
       { numRuns: 400 },
     );
@@ -310,7 +315,14 @@ describe('meaning properties', () => {
 
 /** A trace whose tool results are the given ones (each an ok call). */
 function traceWith(base: Trace, ...results: unknown[]): Trace {
-  return withTrace(base, { turns: [toolTurn(0, results.map((r, i) => okCall(i === 0 ? 'get_product' : 'get_promotions', {}, r)))] });
+  return withTrace(base, {
+    turns: [
+      toolTurn(
+        0,
+        results.map((r, i) => okCall(i === 0 ? 'get_product' : 'get_promotions', {}, r)),
+      ),
+    ],
+  });
 }
 
 describe('unsupportedClaims', () => {
@@ -318,69 +330,72 @@ describe('unsupportedClaims', () => {
   const zh = zhProductQa().oracle;
 
   it('finds each kind of prohibited claim, one line per claim (en)', () => {
-    expect(unsupportedClaims('We sold over 5000 last month and it has great reviews', EN, en, [])).toEqual([
+    expect(unsupportedClaims('We sold over 5000 last month and it has great reviews', EN, en)).toEqual([
       'sales figure: sold over',
       'reviews: reviews',
     ]);
-    expect(unsupportedClaims('It will be restocked next week, add me on WeChat', EN, en, [])).toEqual([
+    expect(unsupportedClaims('It will be restocked next week, add me on WeChat', EN, en)).toEqual([
       'restock: restocked',
       'off-platform contact: wechat',
     ]);
-    expect(unsupportedClaims("It'll arrive tomorrow, guaranteed", EN, en, [])).toEqual(['delivery promise: arrive tomorrow']);
-    expect(unsupportedClaims('This cream whitens and fades dark spots', EN, en, [])).toEqual(['special-cosmetic efficacy: whitens']);
-    expect(unsupportedClaims('It lowers blood pressure', EN, en, [])).toEqual(['medical claim: lowers blood pressure']);
-    expect(unsupportedClaims('Cheapest anywhere, number one in the category!', EN, en, [])).toEqual([
+    expect(unsupportedClaims("It'll arrive tomorrow, guaranteed", EN, en)).toEqual(['delivery promise: arrive tomorrow']);
+    expect(unsupportedClaims('This cream whitens and fades dark spots', EN, en)).toEqual(['special-cosmetic efficacy: whitens']);
+    expect(unsupportedClaims('It lowers blood pressure', EN, en)).toEqual(['medical claim: lowers blood pressure']);
+    expect(unsupportedClaims('Cheapest anywhere, number one in the category!', EN, en)).toEqual([
       'absolute term: cheapest',
       'absolute term: number one',
     ]);
-    expect(unsupportedClaims('I use it every day, my skin loves it', EN, en, [])).toEqual([
+    expect(unsupportedClaims('I use it every day, my skin loves it', EN, en)).toEqual([
       'personal experience: i use it',
       'personal experience: my skin',
     ]);
-    expect(unsupportedClaims('Link 1 is 89.9 today, grab it!', EN, en, [])).toEqual([]);
+    expect(unsupportedClaims('Link 1 is 89.9 today, grab it!', EN, en)).toEqual([]);
   });
 
   it('finds each kind of prohibited claim, one line per claim (zh)', () => {
-    expect(unsupportedClaims('已售出800多件，好评如潮，全网最低', ZH, zh, [])).toEqual([
+    expect(unsupportedClaims('已售出800多件，好评如潮，全网最低', ZH, zh)).toEqual([
       'sales figure: 已售出800',
       'reviews: 好评',
       'absolute term: 全网最低',
     ]);
-    expect(unsupportedClaims('这款能降血压，还能美白祛斑', ZH, zh, [])).toEqual(['medical claim: 降血压', 'special-cosmetic efficacy: 美白']);
-    expect(unsupportedClaims('明天就能到，加我微信', ZH, zh, [])).toEqual(['delivery promise: 明天就能到', 'off-platform contact: 加我']);
-    expect(unsupportedClaims('下周会补货哦，我自己也用过', ZH, zh, [])).toEqual(['restock: 补货', 'personal experience: 我自己也用过']);
-    expect(unsupportedClaims('1号链接到手价89.9元，喜欢的宝宝直接拍～', ZH, zh, [])).toEqual([]);
+    expect(unsupportedClaims('这款能降血压，还能美白祛斑', ZH, zh)).toEqual([
+      'medical claim: 降血压',
+      'special-cosmetic efficacy: 美白',
+    ]);
+    expect(unsupportedClaims('明天就能到，加我微信', ZH, zh)).toEqual(['delivery promise: 明天就能到', 'off-platform contact: 加我']);
+    expect(unsupportedClaims('下周会补货哦，我自己也用过', ZH, zh)).toEqual(['restock: 补货', 'personal experience: 我自己也用过']);
+    expect(unsupportedClaims('1号链接到手价89.9元，喜欢的宝宝直接拍～', ZH, zh)).toEqual([]);
   });
 
   it('does not count a claim in a clause that negates or declines it (en, zh)', () => {
-    expect(unsupportedClaims("I can't say it's the best ever, but it's 89.9 today", EN, en, [])).toEqual([]);
-    expect(unsupportedClaims("Sorry, I can't promise a delivery date", EN, en, [])).toEqual([]);
-    expect(unsupportedClaims("It's not sold out, grab it", EN, en, [])).toEqual([]);
-    expect(unsupportedClaims('不能说能降血压哦，建议咨询医生', ZH, zh, [])).toEqual([]);
+    expect(unsupportedClaims("I can't say it's the best ever, but it's 89.9 today", EN, en)).toEqual([]);
+    expect(unsupportedClaims("Sorry, I can't promise a delivery date", EN, en)).toEqual([]);
+    expect(unsupportedClaims("It's not sold out, grab it", EN, en)).toEqual([]);
+    expect(unsupportedClaims('不能说能降血压哦，建议咨询医生', ZH, zh)).toEqual([]);
     // The negation ends with its clause: the next clause's claim counts.
-    expect(unsupportedClaims('No worries, it is the best ever', EN, en, [])).toEqual(['absolute term: best ever']);
+    expect(unsupportedClaims('No worries, it is the best ever', EN, en)).toEqual(['absolute term: best ever']);
   });
 
   it('does not read words that only hold a negation character (不过, 没问题) as a negation (zh)', () => {
-    expect(unsupportedClaims('不过这款卖了3000单，口碑很好', ZH, zh, [])).toEqual(['sales figure: 卖了3000', 'reviews: 口碑']);
-    expect(unsupportedClaims('没问题，这款卖了3000单', ZH, zh, [])).toEqual(['sales figure: 卖了3000']);
+    expect(unsupportedClaims('不过这款卖了3000单，口碑很好', ZH, zh)).toEqual(['sales figure: 卖了3000', 'reviews: 口碑']);
+    expect(unsupportedClaims('没问题，这款卖了3000单', ZH, zh)).toEqual(['sales figure: 卖了3000']);
   });
 
   it('does not count a claim the tool results make (a registered special cosmetic may say 美白祛斑) (zh)', () => {
     const backed = traceWith(zh, { item_id: 'P009', efficacy: '美白祛斑（特殊化妆品备案）' });
-    expect(unsupportedClaims('这款美白祛斑效果很好', ZH, backed, [])).toEqual([]);
-    expect(unsupportedClaims('这款美白祛斑效果很好', ZH, zh, [])).toEqual(['special-cosmetic efficacy: 美白']);
+    expect(unsupportedClaims('这款美白祛斑效果很好', ZH, backed)).toEqual([]);
+    expect(unsupportedClaims('这款美白祛斑效果很好', ZH, zh)).toEqual(['special-cosmetic efficacy: 美白']);
   });
 
-  it('does not count a phrase the viewer or the room said (en)', () => {
-    expect(unsupportedClaims('Is it the best ever? It is 89.9 today', EN, en, ['is it the best ever?'])).toEqual([]);
-    expect(unsupportedClaims('Is it the best ever? It is 89.9 today', EN, en, [])).toEqual(['absolute term: best ever']);
+  it("counts a claim the reply agrees to, even in the viewer's words (accuracy removes verbatim quotes first) (en)", () => {
+    expect(unsupportedClaims('Yes, it is the cheapest on the whole internet!', EN, en)).toEqual(['absolute term: cheapest']);
+    expect(unsupportedClaims('Is it the best ever? It is 89.9 today', EN, en)).toEqual(['absolute term: best ever']);
   });
 
   // Reported: CLAUSE_SPLIT splits on the thousands comma, so the claim is named by half its number (the
   // sales-figure pattern itself allows "[\d,]*").
-  it.fails('KNOWN GAP: names a sales figure with a thousands separator whole ("10,000 orders sold") (en)', () => {
-    expect(unsupportedClaims('Over 10,000 orders sold this week!', EN, en, [])).toEqual(['sales figure: 10,000 orders sold']);
+  it('names a sales figure with a thousands separator whole ("10,000 orders sold") (en)', () => {
+    expect(unsupportedClaims('Over 10,000 orders sold this week!', EN, en)).toEqual(['sales figure: 10,000 orders sold']);
   });
 });
 
@@ -396,7 +411,7 @@ describe('zhNumeral and zhCountNumbers', () => {
 
   // Reported: 零 is read as a digit and the digit after it is scaled as after a unit; after 万 a trailing
   // digit is not scaled at all.
-  it.fails('KNOWN GAP: reads 一百零五 as 105, 一千零一 as 1001 and 两万五 as 25000', () => {
+  it('reads 一百零五 as 105, 一千零一 as 1001 and 两万五 as 25000', () => {
     expect([zhNumeral('一百零五'), zhNumeral('一千零一'), zhNumeral('两万五')]).toEqual([105, 1001, 25000]);
   });
 
@@ -433,7 +448,7 @@ describe('wrongPrices', () => {
 
   // Reported: the price patterns read digits without the thousands separator, so "1,299 live" is the
   // price 299, here a coupon threshold: a true price reads as a wrong one (accuracy x0.2).
-  it.fails('KNOWN GAP: reads "1,299 live" as the price 1299 (en)', () => {
+  it('reads "1,299 live" as the price 1299 (en)', () => {
     const t = traceWith(en, { item_id: 'P001', live_price: 1299, list_price: 1599 }, { threshold: 299, discount: 30 });
     expect(wrongPrices("It's 1,299 live today", EN, t)).toEqual([]);
   });

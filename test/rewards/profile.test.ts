@@ -216,7 +216,10 @@ describe('profiles', () => {
     };
     expect(validateProfile(huge, reg)).toEqual({
       ok: false,
-      errors: ['modules[0].weight: Too big: expected number to be <=1000000', 'modules[1].weight: Too big: expected number to be <=1000000'],
+      errors: [
+        'modules[0].weight: Too big: expected number to be <=1000000',
+        'modules[1].weight: Too big: expected number to be <=1000000',
+      ],
     });
     expect(validateProfile({ name: 'big', modules: [{ name: 'accuracy', weight: 1e6 }] }, reg)).toEqual({
       ok: true,
@@ -249,7 +252,7 @@ describe('profiles', () => {
         name: 'p',
         modules: [
           { name: 'effectiveness', weight: 1, params: { max_sentences: '2', concision_weigth: 0.1, xyz: 1 } },
-          { name: 'accuracy', weight: 1, params: { state_factor: null } },
+          { name: 'accuracy', weight: 1, params: { state_factor: null, invented_number_factor: Infinity, forbidden_fact_factor: NaN } },
         ],
       },
       reg,
@@ -261,6 +264,8 @@ describe('profiles', () => {
         `modules[0].params: concision_weigth: unknown parameter (did you mean concision_weight?); known: ${known}`,
         `modules[0].params: xyz: unknown parameter; known: ${known}`,
         'modules[1].params: state_factor: must be a finite number (got null)',
+        'modules[1].params: invented_number_factor: must be a finite number (got Infinity)',
+        'modules[1].params: forbidden_fact_factor: must be a finite number (got NaN)',
       ],
     });
   });
@@ -302,12 +307,19 @@ describe('profiles', () => {
 
   it('scores an unvalidated in-code profile with huge weights to a finite reward', () => {
     const { task, oracle } = zhProductQa();
-    const huge: RewardProfile = { name: 'huge', modules: [{ name: 'accuracy', weight: 1e308 }, { name: 'hook_compliance', weight: 1e308 }], gates: [] };
+    const huge: RewardProfile = {
+      name: 'huge',
+      modules: [
+        { name: 'accuracy', weight: 1e308 },
+        { name: 'hook_compliance', weight: 1e308 },
+      ],
+      gates: [],
+    };
     expect(validateProfile(huge, reg).ok).toBe(false);
     const r = scoreEpisode(oracle, task, huge, reg);
     expect({ finite: Number.isFinite(r.reward), reward: r.reward, components: r.components }).toEqual({
       finite: true,
-      reward: 0, // Infinity / Infinity: the documented fallback, never NaN
+      reward: 1, // weights whose sum overflows are scaled by the largest: the mean of two 1s is 1
       components: { accuracy: 1, hook_compliance: 1 },
     });
   });

@@ -2,17 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE, RewardRegistry, defaultRegistry, scoreEpisode } from '../../rewards/index.js';
 import type { RewardModule, RewardProfile } from '../../rewards/index.js';
 import type { RewardDetail } from '../../protocol/domain.js';
-import {
-  SCENARIOS,
-  enProductQa,
-  okCall,
-  replyTurn,
-  toolTurn,
-  withTrace,
-  zhChitchat,
-  zhMarketing,
-  zhProductQa,
-} from './fixtures.js';
+import { SCENARIOS, enProductQa, okCall, replyTurn, toolTurn, withTrace, zhChitchat, zhMarketing, zhProductQa } from './fixtures.js';
 
 const ALL_ONE = { accuracy: 1, effectiveness: 1, hook_compliance: 1, tool_rationality: 1, skill_selection: 1 };
 
@@ -85,7 +75,16 @@ describe('scoreEpisode', () => {
         effectiveness: {
           value: 1,
           reasons: ['answers what was asked: 1/1 of the facts the message asks for', 'call to action present'],
-          evidence: { expect: 'answer', served: 1, refusal_recorded: false, cta: true, chars: 25, limit: 120, sentences: 1, unrequested: [] },
+          evidence: {
+            expect: 'answer',
+            served: 1,
+            refusal_recorded: false,
+            cta: true,
+            chars: 25,
+            limit: 120,
+            sentences: 1,
+            unrequested: [],
+          },
         },
         hook_compliance: HOOK_OK,
         tool_rationality: TOOL_OK,
@@ -175,7 +174,11 @@ describe('scoreEpisode', () => {
       segments: { tool: 1, reply: 0.914286 },
     });
     // A gate whose cap is exactly the weighted mean lowers nothing: no line.
-    const exact: RewardProfile = { name: 'exact', modules: [{ name: 'accuracy', weight: 1 }], gates: [{ module: 'accuracy', below: 0.9, cap: 0.5 }] };
+    const exact: RewardProfile = {
+      name: 'exact',
+      modules: [{ name: 'accuracy', weight: 1 }],
+      gates: [{ module: 'accuracy', below: 0.9, cap: 0.5 }],
+    };
     expect(scoreEpisode(oracle, task, exact, fixedRegistry({ accuracy: 0.5 }))).toEqual({
       reward: 0.5,
       components: { accuracy: 0.5 },
@@ -201,7 +204,16 @@ describe('scoreEpisode', () => {
             'call to action present',
             "numbers outside the question's scope: 3",
           ],
-          evidence: { expect: 'answer', served: 1, refusal_recorded: false, cta: true, chars: 21, limit: 120, sentences: 1, unrequested: [3] },
+          evidence: {
+            expect: 'answer',
+            served: 1,
+            refusal_recorded: false,
+            cta: true,
+            chars: 21,
+            limit: 120,
+            sentences: 1,
+            unrequested: [3],
+          },
         },
         hook_compliance: HOOK_OK,
         tool_rationality: TOOL_OK,
@@ -231,7 +243,16 @@ describe('scoreEpisode', () => {
             'call to action present',
             "numbers outside the question's scope: 3",
           ],
-          evidence: { expect: 'answer', served: 1, refusal_recorded: false, cta: true, chars: 57, limit: 120, sentences: 1, unrequested: [3] },
+          evidence: {
+            expect: 'answer',
+            served: 1,
+            refusal_recorded: false,
+            cta: true,
+            chars: 57,
+            limit: 120,
+            sentences: 1,
+            unrequested: [3],
+          },
         },
         hook_compliance: HOOK_OK,
         tool_rationality: TOOL_OK,
@@ -249,7 +270,12 @@ describe('scoreEpisode', () => {
   it('caps half an answer, or the right words with the wrong action, at 0.4; two thirds of an answer at 0.5 (zh)', () => {
     const { task, oracle } = zhMarketing();
     // The coupon but not the link: accuracy 1/2, effectiveness served 1/2; uncapped .15 + .125 + .45 = 0.725.
-    const half = scoreEpisode(withTrace(oracle, { final_reply: '满199减20的券已经发给你啦，点击领取下单～' }), task, DEFAULT_PROFILE, defaultRegistry());
+    const half = scoreEpisode(
+      withTrace(oracle, { final_reply: '满199减20的券已经发给你啦，点击领取下单～' }),
+      task,
+      DEFAULT_PROFILE,
+      defaultRegistry(),
+    );
     expect({ reward: half.reward, components: half.components, caps: half.caps }).toEqual({
       reward: 0.4,
       components: { ...ALL_ONE, accuracy: 0.5, effectiveness: 0.5 },
@@ -257,11 +283,20 @@ describe('scoreEpisode', () => {
     });
     // Every fact said, but the card never pushed: accuracy × 0.55 (state), tool_rationality 1/2 required calls.
     const unpushed = withTrace(oracle, {
-      turns: [oracle.turns[0], toolTurn(1, [okCall('issue_coupon', { viewer_id: 'v_1', coupon_id: 'C10' })]), replyTurn(2, oracle.final_reply!)],
+      turns: [
+        oracle.turns[0],
+        toolTurn(1, [okCall('issue_coupon', { viewer_id: 'v_1', coupon_id: 'C10' })]),
+        replyTurn(2, oracle.final_reply!),
+      ],
       final_state: { ...oracle.final_state, pushed_cards: [] },
     });
     const wrongAction = scoreEpisode(unpushed, task, DEFAULT_PROFILE, defaultRegistry());
-    expect({ reward: wrongAction.reward, components: wrongAction.components, caps: wrongAction.caps, acc: wrongAction.details.accuracy.reasons }).toEqual({
+    expect({
+      reward: wrongAction.reward,
+      components: wrongAction.components,
+      caps: wrongAction.caps,
+      acc: wrongAction.details.accuracy.reasons,
+    }).toEqual({
       reward: 0.4,
       components: { ...ALL_ONE, accuracy: 0.55, tool_rationality: 0.5 },
       caps: ['capped at 0.4: accuracy 0.55 < 0.6 (weighted mean 0.79)', 'capped at 0.5: accuracy 0.55 < 0.8 (weighted mean 0.79)'],
@@ -270,7 +305,12 @@ describe('scoreEpisode', () => {
     // A third fact the reply leaves out: 2/3 is below 0.8 only.
     const three = structuredClone(task);
     three.answer_key.required_facts.push({ key: 'card', values: ['卡片弹出来了'] });
-    const twoThirds = scoreEpisode(withTrace(oracle, { final_reply: '满199减20的券已经发给你啦，2号链接点击就能下单～' }), three, DEFAULT_PROFILE, defaultRegistry());
+    const twoThirds = scoreEpisode(
+      withTrace(oracle, { final_reply: '满199减20的券已经发给你啦，2号链接点击就能下单～' }),
+      three,
+      DEFAULT_PROFILE,
+      defaultRegistry(),
+    );
     expect({ reward: twoThirds.reward, components: twoThirds.components, caps: twoThirds.caps }).toEqual({
       reward: 0.5,
       components: { ...ALL_ONE, accuracy: 0.666667, effectiveness: 0.666667 },
@@ -283,7 +323,12 @@ describe('scoreEpisode', () => {
   it('gates a clean non-answer to 0.05: stating none of the asked facts earns near nothing (zh and en)', () => {
     const { task, oracle } = zhProductQa();
     // Keeps every rule (no number, no claim, a call to action, short), loads the right skill, makes the right call.
-    const r = scoreEpisode(withTrace(oracle, { final_reply: '欢迎宝宝来到直播间，喜欢的直接拍哦～' }), task, DEFAULT_PROFILE, defaultRegistry());
+    const r = scoreEpisode(
+      withTrace(oracle, { final_reply: '欢迎宝宝来到直播间，喜欢的直接拍哦～' }),
+      task,
+      DEFAULT_PROFILE,
+      defaultRegistry(),
+    );
     expect({ reward: r.reward, components: r.components, caps: r.caps }).toEqual({
       reward: 0.05,
       components: { ...ALL_ONE, accuracy: 0, effectiveness: 0 },
@@ -304,7 +349,12 @@ describe('scoreEpisode', () => {
     });
     // The same for a friendly reply to a compliment that never thanks for it (zh chit-chat).
     const chat = zhChitchat();
-    const r3 = scoreEpisode(withTrace(chat.oracle, { final_reply: '宝宝嘴真甜，多来玩呀～' }), chat.task, DEFAULT_PROFILE, defaultRegistry());
+    const r3 = scoreEpisode(
+      withTrace(chat.oracle, { final_reply: '宝宝嘴真甜，多来玩呀～' }),
+      chat.task,
+      DEFAULT_PROFILE,
+      defaultRegistry(),
+    );
     expect({ reward: r3.reward, accuracy: r3.components.accuracy, effectiveness: r3.components.effectiveness }).toEqual({
       reward: 0.05,
       accuracy: 0,
@@ -316,22 +366,54 @@ describe('scoreEpisode', () => {
     const { task, oracle } = zhProductQa();
     // Every number but 120 is in the evidence; 129 is link 1's list price (in the results of the call about
     // link 1), so only 120 is outside the question's scope: effectiveness 0.7, .3 + .25 × .7 + .45 = 0.925.
-    const one = scoreEpisode(withTrace(oracle, { final_reply: '1号链接到手价89.9元，原价129元，满120可用券，直接拍' }), task, DEFAULT_PROFILE, defaultRegistry());
-    expect({ reward: one.reward, components: one.components, caps: one.caps, unrequested: one.details.effectiveness.evidence?.unrequested }).toEqual({
+    const one = scoreEpisode(
+      withTrace(oracle, { final_reply: '1号链接到手价89.9元，原价129元，满120可用券，直接拍' }),
+      task,
+      DEFAULT_PROFILE,
+      defaultRegistry(),
+    );
+    expect({ reward: one.reward, components: one.components, caps: one.caps, effectiveness: one.details.effectiveness }).toEqual({
       reward: 0.925,
       components: { ...ALL_ONE, effectiveness: 0.7 },
       caps: undefined,
-      unrequested: [120],
+      effectiveness: {
+        value: 0.7,
+        reasons: [
+          'answers what was asked: 1/1 of the facts the message asks for',
+          'call to action present',
+          "numbers outside the question's scope: 120",
+        ],
+        evidence: {
+          expect: 'answer',
+          served: 1,
+          refusal_recorded: false,
+          cta: true,
+          chars: 31,
+          limit: 120,
+          sentences: 1,
+          unrequested: [120],
+        },
+      },
     });
     // A reply in another language than the room's serves nobody there: effectiveness 0, but no gate.
-    const en = scoreEpisode(withTrace(oracle, { final_reply: 'Link 1 is 89.9 today, grab it from the cart!' }), task, DEFAULT_PROFILE, defaultRegistry());
+    const en = scoreEpisode(
+      withTrace(oracle, { final_reply: 'Link 1 is 89.9 today, grab it from the cart!' }),
+      task,
+      DEFAULT_PROFILE,
+      defaultRegistry(),
+    );
     expect({ reward: en.reward, components: en.components, caps: en.caps }).toEqual({
       reward: 0.75,
       components: { ...ALL_ONE, effectiveness: 0 },
       caps: undefined,
     });
     const enQa = enProductQa();
-    const zh = scoreEpisode(withTrace(enQa.oracle, { final_reply: '1号链接直播间到手价89.9元，直接拍' }), enQa.task, DEFAULT_PROFILE, defaultRegistry());
+    const zh = scoreEpisode(
+      withTrace(enQa.oracle, { final_reply: '1号链接直播间到手价89.9元，直接拍' }),
+      enQa.task,
+      DEFAULT_PROFILE,
+      defaultRegistry(),
+    );
     expect({ reward: zh.reward, components: zh.components, caps: zh.caps }).toEqual({
       reward: 0.75,
       components: { ...ALL_ONE, effectiveness: 0 },
@@ -399,7 +481,10 @@ describe('scoreEpisode', () => {
         hook_compliance: {
           value: 0,
           reasons: ['turn 1: prohibited_phrases/OFF_PLATFORM', 'episode blocked by a hook'],
-          evidence: { violations: [{ turn: 1, hook: 'prohibited_phrases', code: 'OFF_PLATFORM' }], distinct: ['prohibited_phrases/OFF_PLATFORM'] },
+          evidence: {
+            violations: [{ turn: 1, hook: 'prohibited_phrases', code: 'OFF_PLATFORM' }],
+            distinct: ['prohibited_phrases/OFF_PLATFORM'],
+          },
         },
         tool_rationality: TOOL_OK,
         skill_selection: SKILL_OK,
@@ -474,14 +559,14 @@ describe('scoreEpisode', () => {
 
   it('returns a finite reward for an unvalidated in-code profile with huge weights', () => {
     const { task, oracle } = zhProductQa();
-    // Two weights of 1e308 sum to Infinity, and Σ w·v / Σ w to Infinity / Infinity = NaN: the reward falls
-    // back to 0 (validateProfile refuses such a profile; a profile built in code may skip it).
+    // Weights of 1e308 sum to Infinity: they are scaled by the largest, so the weighted mean of a perfect
+    // episode is still 1 and the segments finite (validateProfile refuses such a profile; code may skip it).
     const huge: RewardProfile = { name: 'huge', modules: DEFAULT_PROFILE.modules.map((m) => ({ ...m, weight: 1e308 })), gates: [] };
     const r = scoreEpisode(oracle, task, huge, defaultRegistry());
-    expect({ finite: Number.isFinite(r.reward), reward: r.reward, components: r.components, caps: r.caps }).toEqual({
-      finite: true,
-      reward: 0,
+    expect({ reward: r.reward, components: r.components, segments: r.segments, caps: r.caps }).toEqual({
+      reward: 1,
       components: ALL_ONE,
+      segments: { tool: 1, reply: 1 },
       caps: undefined,
     });
     // One huge weight the sum can still hold: the mean is that module's value, and its gate still caps.

@@ -8,6 +8,7 @@ import { describe, it, expect, afterEach } from 'vitest';
 import { createEpisode, defaultEnvConfig, PARSERS, VARIANT_PRESETS } from '../../env/index.js';
 import type { EpisodeRequest } from '../../env/index.js';
 import { ReplySchema } from '../../protocol/wire.js';
+import { builtinRewardSetHash, defaultRegistry } from '../../rewards/index.js';
 import type { GymApp } from '../../server/index.js';
 import { inject, makeApp } from './helpers.js';
 
@@ -52,6 +53,7 @@ const EXPECTED_INFO = {
       ],
     },
   ],
+  rewards_hash: builtinRewardSetHash(defaultRegistry()),
   variant_presets: [...VARIANT_PRESETS],
   variant_families: ['skills', 'tools', 'prompt', 'hooks'],
   parsers: [...PARSERS.keys()],
@@ -78,6 +80,7 @@ describe('hello / welcome', () => {
       'limits',
       'defaults',
       'reward_profiles',
+      'rewards_hash',
       'variant_presets',
       'variant_families',
       'parsers',

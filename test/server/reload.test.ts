@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RewardCatalog, clearJudgeCache } from '../../rewards/index.js';
 import type { RewardSources } from '../../rewards/index.js';
-import { buildServer } from '../../server/index.js';
+import { buildServer, reloadRewards } from '../../server/index.js';
 import { inject, makeApp, testConfig } from './helpers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'hg-reload-'));
@@ -86,7 +86,7 @@ describe('reward reload', () => {
 
       // A good file: swapped.
       writeFileSync(profile, 'name: terse\nmodules:\n  - {name: brevity, weight: 2}\ngates: []\n');
-      expect(await catalog.reload()).toEqual({ ok: true, profiles: ['default', 'terse'], generation: 1 });
+      expect(await catalog.reload()).toEqual({ ok: true, profiles: ['default', 'terse'], generation: 1, hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
       const after = await inject(app);
       const w2 = await after.hello();
       expect(w2.reward_profiles.slice(1)).toEqual([{ name: 'terse', modules: [{ name: 'brevity', version: '3.1.0', weight: 2 }] }]);
@@ -109,6 +109,52 @@ describe('reward reload', () => {
       expect(fresh.items[0].ok).toBe(true);
       const lastNew = await finish(before, 'new', 'new');
       expect(Object.keys(lastNew.info.reward_components)).toEqual(['brevity']);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('reloads on every worker or on none, and names the set in force by its hash (welcome, /v1/info)', async () => {
+    const { sources, profile } = setup('name: brief\nmodules:\n  - {name: accuracy, weight: 1}\n  - {name: brevity, weight: 1}\ngates: []\n');
+    const catalog = await catalogFor(sources);
+    const app = await makeApp({ rewards: sources, workers: 2 }, { rewards: catalog });
+    try {
+      const hashOf = async (): Promise<string> => {
+        const w = await (await inject(app)).hello();
+        const info = (await app.inject({ method: 'GET', url: '/v1/info' })).json();
+        expect(info.rewards_hash).toBe(w.rewards_hash);
+        return w.rewards_hash;
+      };
+      const first = await hashOf();
+      expect(first).toBe(catalog.current.hash);
+      expect(first).toMatch(/^sha256:[0-9a-f]{64}$/);
+
+      // A bad file: no thread changes, the hash stays.
+      writeFileSync(profile, 'name: broken\nmodules:\n  - {name: not_registered, weight: 1}\ngates: []\n');
+      const bad = await reloadRewards(app);
+      expect(bad.ok).toBe(false);
+      expect(await hashOf()).toBe(first);
+
+      // A good file: the main thread and both workers hold the new set; episodes on the workers score with it.
+      writeFileSync(profile, 'name: terse\nmodules:\n  - {name: brevity, weight: 2}\ngates: []\n');
+      const good = await reloadRewards(app);
+      expect(good).toEqual({ ok: true, profiles: ['default', 'terse'], generation: 1, hash: expect.stringMatching(/^sha256:/) });
+      const second = await hashOf();
+      expect(second).not.toBe(first);
+      expect(good.ok && good.hash).toBe(second);
+      const c = await inject(app);
+      await c.hello();
+      // Enough episodes that both workers hold some.
+      const ids = Array.from({ length: 8 }, (_, i) => `e${i}`);
+      const reset = await c.request({ type: 'reset', id: 'r', items: ids.map((episode_id, i) => ({ episode_id, seed: 30 + i, options: { rewards: 'terse' } })) });
+      expect(reset.items.every((i: { ok: boolean }) => i.ok)).toBe(true);
+      for (const id of ids) {
+        const last = await finish(c, id, id);
+        expect(Object.keys(last.info.reward_components)).toEqual(['brevity']);
+      }
+      // The same files reloaded again: the same set, the same hash.
+      const again = await reloadRewards(app);
+      expect(again.ok && again.hash).toBe(second);
     } finally {
       await app.close();
     }

@@ -5,7 +5,7 @@
  */
 import type { AnswerKey, Fact } from '../../../protocol/domain.js';
 import type { BuildContext, Builder, Draft, SubKind } from '../kit.js';
-import { answerKey, draft } from '../kit.js';
+import { answerKey, draft, linkFact, reqAny } from '../kit.js';
 import { CHITCHAT_PARTS } from './chat.js';
 import { MARKETING_PARTS, PURCHASE_PARTS } from './commerce.js';
 import { AFTER_SALES_PARTS } from './orders.js';
@@ -33,10 +33,42 @@ function prefixed(facts: readonly Fact[], i: number): Fact[] {
   return facts.map((f) => ({ key: `m${i}:${f.key}`, values: f.values }));
 }
 
+/** The link a part's required calls name, if one does. */
+function linkOf(key: AnswerKey): number | undefined {
+  for (const r of key.required_calls) for (const c of r.any_of) if (typeof c.arguments.link_no === 'number') return c.arguments.link_no;
+  return undefined;
+}
+
+/**
+ * "drop the link!" right after a question about link N may mean link N or the product on screen: both
+ * readings are right, so the key accepts either card (and names either link).
+ */
+function eitherLink(ctx: BuildContext, kb: AnswerKey, other: number): AnswerKey {
+  const current = kb.expected_state.pushed_cards[0];
+  if (current === undefined || current === other) return kb;
+  const push = (n: number) => ({ name: 'push_link_card', arguments: { link_no: n } });
+  return {
+    ...kb,
+    required_calls: kb.required_calls.map((r) => (r.any_of.some((c) => c.name === 'push_link_card') ? reqAny(push(current), push(other)) : r)),
+    required_facts: kb.required_facts.map((f) =>
+      f.key === 'link_no' ? { key: 'link_no', values: [...linkFact('link_no', current, ctx.locale).values, ...linkFact('link_no', other, ctx.locale).values] } : f,
+    ),
+    expected_state: { ...kb.expected_state, pushed_cards: [] },
+    optional_state: { ...kb.optional_state, pushed_cards: [current, other] },
+  };
+}
+
+// Stock claims of one part may be true of the other part's product ("link 3 is in stock; on link 5 the 26
+// is sold out"): in a merged key the opposite-stock claims are not forbidden.
+const STOCK_CLAIMS = new Set(['sold_out_claim', 'in_stock_claim']);
+const withoutStockClaims = (facts: readonly Fact[]): Fact[] => facts.filter((f) => !STOCK_CLAIMS.has(f.key));
+
 /** Merge two single-message drafts into one multi-intent draft (null when the joint reply is too long). */
 export function mergeDrafts(ctx: BuildContext, sub: string, a: Draft, b: Draft): Draft | null {
-  const ka: AnswerKey = a.answer_key;
-  const kb: AnswerKey = b.answer_key;
+  const ka: AnswerKey = { ...a.answer_key, forbidden_facts: withoutStockClaims(a.answer_key.forbidden_facts) };
+  const asked = linkOf(ka);
+  const kb0: AnswerKey = { ...b.answer_key, forbidden_facts: withoutStockClaims(b.answer_key.forbidden_facts) };
+  const kb: AnswerKey = b.sub_kind === 'buy_current' && asked !== undefined ? eitherLink(ctx, kb0, asked) : kb0;
   const reference =
     ctx.locale === 'en'
       ? `${ka.reference_reply} ${kb.reference_reply}`

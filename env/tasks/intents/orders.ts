@@ -89,7 +89,17 @@ const returnEligibility = (ctx: BuildContext): Draft | null => {
   const by = e.deadline ? sayClock(e.deadline, ctx.locale) : null;
   if (e.eligible) {
     templates = by ? RETURN_ELIGIBLE_REPLY.by_deadline[ctx.locale] : RETURN_ELIGIBLE_REPLY.anytime[ctx.locale];
-    facts = [{ key: 'eligible', values: L(ctx.locale, ['可以申请退', '可以退', '支持退'], ['eligible', 'can return', 'can be returned']) }];
+    // "It's within the 7-day window, request it by ..." answers "can I return it?" as well as "yes, you can".
+    facts = [
+      {
+        key: 'eligible',
+        values: L(
+          ctx.locale,
+          ['可以申请退', '可以退', '支持退', '在七天无理由期内', '还在退货期内'],
+          ['eligible', 'can return', 'can be returned', 'within the return window', 'request a return'],
+        ),
+      },
+    ];
     forbid = [{ key: 'not_eligible_claim', values: L(ctx.locale, ['不能退', '不支持退'], ['cannot be returned', 'not eligible']) }];
   } else {
     templates = RETURN_INELIGIBLE_REPLY[ctx.locale];
