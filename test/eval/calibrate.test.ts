@@ -8,6 +8,7 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_THRESHOLDS, calibrate, evaluate, formatCalibration, readGrades, rewardReasons, spearman } from '../../eval/index.js';
 import type { CalibratedEpisode, Grade } from '../../eval/index.js';
@@ -489,5 +490,27 @@ describe('harness-gym calibrate DIR --grades FILE', () => {
       stderr: '',
       episodes: 4,
     });
+  });
+});
+
+describe("the repository's graded corpus (calibration/corpus)", () => {
+  it('the default profile agrees with its reviewers: agreement >= 90%, false negatives and positives <= 5%, flawed replies <= 0.3', () => {
+    const dir = fileURLToPath(new URL('../../calibration/corpus', import.meta.url));
+    const grades = readGrades(join(dir, 'grades.jsonl'));
+    if (!grades.ok) throw new Error(grades.errors.join('\n'));
+    const read = readRecords(dir);
+    if (!read.ok) throw new Error(read.message);
+    expect(read.result.warnings).toEqual([]);
+    const report = calibrate(read.result.records, grades.grades, DEFAULT_PROFILE, defaultRegistry(), { rekey: true });
+    // The corpus's own shape: both locales, every intent at least 8 times, at least 60 flawed replies.
+    expect(report.graded_without_record).toEqual([]);
+    expect(report.episodes).toBeGreaterThanOrEqual(260);
+    expect(Object.keys(report.slices.locale)).toEqual(['en', 'zh-CN']);
+    expect(Object.values(report.slices.intent).every((s) => s.episodes >= 8)).toBe(true);
+    expect(Object.keys(report.slices.intent)).toHaveLength(10);
+    expect(report.flawed.episodes).toBeGreaterThanOrEqual(60);
+    // Every graded episode replays against today's keys (none falls back to its recorded key).
+    expect(report.disagreements.filter((d) => d.reasons.some((r) => r.includes('no longer end')))).toEqual([]);
+    expect(report.failures).toEqual([]);
   });
 });
