@@ -18,13 +18,15 @@ function deepFreeze<T>(value: T): T {
 /**
  * The default profile (rewards 3.0). Gates cap only hard failures, in three steps by how bad they are
  * on air: a reply that states little of what was asked, or something invented, forbidden or unsupported
- * (accuracy below 0.35: those multiply accuracy by 0.2), is capped at 0.05; the right words with the
+ * (accuracy below 0.35: those multiply accuracy by 0.2), is capped at 0.02; the right words with the
  * wrong action (a refusal, hand-off or coupon not recorded: accuracy times 0.55), or half an answer, at
  * 0.4; two thirds of an answer at 0.5. An episode blocked by a hook, or whose final reply breaks a rule
- * the prompt states (hook_compliance 0), is capped at 0.05. Effectiveness (brevity, relevance, a call to
+ * the prompt states (hook_compliance 0), is capped at 0.02. Effectiveness (brevity, relevance, a call to
  * action) weighs and never caps: a soft score does not make a cliff. Every cap that applies is a reason
  * line (`caps`). (2.0 capped at 0.05 below effectiveness 0.4 and below accuracy 0.6; docs/REWARDS.md
- * "Calibrating a profile" says what that cost.)
+ * "The default profile" says what that cost. The floor is 0.02, not 2.0's 0.05: a pleasantry that rightly
+ * answers greetings, compliments and "what's your name?" otherwise earned 0.15 on the production mix
+ * from the floor alone, the audit's limit.)
  */
 export const DEFAULT_PROFILE: RewardProfile = deepFreeze({
   name: 'default',
@@ -36,10 +38,10 @@ export const DEFAULT_PROFILE: RewardProfile = deepFreeze({
     { name: 'skill_selection', weight: 0.15 },
   ],
   gates: [
-    { module: 'accuracy', below: 0.35, cap: 0.05 },
+    { module: 'accuracy', below: 0.35, cap: 0.02 },
     { module: 'accuracy', below: 0.6, cap: 0.4 },
     { module: 'accuracy', below: 0.8, cap: 0.5 },
-    { module: 'hook_compliance', below: 0.01, cap: 0.05 },
+    { module: 'hook_compliance', below: 0.01, cap: 0.02 },
   ],
 });
 

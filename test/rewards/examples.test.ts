@@ -244,6 +244,7 @@ describe('docs and the example files', () => {
     // Pinned, so a change of the docs (or of the parsing above) that drops a command is seen.
     expect(loads).toEqual([
       { profiles: [concise], module_dirs: [EXAMPLE_MODULES] }, // harness-gym audit of an example profile
+      { profiles: [concise], module_dirs: [EXAMPLE_MODULES] }, // harness-gym calibrate of an example profile
       { profiles: [toolUse], module_dirs: [] },
       { profiles: [toolUse], module_dirs: [] },
       { profiles: [toolUse], module_dirs: [] },
