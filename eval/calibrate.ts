@@ -96,6 +96,8 @@ export interface CalibrationReport {
   flawed: { episodes: number; reward_mean: number | null };
   slices: { locale: Record<string, SliceFigures>; intent: Record<string, SliceFigures>; variant: Record<string, SliceFigures> };
   disagreements: CalibratedEpisode[];
+  /** Every graded episode's reward beside its grade, in grades-file order (for rescoring comparisons). */
+  scored: { episode: string; reward: number; grade: number }[];
   thresholds: CalibrationThresholds;
   failures: string[];
 }
@@ -330,6 +332,7 @@ export function calibrate(
       variant: slice(items, (e) => e.variant),
     },
     disagreements: items.filter((e) => !e.agrees).sort((a, b) => Math.abs(b.reward - b.grade) - Math.abs(a.reward - a.grade)),
+    scored: items.map((e) => ({ episode: e.episode, reward: e.reward, grade: e.grade })),
     thresholds,
     failures: [],
   };

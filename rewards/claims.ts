@@ -42,6 +42,11 @@ const ZH_CLAIMS: readonly ClaimRule[] = [
   { kind: 'personal experience', re: /我(?:自己)?(?:也)?(?:在)?(?:用过|用了|吃过|穿过|试过)/ },
 ];
 
+/** Any rule of a locale, in one pattern (a reply that matches none is read no further). */
+const anyOf = (rules: readonly ClaimRule[]): RegExp => new RegExp(rules.map((r) => `(?:${r.re.source})`).join('|'));
+const EN_ANY = anyOf(EN_CLAIMS);
+const ZH_ANY = anyOf(ZH_CLAIMS);
+
 // A clause that negates or declines: its claims are not made.
 const EN_NEGATION = /\b(?:not|no|never|can't|cannot|won't|don't|doesn't|isn't|aren't|unable|avoid|instead of)\b|n't\b/;
 const ZH_NEGATION = /不|没|无法|别|非|未|勿/;
@@ -70,6 +75,8 @@ function evidenceText(trace: Trace): string {
  */
 export function unsupportedClaims(reply: string, locale: Locale, trace: Trace): string[] {
   const rules = locale === 'en' ? EN_CLAIMS : ZH_CLAIMS;
+  // One scan of the whole reply first: most replies make no such claim at all.
+  if (!(locale === 'en' ? EN_ANY : ZH_ANY).test(toHalfWidth(reply).toLowerCase().replace(/[’‘]/g, "'"))) return [];
   const negation = locale === 'en' ? EN_NEGATION : ZH_NEGATION;
   const text = toHalfWidth(reply).toLowerCase().replace(/[’‘]/g, "'");
   let evidence: string | null = null;
@@ -163,12 +170,14 @@ function evidenceNumbersByKind(trace: Trace): { prices: Set<number>; others: Set
  * number check (the prompt lists prices the trace does not hold).
  */
 export function wrongPrices(reply: string, locale: Locale, trace: Trace): number[] {
-  const { prices, others } = evidenceNumbersByKind(trace);
-  if (others.size === 0) return [];
   // Thousands separators first: "1,299 live" is 1299.
   const text = toHalfWidth(reply).toLowerCase().replace(/(\d),(?=\d{3}(?!\d))/g, '$1');
+  const said = [...text.matchAll(locale === 'en' ? EN_PRICE_RE : ZH_PRICE_RE)];
+  if (said.length === 0) return [];
+  const { prices, others } = evidenceNumbersByKind(trace);
+  if (others.size === 0) return [];
   const out: number[] = [];
-  for (const m of text.matchAll(locale === 'en' ? EN_PRICE_RE : ZH_PRICE_RE)) {
+  for (const m of said) {
     const raw = m[1] ?? m[2] ?? m[3];
     if (raw === undefined) continue;
     const n = Number(raw);

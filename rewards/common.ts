@@ -43,7 +43,32 @@ export function toolCalls(trace: Trace): TraceCall[] {
  * polarity). A value with no content word and no number (a bare "hi") is matched as a term, as
  * `statesTerm` reads it (normalised, not inside a longer word or number).
  */
-export function factStated(reply: string, fact: Fact, locale: Locale, opts: MeaningOptions = { loose: true }): boolean {
+export function factStated(reply: string, fact: Fact, locale: Locale, opts: MeaningOptions = LOOSE): boolean {
+  // The modules of one score ask about the same reply and the same facts (accuracy, then effectiveness):
+  // the answers for the last reply are kept, per fact object and reading.
+  const mode = opts === LOOSE ? 'loose' : opts.assertedOnly === true && opts.listPriceFraming !== true && opts.coverage === undefined ? 'asserted' : null;
+  if (mode !== null) {
+    if (reply !== lastStatedReply || locale !== lastStatedLocale) {
+      lastStatedReply = reply;
+      lastStatedLocale = locale;
+      lastStated.loose = new WeakMap();
+      lastStated.asserted = new WeakMap();
+    }
+    const known = lastStated[mode].get(fact);
+    if (known !== undefined) return known;
+    const answer = statedNow(reply, fact, locale, opts);
+    lastStated[mode].set(fact, answer);
+    return answer;
+  }
+  return statedNow(reply, fact, locale, opts);
+}
+
+const LOOSE: MeaningOptions = Object.freeze({ loose: true });
+let lastStatedReply = '';
+let lastStatedLocale = '';
+const lastStated: { loose: WeakMap<Fact, boolean>; asserted: WeakMap<Fact, boolean> } = { loose: new WeakMap(), asserted: new WeakMap() };
+
+function statedNow(reply: string, fact: Fact, locale: Locale, opts: MeaningOptions): boolean {
   if (factStatedInMeaning(reply, fact, locale, opts)) return true;
   // A claim the reply must make also counts in the value's own words, as 2.0 read it ("No end time has
   // been announced" answers "when do you go offline?"). A wrong claim that happens to hold them is left

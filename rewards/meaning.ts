@@ -53,33 +53,35 @@ const NEUTRAL = MARK.NEUTRAL;
  * carry a negation word ("not <IN_STOCK>") so that "sold out" and "not in stock" become one reading.
  * English patterns run on lower-cased text with contractions expanded ("hasn't" -> "has not").
  */
-const EN_FORMS: ReadonlyArray<[RegExp, string]> = [
+// Each form lists words one of which its pattern needs: a text holding none is not scanned for it (most
+// replies hold few of the forms; a substring test is much cheaper than a pattern of \b alternations).
+const EN_FORMS: ReadonlyArray<[RegExp, string, readonly string[]]> = [
   // Idioms that contain a negation word but negate nothing.
-  [/\bno (?:problem|worries|worry|rush|pressure)\b/g, NEUTRAL],
-  [/\bnot only\b/g, NEUTRAL],
-  [/\bno[- ]questions[- ]asked\b/g, MARK.NO_REASON],
-  [/\bno[- ]reason\b/g, MARK.NO_REASON],
-  [/\b(?:no|zero)[- ](?:minimum|threshold|min)(?: spend| purchase| order)?\b/g, MARK.NO_MINIMUM],
-  [/\bwithout (?:a |any )?(?:minimum|threshold)(?: spend)?\b/g, MARK.NO_MINIMUM],
-  [/\b(?:7|seven)[- ]days?\b/g, MARK.SEVEN_DAY],
-  [/\bout of stock\b|\bsold[- ]out\b|\bnone left\b|\bunavailable\b|\bno (?:more )?stock\b|\bgone\b/g, ` not ${MARK.IN_STOCK} `],
-  [/\bin[- ]stock\b|\bavailable\b|\bstill (?:have|has|got) (?:it|some|stock)\b|\b(?:are|is) (?:still )?left\b|\bleft in stock\b/g, MARK.IN_STOCK],
-  [/\bwill (?:be )?ship(?:ped)?\b|\bships? (?:with)?in\b|\bonce (?:it'?s )?paid\b/g, NEUTRAL],
+  [/\bno (?:problem|worries|worry|rush|pressure)\b/g, NEUTRAL, ['no ']],
+  [/\bnot only\b/g, NEUTRAL, ['not only']],
+  [/\bno[- ]questions[- ]asked\b/g, MARK.NO_REASON, ['question']],
+  [/\bno[- ]reason\b/g, MARK.NO_REASON, ['reason']],
+  [/\b(?:no|zero)[- ](?:minimum|threshold|min)(?: spend| purchase| order)?\b/g, MARK.NO_MINIMUM, ['min', 'threshold']],
+  [/\bwithout (?:a |any )?(?:minimum|threshold)(?: spend)?\b/g, MARK.NO_MINIMUM, ['without']],
+  [/\b(?:7|seven)[- ]days?\b/g, MARK.SEVEN_DAY, ['day']],
+  [/\bout of stock\b|\bsold[- ]out\b|\bnone left\b|\bunavailable\b|\bno (?:more )?stock\b|\bgone\b/g, ` not ${MARK.IN_STOCK} `, ['stock', 'sold', 'none', 'unavailable', 'gone']],
+  [/\bin[- ]stock\b|\bavailable\b|\bstill (?:have|has|got) (?:it|some|stock)\b|\b(?:are|is) (?:still )?left\b|\bleft in stock\b/g, MARK.IN_STOCK, ['stock', 'available', 'still', 'left']],
+  [/\bwill (?:be )?ship(?:ped)?\b|\bships? (?:with)?in\b|\bonce (?:it'?s )?paid\b/g, NEUTRAL, ['ship', 'paid']],
   // A shipment something waits for is not one made ("once it ships you'll get the tracking number").
-  [/\b(?:once|after|when|until|before) (?:it|they|the (?:order|parcel|package)) (?:is |are |has |have )?(?:been )?ship(?:s|ped)?\b/g, NEUTRAL],
+  [/\b(?:once|after|when|until|before) (?:it|they|the (?:order|parcel|package)) (?:is |are |has |have )?(?:been )?ship(?:s|ped)?\b/g, NEUTRAL, ['ship']],
   // A count left is a stock claim ("7 left").
-  [/(\d+) (?:are |is )?left\b/g, `$1 ${MARK.IN_STOCK}`],
-  [/\bawaiting shipment\b|\bwaiting to (?:be )?ship(?:ped)?\b|\byet to (?:be )?ship(?:ped)?\b/g, ` not ${MARK.SHIPPED} `],
-  [/\bship(?:ped|s)? out\b|\bshipped\b|\bdispatched\b|\bsent out\b|\bon (?:its|the) way\b|\bin transit\b/g, MARK.SHIPPED],
-  [/\bdelivered\b|\barrived\b|\bsigned for\b/g, MARK.DELIVERED],
-  [/\bcustomer (?:service|support|care)\b|\bsupport team\b|\bservice team\b|\bafter-sales team\b|\bhuman\b|\breal person\b|\b(?:an |a )?(?:agent|specialist|staff|colleague)s?\b/g, MARK.HUMAN],
-  [/\bthank(?:s| you)?\b|\bappreciate\b/g, MARK.THANKS],
+  [/(\d+) (?:are |is )?left\b/g, `$1 ${MARK.IN_STOCK}`, ['left']],
+  [/\bawaiting shipment\b|\bwaiting to (?:be )?ship(?:ped)?\b|\byet to (?:be )?ship(?:ped)?\b/g, ` not ${MARK.SHIPPED} `, ['ship']],
+  [/\bship(?:ped|s)? out\b|\bshipped\b|\bdispatched\b|\bsent out\b|\bon (?:its|the) way\b|\bin transit\b/g, MARK.SHIPPED, ['ship', 'dispatch', 'sent', 'way', 'transit']],
+  [/\bdelivered\b|\barrived\b|\bsigned for\b/g, MARK.DELIVERED, ['deliver', 'arrived', 'signed']],
+  [/\bcustomer (?:service|support|care)\b|\bsupport team\b|\bservice team\b|\bafter-sales team\b|\bhuman\b|\breal person\b|\b(?:an |a )?(?:agent|specialist|staff|colleague)s?\b/g, MARK.HUMAN, ['customer', 'support', 'service', 'team', 'human', 'person', 'agent', 'specialist', 'staff', 'colleague']],
+  [/\bthank(?:s| you)?\b|\bappreciate\b/g, MARK.THANKS, ['thank', 'apprecia']],
   // Asking for one's money back is a return here: "you can request a refund" answers "can I return it?".
-  [/\breturn(?:s|ed|ing)?\b|\bsend (?:it|them) back\b|\brefund(?:s|ed|ing)?\b|\bmoney back\b/g, MARK.RETURN],
-  [/\bdigital (?:host|human|avatar)\b|\bvirtual (?:host|avatar)?\b|\bavatar\b|\bai\b/g, MARK.AI],
-  [/\blive price\b|\bprice (?:right )?now\b|\btoday'?s price\b|\bin the live room\b/g, MARK.LIVE_PRICE],
-  [/\blist price\b|\boriginal(?:ly)?(?: price)?\b|\bregular(?:ly| price)?\b|\bdown from\b|\busually\b|\bnormally\b|\binstead of\b|\bwas\b/g, MARK.LIST_PRICE],
-  [/\bfree (?:shipping|delivery)\b|\bships free\b/g, MARK.FREE_SHIPPING],
+  [/\breturn(?:s|ed|ing)?\b|\bsend (?:it|them) back\b|\brefund(?:s|ed|ing)?\b|\bmoney back\b/g, MARK.RETURN, ['return', 'back', 'refund']],
+  [/\bdigital (?:host|human|avatar)\b|\bvirtual (?:host|avatar)?\b|\bavatar\b|\bai\b/g, MARK.AI, ['digital', 'virtual', 'avatar', 'ai']],
+  [/\blive price\b|\bprice (?:right )?now\b|\btoday'?s price\b|\bin the live room\b/g, MARK.LIVE_PRICE, ['price', 'live']],
+  [/\blist price\b|\boriginal(?:ly)?(?: price)?\b|\bregular(?:ly| price)?\b|\bdown from\b|\busually\b|\bnormally\b|\binstead of\b|\bwas\b/g, MARK.LIST_PRICE, ['list', 'original', 'regular', 'down from', 'usually', 'normally', 'instead', 'was']],
+  [/\bfree (?:shipping|delivery)\b|\bships free\b/g, MARK.FREE_SHIPPING, ['free']],
 ];
 
 const ZH_FORMS: ReadonlyArray<[RegExp, string]> = [
@@ -150,7 +152,7 @@ function fold(text: string, locale: Locale): string {
   if (locale === 'en') {
     s = expandContractions(s);
     s = s.replace(/\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b(?=[- ](?:year|month|week|day|hour|pack|piece|bag|bottle|box|tablet|softgel|capsule|time)s?\b)/g, (w) => EN_NUMBER_WORDS[w]);
-    for (const [re, to] of EN_FORMS) s = s.replace(re, ` ${to} `);
+    for (const [re, to, needs] of EN_FORMS) if (needs.some((w) => s.includes(w))) s = s.replace(re, ` ${to} `);
   } else {
     s = s.replace(/([一两二三四五六七八九十])(?=(?:个月|年|天|片|粒|次|包|袋|瓶|盒|件|小时|周))/g, (d) => ZH_DIGITS[d]);
     s = s.replace(/(\d+)点半/g, '$1点30');
@@ -227,18 +229,18 @@ function readFolded(s: string, locale: Locale, reply = false): Reading {
       }
     });
   } else {
-    const negatedAt = (i: number): boolean => {
-      let negs = 0;
-      for (let k = Math.max(0, i - NEG_REACH); k < i; k++) if (ZH_NEG_CHARS.has(s[k])) negs++;
-      return negs % 2 === 1;
-    };
+    // negs[i]: negations before position i; clauseNegs[i]: those since the clause began.
+    const negs = new Uint16Array(s.length + 1);
+    const clauseNegs = new Uint16Array(s.length + 1);
+    for (let k = 0; k < s.length; k++) {
+      const neg = ZH_NEG_CHARS.has(s[k]) ? 1 : 0;
+      negs[k + 1] = negs[k] + neg;
+      clauseNegs[k + 1] = s[k] === ',' ? 0 : clauseNegs[k] + neg;
+    }
+    const negatedAt = (i: number): boolean => (negs[i] - negs[Math.max(0, i - NEG_REACH)]) % 2 === 1;
     // Whether the negations since the clause began cancel out (none, or a double one): the clause
     // asserts what follows.
-    const assertedAt = (i: number): boolean => {
-      let negs = 0;
-      for (let k = i - 1; k >= 0 && s[k] !== ','; k--) if (ZH_NEG_CHARS.has(s[k])) negs++;
-      return negs % 2 === 0;
-    };
+    const assertedAt = (i: number): boolean => clauseNegs[i] % 2 === 0;
     const add = (atom: string, i: number): void => {
       addAtom(atoms, atom, negatedAt(i));
       if (assertedAt(i)) asserted.add(atom);
@@ -277,10 +279,57 @@ const ZH_NEG_CHARS = new Set([...'不没未无别非']);
 // Chinese function characters: particles and negations carry no content (negation is read as polarity).
 const ZH_FUNCTION = new Set([...'的了吗呢啊呀哦吧嘛哈啦么是在和与及也都就很还这那个您你我们他她它把被给让对着过又再才已经将会要能可以不没未无别非']);
 
-interface ReplyReading {
-  locale: Locale;
-  /** Readings of each span of one to three consecutive clauses. */
-  spans: Reading[];
+/**
+ * A reply read clause by clause; a span of two or three consecutive clauses is the union of their
+ * readings (a negation never reaches past its clause), merged on first need: most facts are stated in one
+ * clause, so most replies never merge.
+ */
+class ReplyReading {
+  readonly clauses: Reading[];
+  readonly #merged = new Map<number, Reading>();
+  #whole: Reading | null = null;
+
+  /** All clauses at once: what no span can exceed (a value it does not hold, no span holds). */
+  get whole(): Reading {
+    this.#whole ??= this.clauses.length === 1 ? this.clauses[0] : mergeReadings(this.clauses);
+    return this.#whole;
+  }
+
+  constructor(clauses: Reading[]) {
+    this.clauses = clauses;
+  }
+
+  /** The span of `n` clauses from clause `i` (1 <= n <= 3). */
+  span(i: number, n: number): Reading {
+    if (n === 1) return this.clauses[i];
+    const key = i * 4 + n;
+    let r = this.#merged.get(key);
+    if (r === undefined) {
+      r = mergeReadings(this.clauses.slice(i, i + n));
+      this.#merged.set(key, r);
+    }
+    return r;
+  }
+}
+
+function mergeInto(into: Map<string, Set<boolean>>, from: Map<string, Set<boolean>>): void {
+  for (const [atom, polarities] of from) {
+    const have = into.get(atom);
+    if (have === undefined) into.set(atom, new Set(polarities));
+    else for (const p of polarities) have.add(p);
+  }
+}
+
+function mergeReadings(parts: readonly Reading[]): Reading {
+  const out: Reading = { numbers: [], chars: new Map(), atoms: new Map(), asserted: new Set(), listCue: false };
+  for (const p of parts) {
+    for (const n of p.numbers) out.numbers.push(n);
+    mergeInto(out.chars, p.chars);
+    mergeInto(out.atoms, p.atoms);
+    for (const a of p.asserted) out.asserted.add(a);
+    out.listCue ||= p.listCue;
+  }
+  return out;
 }
 
 let lastReplyKey = '';
@@ -290,13 +339,10 @@ function readReply(reply: string, locale: Locale): ReplyReading {
   const key = `${locale}\u0000${reply}`;
   if (key === lastReplyKey && lastReply !== null) return lastReply;
   const folded = fold(reply, locale);
-  const clauses = folded.split(CLAUSE_RE).filter((c) => c.trim().length > 0);
-  const spans: Reading[] = [];
-  for (let i = 0; i < clauses.length; i++) {
-    for (let n = 1; n <= 3 && i + n <= clauses.length; n++) spans.push(readFolded(clauses.slice(i, i + n).join(' , '), locale, true));
-  }
+  const clauses: Reading[] = [];
+  for (const c of folded.split(CLAUSE_RE)) if (c.trim().length > 0) clauses.push(readFolded(c, locale, true));
   lastReplyKey = key;
-  lastReply = { locale, spans };
+  lastReply = new ReplyReading(clauses);
   return lastReply;
 }
 
@@ -371,7 +417,11 @@ export function statesMeaning(reply: string, value: string, locale: Locale, opts
   if (v.atoms.size === 0 && v.numbers.length === 0) return false;
   const coverage = opts.coverage ?? DEFAULT_COVERAGE;
   const r = readReply(reply, locale);
-  for (const span of r.spans) if (spanStates(span, v, coverage, opts)) return true;
+  // Spans only lose atoms and numbers against the whole reply; the list-price framing is the one check
+  // that a larger span can fail where a smaller one passes, so it is left out here.
+  if (!spanStates(r.whole, v, coverage, { ...opts, listPriceFraming: false })) return false;
+  const n = r.clauses.length;
+  for (let width = 1; width <= 3; width++) for (let i = 0; i + width <= n; i++) if (spanStates(r.span(i, width), v, coverage, opts)) return true;
   return false;
 }
 

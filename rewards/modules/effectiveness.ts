@@ -96,12 +96,14 @@ function taskEntities(task: Task): Set<string> {
  * name): that product's link, options, prices, dates and thresholds, that order's facts, that coupon's
  * terms. Other products' figures and dumps of the room are outside it.
  */
-function scopeNumbers(trace: Trace, task: Task): Set<number> {
+function scopeNumbers(trace: Trace, task: Task, said: readonly number[]): Set<number> {
   const key = task.answer_key;
   const out = new Set<number>();
   for (const f of key.required_facts) for (const v of f.values) for (const n of extractNumbers(v)) out.add(n);
   for (const n of extractNumbers(key.reference_reply)) out.add(n);
   for (const m of task.messages) for (const n of extractNumbers(m)) out.add(n);
+  // Most replies say only numbers of these: the tool results need not be walked.
+  if (said.every((n) => out.has(n))) return out;
   const entities = taskEntities(task);
   if (entities.size === 0) return out;
   // Twice: a product looked up by its link gives its item id, which a later or earlier call (its
@@ -261,8 +263,9 @@ function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<st
   }
 
   // Relevance: numbers outside what the viewer asked about (another product's figures, a dump of the room).
-  const scope = scopeNumbers(trace, task);
-  const unrequested = [...new Set(extractNumbers(reply))].filter((n) => !scope.has(n));
+  const said = [...new Set(extractNumbers(reply))];
+  const scope = said.length === 0 ? new Set<number>() : scopeNumbers(trace, task, said);
+  const unrequested = said.filter((n) => !scope.has(n));
   if (unrequested.length > 0) {
     value *= p('unrequested_factor') ** Math.min(unrequested.length, p('max_unrequested'));
     reasons.push(`numbers outside the question's scope: ${unrequested.join(', ')}`);

@@ -2,7 +2,7 @@
  * Calibration (eval/calibrate.ts, `harness-gym calibrate`): a graded corpus of recorded episodes is
  * rescored with a profile and compared with its reviewers' grades. The corpus here is made in-process:
  * reference-oracle episodes recorded as `eval --record` records them (each scores 1.0), and flawed copies
- * of three of them whose final reply adds an invented stock figure (each scores 0.05 against its recorded
+ * of three of them whose final reply adds an invented stock figure (each scores 0.02 against its recorded
  * key: accuracy × 0.2 is below the 0.35 gate). The grades are written by hand, so every figure of the
  * report is known in advance.
  */
@@ -102,7 +102,7 @@ const FLAWED_401_REASONS = [
   'hook_compliance 1: no hook violations',
   'tool_rationality 1: required calls: 1/1 satisfied',
   'skill_selection 1: required reply skills: 1/1 loaded',
-  'capped at 0.05: accuracy 0.2 < 0.35 (weighted mean 0.685)',
+  'capped at 0.02: accuracy 0.2 < 0.35 (weighted mean 0.685)',
   'capped at 0.4: accuracy 0.2 < 0.6 (weighted mean 0.685)',
   'capped at 0.5: accuracy 0.2 < 0.8 (weighted mean 0.685)',
 ];
@@ -248,29 +248,29 @@ describe('calibrate', () => {
       records_without_grade: 1, // eval-402
       // Agree (|reward - grade| <= 0.2): eval-300, eval-301, eval-401, flawed-300, flawed-400.
       agreement: 0.625,
-      // Of the four graded >= 0.8, flawed-401 (reward 0.05) is paid below 0.5.
+      // Of the four graded >= 0.8, flawed-401 (reward 0.02) is paid below 0.5.
       false_negatives: 1,
       false_negative_rate: 0.25,
       // Of the three graded <= 0.3, eval-302 (reward 1) is paid 0.7 or more.
       false_positives: 1,
       false_positive_rate: 0.333333,
-      // Rewards [1 ×5, 0.05 ×3] (ranks 6, 2) against grades ranked [8, 6.5, 3, 4, 5, 1, 2, 6.5]: 16 / sqrt(30 × 41.5).
+      // Rewards [1 ×5, 0.02 ×3] (ranks 6, 2) against grades ranked [8, 6.5, 3, 4, 5, 1, 2, 6.5]: 16 / sqrt(30 × 41.5).
       spearman: 0.453456,
-      reward_mean: 0.64375, // (5 + 3 × 0.05) / 8
+      reward_mean: 0.6325, // (5 + 3 × 0.02) / 8
       grade_mean: 0.56875, // 4.55 / 8
-      flawed: { episodes: 3, reward_mean: 0.05 },
+      flawed: { episodes: 3, reward_mean: 0.02 },
       slices: {
         locale: {
-          en: { episodes: 4, reward_mean: 0.525, grade_mean: 0.6125, agreement: 0.5 },
-          'zh-CN': { episodes: 4, reward_mean: 0.7625, grade_mean: 0.525, agreement: 0.75 },
+          en: { episodes: 4, reward_mean: 0.51, grade_mean: 0.6125, agreement: 0.5 },
+          'zh-CN': { episodes: 4, reward_mean: 0.755, grade_mean: 0.525, agreement: 0.75 },
         },
         intent: {
           chitchat: { episodes: 2, reward_mean: 1, grade_mean: 0.55, agreement: 0.5 },
-          product_qa: { episodes: 6, reward_mean: 0.525, grade_mean: 0.575, agreement: 0.666667 },
+          product_qa: { episodes: 6, reward_mean: 0.51, grade_mean: 0.575, agreement: 0.666667 },
         },
-        variant: { identity: { episodes: 8, reward_mean: 0.64375, grade_mean: 0.56875, agreement: 0.625 } },
+        variant: { identity: { episodes: 8, reward_mean: 0.6325, grade_mean: 0.56875, agreement: 0.625 } },
       },
-      // Largest |reward - grade| first: 0.85, 0.8, 0.4.
+      // Largest |reward - grade| first: 0.88, 0.8, 0.4.
       disagreements: [
         episode({
           episode: 'flawed-401',
@@ -278,7 +278,7 @@ describe('calibrate', () => {
           locale: 'en',
           grade: 0.9,
           verdict: 'air',
-          reward: 0.05,
+          reward: 0.02,
           flawed: true,
           false_negative: true,
           reasons: FLAWED_401_REASONS,
@@ -304,6 +304,17 @@ describe('calibrate', () => {
           reasons: ORACLE_QA_REASONS,
         }),
       ],
+      // Every graded episode with a record, in the grades file's order (ghost has none).
+      scored: [
+        { episode: 'eval-300', reward: 1, grade: 1 },
+        { episode: 'eval-301', reward: 1, grade: 0.9 },
+        { episode: 'eval-302', reward: 1, grade: 0.2 },
+        { episode: 'eval-400', reward: 1, grade: 0.6 },
+        { episode: 'eval-401', reward: 1, grade: 0.85 },
+        { episode: 'flawed-300', reward: 0.02, grade: 0 },
+        { episode: 'flawed-400', reward: 0.02, grade: 0.1 },
+        { episode: 'flawed-401', reward: 0.02, grade: 0.9 },
+      ],
       thresholds: DEFAULT_THRESHOLDS,
       failures: ['agreement 62.5% < 90.0%', 'false negatives 25.0% > 5.0%', 'false positives 33.3% > 5.0%'],
     });
@@ -317,10 +328,10 @@ describe('calibrate', () => {
       'agreement 62.5% < 90.0%',
       'false negatives 25.0% > 5.0%',
       'false positives 33.3% > 5.0%',
-      "flawed replies' mean 0.05 > 0.01",
+      "flawed replies' mean 0.02 > 0.01",
     ]);
     // Each figure exactly at its threshold passes.
-    expect(run({ min_agreement: 0.625, max_false_negatives: 0.25, max_false_positives: 0.333333, max_flawed_mean: 0.05 }).failures).toEqual(
+    expect(run({ min_agreement: 0.625, max_false_negatives: 0.25, max_false_positives: 0.333333, max_flawed_mean: 0.02 }).failures).toEqual(
       [],
     );
     // eval-400 (reward 1, grade 0.6) is 0.4 off: within a tolerance of 0.4, and no longer a disagreement.
@@ -339,6 +350,7 @@ describe('calibrate', () => {
       records_without_grade: report.records_without_grade,
       spearman: report.spearman,
       flawed: report.flawed,
+      scored: report.scored,
       failures: report.failures,
     }).toEqual({
       episodes: 0,
@@ -346,6 +358,7 @@ describe('calibrate', () => {
       records_without_grade: 6,
       spearman: 0,
       flawed: { episodes: 0, reward_mean: null },
+      scored: [],
       failures: ['no graded episode has a record', 'agreement 0.0% < 90.0%'],
     });
   });
@@ -362,11 +375,17 @@ describe('calibrate', () => {
     const report = calibrate([...records, ...flawed, cut], grades, DEFAULT_PROFILE, defaultRegistry(), { rekey: true });
     expect({
       rewards: report.disagreements.map((d) => [d.episode, d.reward, d.reasons.length]),
+      scored: report.scored,
       flawed: report.flawed,
       failures: report.failures,
     }).toEqual({
       // flawed-300's actions are the oracle's: played again, they earn 1.0 whatever its stored trace says.
       rewards: [['flawed-300', 1, 5]],
+      scored: [
+        { episode: 'eval-300', reward: 1, grade: 1 },
+        { episode: 'flawed-300', reward: 1, grade: 0 },
+        { episode: 'cut-300', reward: 1, grade: 1 },
+      ],
       flawed: { episodes: 1, reward_mean: 1 },
       failures: ['agreement 66.7% < 90.0%', 'false positives 100.0% > 5.0%', "flawed replies' mean 1 > 0.3"],
     });
@@ -385,19 +404,19 @@ describe('calibrate', () => {
     expect(formatCalibration(report).split('\n')).toEqual([
       'calibrate: profile default, 8 graded episodes',
       '  agreement (|reward - grade| <= 0.2): 62.5%   false negatives: 1 (25.0% of grade >= 0.8)   false positives: 1 (33.3% of grade <= 0.3)',
-      '  Spearman rank correlation: 0.453456   reward mean 0.64375   grade mean 0.56875',
-      '  flawed replies: 3, reward mean 0.05',
+      '  Spearman rank correlation: 0.453456   reward mean 0.6325   grade mean 0.56875',
+      '  flawed replies: 3, reward mean 0.02',
       '  by locale:',
-      '    en               n=  4  reward 0.525  grade 0.613  agreement 50.0%',
-      '    zh-CN            n=  4  reward 0.762  grade 0.525  agreement 75.0%',
+      '    en               n=  4  reward 0.510  grade 0.613  agreement 50.0%',
+      '    zh-CN            n=  4  reward 0.755  grade 0.525  agreement 75.0%',
       '  by intent:',
       '    chitchat         n=  2  reward 1.000  grade 0.550  agreement 50.0%',
-      '    product_qa       n=  6  reward 0.525  grade 0.575  agreement 66.7%',
+      '    product_qa       n=  6  reward 0.510  grade 0.575  agreement 66.7%',
       '  by variant:',
-      '    identity         n=  8  reward 0.644  grade 0.569  agreement 62.5%',
+      '    identity         n=  8  reward 0.632  grade 0.569  agreement 62.5%',
       '  graded but not in the records: ghost',
       '  disagreements (3, largest first; --all shows every one):',
-      '  - flawed-401: reward 0.05 vs grade 0.9 (air, flawed)',
+      '  - flawed-401: reward 0.02 vs grade 0.9 (air, flawed)',
       ...indent(FLAWED_401_REASONS),
       '  - eval-302: reward 1 vs grade 0.2 (block) — reviewer: greets the viewer by a nickname they never used',
       ...indent(ORACLE_CHAT_REASONS),
@@ -453,8 +472,9 @@ describe('harness-gym calibrate DIR --grades FILE', () => {
     expect({ status: recorded.status, stderr: recorded.stderr }).toEqual({ status: 0, stderr: '' });
     expect(JSON.parse(recorded.stdout)).toMatchObject({
       episodes: 3,
-      reward_mean: 0.05,
-      flawed: { episodes: 3, reward_mean: 0.05 },
+      reward_mean: 0.02,
+      flawed: { episodes: 3, reward_mean: 0.02 },
+      scored: flawed.map((f) => ({ episode: f.record.episode_id, reward: 0.02, grade: 0 })),
       failures: [],
     });
     const replayed = await cli(['calibrate', flawedDir, '--grades', grades]);

@@ -40,8 +40,12 @@ describe('rescore', () => {
   });
 
   it('zeroing one weight changes exactly that component\u2019s figures', () => {
-    const file = join(dir, 'no-effectiveness.json');
-    writeFileSync(file, JSON.stringify(zeroed('effectiveness')));
+    // tool_rationality, not effectiveness: every random-policy episode here scores accuracy and effectiveness
+    // 0 (the 0.02 floor holds its composite) and every oracle episode 1 throughout, so zeroing effectiveness
+    // moves no composite. Zeroing tool_rationality takes the floored episodes whose only credit was a tool
+    // score down to 0.
+    const file = join(dir, 'no-tool_rationality.json');
+    writeFileSync(file, JSON.stringify(zeroed('tool_rationality')));
     const profile = loadProfileFile(file, defaultRegistry());
     expect(profile.ok).toBe(true);
     if (!profile.ok) return;
@@ -52,8 +56,8 @@ describe('rescore', () => {
       const f = report.components[name];
       // Raw module values never change with weights.
       expect(f.new_value_mean).toBe(f.old_value_mean);
-      if (name === 'effectiveness') {
-        expect(f.old_weight).toBe(0.25); // the default profile's effectiveness weight
+      if (name === 'tool_rationality') {
+        expect(f.old_weight).toBe(0.15); // the default profile's tool_rationality weight
         expect(f.new_weight).toBe(0);
         expect(f.old_mean).toBeGreaterThan(0);
         expect(f.new_mean).toBe(0);

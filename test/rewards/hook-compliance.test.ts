@@ -174,7 +174,7 @@ describe('hook_compliance', () => {
     expect(score(oracle, task, { per_violation: 0 }).value).toBe(1);
   });
 
-  it("caps the episode at 0.05 through the default profile's hook_compliance gate (zh)", () => {
+  it("caps the episode at 0.02 through the default profile's hook_compliance gate (zh)", () => {
     const { task, oracle } = zhProductQa();
     const trace = withTrace(oracle, {
       rule_violations: [{ hook: 'reply_format', code: 'MARKDOWN', message: 'markdown', evidence: '**89.9**' }],
@@ -182,9 +182,9 @@ describe('hook_compliance', () => {
     const r = scoreEpisode(trace, task, DEFAULT_PROFILE, defaultRegistry());
     // Every other module scores the oracle 1: the weighted mean is 1 - 0.15 = 0.85, capped.
     expect({ reward: r.reward, components: r.components, caps: r.caps }).toEqual({
-      reward: 0.05,
+      reward: 0.02,
       components: { accuracy: 1, effectiveness: 1, hook_compliance: 0, tool_rationality: 1, skill_selection: 1 },
-      caps: ['capped at 0.05: hook_compliance 0 < 0.01 (weighted mean 0.85)'],
+      caps: ['capped at 0.02: hook_compliance 0 < 0.01 (weighted mean 0.85)'],
     });
     // A violation a retry fixed is a cost, not a cap: 1 - 0.15 × 0.34.
     const fixed = withTrace(oracle, {

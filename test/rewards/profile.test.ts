@@ -48,10 +48,10 @@ describe('profiles', () => {
         { name: 'skill_selection', weight: 0.15 },
       ],
       gates: [
-        { module: 'accuracy', below: 0.35, cap: 0.05 },
+        { module: 'accuracy', below: 0.35, cap: 0.02 },
         { module: 'accuracy', below: 0.6, cap: 0.4 },
         { module: 'accuracy', below: 0.8, cap: 0.5 },
-        { module: 'hook_compliance', below: 0.01, cap: 0.05 },
+        { module: 'hook_compliance', below: 0.01, cap: 0.02 },
       ],
     });
     expect(Object.isFrozen(DEFAULT_PROFILE.modules[0])).toBe(true);
@@ -67,23 +67,26 @@ describe('profiles', () => {
     ).toEqual([0.94, 0.95, 0.97, 0.97, 0.97]);
   });
 
-  it('caps the default composite in three accuracy steps: below 0.35 at 0.05, below 0.6 at 0.4, below 0.8 at 0.5', () => {
+  it('caps the default composite in three accuracy steps: below 0.35 at 0.02, below 0.6 at 0.4, below 0.8 at 0.5', () => {
     // At each threshold the composite is the plain weighted mean (or the next step's cap); just below it, the cap.
     expect(defaultReward({ accuracy: 0.8 })).toBe(0.94); // 1 - .3 × .2
     expect(defaultReward({ accuracy: 0.79 })).toBe(0.5);
     expect(defaultReward({ accuracy: 0.6 })).toBe(0.5);
     expect(defaultReward({ accuracy: 0.59 })).toBe(0.4);
     expect(defaultReward({ accuracy: 0.35 })).toBe(0.4);
-    expect(defaultReward({ accuracy: 0.34 })).toBe(0.05);
-    expect(defaultReward({ accuracy: 0 })).toBe(0.05);
+    expect(defaultReward({ accuracy: 0.34 })).toBe(0.02);
+    expect(defaultReward({ accuracy: 0 })).toBe(0.02);
     // A gate only caps: a composite already below its cap stays where it is (accuracy .5, the rest 0: .15).
     expect(defaultReward({ accuracy: 0.5, effectiveness: 0, hook_compliance: 0.5, tool_rationality: 0, skill_selection: 0 })).toBe(0.225);
-    expect(defaultReward({ accuracy: 0, effectiveness: 0, hook_compliance: 0.1, tool_rationality: 0, skill_selection: 0.2 })).toBe(0.045);
+    // Under the 0.02 floor too: .15 × .1 = .015 (hook compliance .1 is above its gate).
+    expect(defaultReward({ accuracy: 0, effectiveness: 0, hook_compliance: 0.1, tool_rationality: 0, skill_selection: 0 })).toBe(0.015);
+    // Above the floor, the floor caps: .015 + .15 × .2 = .045 becomes 0.02.
+    expect(defaultReward({ accuracy: 0, effectiveness: 0, hook_compliance: 0.1, tool_rationality: 0, skill_selection: 0.2 })).toBe(0.02);
   });
 
-  it('caps at 0.05 below hook compliance 0.01, and never on effectiveness or the tool modules', () => {
+  it('caps at 0.02 below hook compliance 0.01, and never on effectiveness or the tool modules', () => {
     expect(defaultReward({ hook_compliance: 0.01 })).toBe(0.8515); // 1 - .15 × .99
-    expect(defaultReward({ hook_compliance: 0 })).toBe(0.05);
+    expect(defaultReward({ hook_compliance: 0 })).toBe(0.02);
     // Effectiveness weighs and never caps: at 0 it costs its .25.
     expect(defaultReward({ effectiveness: 0 })).toBe(0.75);
     expect(defaultReward({ effectiveness: 0.39 })).toBe(0.8475);
@@ -98,14 +101,14 @@ describe('profiles', () => {
     expect(caps({ accuracy: 0.8, effectiveness: 0 })).toBeUndefined();
     expect(caps({ accuracy: 0.7 })).toEqual(['capped at 0.5: accuracy 0.7 < 0.8 (weighted mean 0.91)']);
     expect(caps({ accuracy: 0.3, hook_compliance: 0 })).toEqual([
-      'capped at 0.05: accuracy 0.3 < 0.35 (weighted mean 0.64)',
+      'capped at 0.02: accuracy 0.3 < 0.35 (weighted mean 0.64)',
       'capped at 0.4: accuracy 0.3 < 0.6 (weighted mean 0.64)',
       'capped at 0.5: accuracy 0.3 < 0.8 (weighted mean 0.64)',
-      'capped at 0.05: hook_compliance 0 < 0.01 (weighted mean 0.64)',
+      'capped at 0.02: hook_compliance 0 < 0.01 (weighted mean 0.64)',
     ]);
     // The weighted mean .45 is under the 0.5 cap: that gate lowers nothing and is not listed.
     expect(caps({ accuracy: 0, effectiveness: 0 })).toEqual([
-      'capped at 0.05: accuracy 0 < 0.35 (weighted mean 0.45)',
+      'capped at 0.02: accuracy 0 < 0.35 (weighted mean 0.45)',
       'capped at 0.4: accuracy 0 < 0.6 (weighted mean 0.45)',
     ]);
   });

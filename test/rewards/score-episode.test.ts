@@ -187,13 +187,13 @@ describe('scoreEpisode', () => {
     });
   });
 
-  it('caps an invented stock number at 0.05 and says so in three caps lines (zh, whole result)', () => {
+  it('caps an invented stock number at 0.02 and says so in three caps lines (zh, whole result)', () => {
     const { task, oracle } = zhProductQa();
     const trace = withTrace(oracle, { final_reply: '1号链接到手价89.9元，只剩3件了，快拍' });
     // accuracy 1 × 0.2 (3 is invented); effectiveness 1 × 0.7 (3 is outside the question's scope).
     // Uncapped .3 × .2 + .25 × .7 + .45 = 0.685; accuracy 0.2 is below all three accuracy gates.
     expect(scoreEpisode(trace, task, DEFAULT_PROFILE, defaultRegistry())).toEqual({
-      reward: 0.05,
+      reward: 0.02,
       components: { ...ALL_ONE, accuracy: 0.2, effectiveness: 0.7 },
       details: {
         accuracy: priceAccuracy([3]),
@@ -221,18 +221,18 @@ describe('scoreEpisode', () => {
       },
       segments: { tool: 1, reply: 0.55 },
       caps: [
-        'capped at 0.05: accuracy 0.2 < 0.35 (weighted mean 0.685)',
+        'capped at 0.02: accuracy 0.2 < 0.35 (weighted mean 0.685)',
         'capped at 0.4: accuracy 0.2 < 0.6 (weighted mean 0.685)',
         'capped at 0.5: accuracy 0.2 < 0.8 (weighted mean 0.685)',
       ],
     });
   });
 
-  it('caps an invented stock number at 0.05 (en, whole result)', () => {
+  it('caps an invented stock number at 0.02 (en, whole result)', () => {
     const { task, oracle } = enProductQa();
     const trace = withTrace(oracle, { final_reply: 'Link 1 is 89.9 today, only 3 left, grab it from the cart!' });
     expect(scoreEpisode(trace, task, DEFAULT_PROFILE, defaultRegistry())).toEqual({
-      reward: 0.05,
+      reward: 0.02,
       components: { ...ALL_ONE, accuracy: 0.2, effectiveness: 0.7 },
       details: {
         accuracy: priceAccuracy([3]),
@@ -260,7 +260,7 @@ describe('scoreEpisode', () => {
       },
       segments: { tool: 1, reply: 0.55 },
       caps: [
-        'capped at 0.05: accuracy 0.2 < 0.35 (weighted mean 0.685)',
+        'capped at 0.02: accuracy 0.2 < 0.35 (weighted mean 0.685)',
         'capped at 0.4: accuracy 0.2 < 0.6 (weighted mean 0.685)',
         'capped at 0.5: accuracy 0.2 < 0.8 (weighted mean 0.685)',
       ],
@@ -320,7 +320,7 @@ describe('scoreEpisode', () => {
     expect(scoreEpisode(oracle, three, DEFAULT_PROFILE, defaultRegistry()).reward).toBe(1);
   });
 
-  it('gates a clean non-answer to 0.05: stating none of the asked facts earns near nothing (zh and en)', () => {
+  it('gates a clean non-answer to 0.02: stating none of the asked facts earns near nothing (zh and en)', () => {
     const { task, oracle } = zhProductQa();
     // Keeps every rule (no number, no claim, a call to action, short), loads the right skill, makes the right call.
     const r = scoreEpisode(
@@ -330,10 +330,10 @@ describe('scoreEpisode', () => {
       defaultRegistry(),
     );
     expect({ reward: r.reward, components: r.components, caps: r.caps }).toEqual({
-      reward: 0.05,
+      reward: 0.02,
       components: { ...ALL_ONE, accuracy: 0, effectiveness: 0 },
       // Uncapped .15 × 3 = 0.45: the 0.5 cap would not lower it, so it is not listed.
-      caps: ['capped at 0.05: accuracy 0 < 0.35 (weighted mean 0.45)', 'capped at 0.4: accuracy 0 < 0.6 (weighted mean 0.45)'],
+      caps: ['capped at 0.02: accuracy 0 < 0.35 (weighted mean 0.45)', 'capped at 0.4: accuracy 0 < 0.6 (weighted mean 0.45)'],
     });
     const en = enProductQa();
     const r2 = scoreEpisode(
@@ -343,9 +343,9 @@ describe('scoreEpisode', () => {
       defaultRegistry(),
     );
     expect({ reward: r2.reward, components: r2.components, caps: r2.caps }).toEqual({
-      reward: 0.05,
+      reward: 0.02,
       components: { ...ALL_ONE, accuracy: 0, effectiveness: 0 },
-      caps: ['capped at 0.05: accuracy 0 < 0.35 (weighted mean 0.45)', 'capped at 0.4: accuracy 0 < 0.6 (weighted mean 0.45)'],
+      caps: ['capped at 0.02: accuracy 0 < 0.35 (weighted mean 0.45)', 'capped at 0.4: accuracy 0 < 0.6 (weighted mean 0.45)'],
     });
     // The same for a friendly reply to a compliment that never thanks for it (zh chit-chat).
     const chat = zhChitchat();
@@ -356,7 +356,7 @@ describe('scoreEpisode', () => {
       defaultRegistry(),
     );
     expect({ reward: r3.reward, accuracy: r3.components.accuracy, effectiveness: r3.components.effectiveness }).toEqual({
-      reward: 0.05,
+      reward: 0.02,
       accuracy: 0,
       effectiveness: 0,
     });
@@ -421,19 +421,19 @@ describe('scoreEpisode', () => {
     });
   });
 
-  it('caps a final reply that breaks a stated rule at 0.05; a violation a retry fixed only costs (zh)', () => {
+  it('caps a final reply that breaks a stated rule at 0.02; a violation a retry fixed only costs (zh)', () => {
     const { task, oracle } = zhProductQa();
     const v = (code: string) => ({ hook: 'reply_format', code, message: 'm' });
     const broken = scoreEpisode(withTrace(oracle, { rule_violations: [v('MARKDOWN')] }), task, DEFAULT_PROFILE, defaultRegistry());
     expect({ reward: broken.reward, components: broken.components, hook: broken.details.hook_compliance, caps: broken.caps }).toEqual({
-      reward: 0.05,
+      reward: 0.02,
       components: { ...ALL_ONE, hook_compliance: 0 },
       hook: {
         value: 0,
         reasons: ['final reply breaks a stated rule: MARKDOWN', 'the final reply breaks a rule the prompt states'],
         evidence: { violations: [{ turn: 2, hook: 'reply_format', code: 'MARKDOWN' }], distinct: ['reply_format/MARKDOWN'] },
       },
-      caps: ['capped at 0.05: hook_compliance 0 < 0.01 (weighted mean 0.85)'],
+      caps: ['capped at 0.02: hook_compliance 0 < 0.01 (weighted mean 0.85)'],
     });
     // A hook caught the markdown and the retry went on air clean: 1 - 0.34 = 0.66, 1 - .15 × .34 = 0.949.
     const retried = withTrace(oracle, {
@@ -447,7 +447,7 @@ describe('scoreEpisode', () => {
     });
   });
 
-  it('caps a final reply that breaks a stated rule at 0.05 (en)', () => {
+  it('caps a final reply that breaks a stated rule at 0.02 (en)', () => {
     const { task, oracle } = enProductQa();
     const r = scoreEpisode(
       withTrace(oracle, { rule_violations: [{ hook: 'prohibited_phrases', code: 'OFF_PLATFORM', message: 'm' }] }),
@@ -456,13 +456,13 @@ describe('scoreEpisode', () => {
       defaultRegistry(),
     );
     expect({ reward: r.reward, components: r.components, caps: r.caps }).toEqual({
-      reward: 0.05,
+      reward: 0.02,
       components: { ...ALL_ONE, hook_compliance: 0 },
-      caps: ['capped at 0.05: hook_compliance 0 < 0.01 (weighted mean 0.85)'],
+      caps: ['capped at 0.02: hook_compliance 0 < 0.01 (weighted mean 0.85)'],
     });
   });
 
-  it('caps a hook-blocked episode at 0.05 and reports no reply segment (whole result)', () => {
+  it('caps a hook-blocked episode at 0.02 and reports no reply segment (whole result)', () => {
     const { task, oracle } = enProductQa();
     const trace = withTrace(oracle, {
       turns: [
@@ -473,7 +473,7 @@ describe('scoreEpisode', () => {
       outcome: 'hook_blocked',
     });
     expect(scoreEpisode(trace, task, DEFAULT_PROFILE, defaultRegistry())).toEqual({
-      reward: 0.05,
+      reward: 0.02,
       components: { accuracy: 0, effectiveness: 0, hook_compliance: 0, tool_rationality: 1, skill_selection: 1 },
       details: {
         accuracy: { value: 0, reasons: ['no final reply (outcome hook_blocked)'] },
@@ -491,7 +491,7 @@ describe('scoreEpisode', () => {
       },
       segments: { tool: 1, reply: null },
       // Uncapped .15 + .15 = 0.3: the 0.4 and 0.5 accuracy caps would not lower it.
-      caps: ['capped at 0.05: accuracy 0 < 0.35 (weighted mean 0.3)', 'capped at 0.05: hook_compliance 0 < 0.01 (weighted mean 0.3)'],
+      caps: ['capped at 0.02: accuracy 0 < 0.35 (weighted mean 0.3)', 'capped at 0.02: hook_compliance 0 < 0.01 (weighted mean 0.3)'],
     });
   });
 
