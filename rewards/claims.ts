@@ -170,6 +170,7 @@ function evidenceNumbersByKind(trace: Trace): { prices: Set<number>; others: Set
  * number check (the prompt lists prices the trace does not hold).
  */
 export function wrongPrices(reply: string, locale: Locale, trace: Trace): number[] {
+  if (!/[0-9\uFF10-\uFF19]/.test(reply)) return [];
   // Thousands separators first: "1,299 live" is 1299.
   const text = toHalfWidth(reply).toLowerCase().replace(/(\d),(?=\d{3}(?!\d))/g, '$1');
   const said = [...text.matchAll(locale === 'en' ? EN_PRICE_RE : ZH_PRICE_RE)];

@@ -167,12 +167,12 @@ const CLAUSE_RE = /[!?;,。！？；，、:：\n]+|\.(?!\d)|\s[-–—]\s/;
 interface Reading {
   numbers: number[];
   /** Chinese only: each content character with its polarities (a looser reading, for claims a reply must make). */
-  chars: Map<string, Set<boolean>>;
+  chars: Map<string, number>;
   /**
-   * Each content atom with the polarities it occurs in: `false` plain, `true` negated (an odd number of
+   * Each content atom with the polarities it occurs in, as bits: PLAIN, NEGATED (an odd number of
    * negation words shortly before it: three words in English, three characters in Chinese).
    */
-  atoms: Map<string, Set<boolean>>;
+  atoms: Map<string, number>;
   /**
    * Atoms said in a clause with no negation before them (or a double one): what the reply asserts. A
    * claim it declines ("I can't say it's the best ever", "不能说能治失眠") is no assertion, however far
@@ -189,19 +189,21 @@ function isHan(c: number): boolean {
 const isMark = (c: number): boolean => c >= 0xe000 && c <= 0xe0ff;
 const EN_NEG_WORD = /^(?:not|no|never|none|nothing|without|nor)$/;
 
-function addAtom(atoms: Map<string, Set<boolean>>, atom: string, negated: boolean): void {
-  let set = atoms.get(atom);
-  if (set === undefined) atoms.set(atom, (set = new Set()));
-  set.add(negated);
+// Polarities as bits of one number per atom (no Set per atom: a reply has a few hundred).
+const PLAIN = 1;
+const NEGATED = 2;
+
+function addAtom(atoms: Map<string, number>, atom: string, negated: boolean): void {
+  atoms.set(atom, (atoms.get(atom) ?? 0) | (negated ? NEGATED : PLAIN));
 }
 
 /** How far back a negation reaches: words in English, characters in Chinese. */
 const NEG_REACH = 3;
 
-function readFolded(s: string, locale: Locale, reply = false): Reading {
+function readFolded(s: string, locale: Locale, reply = false, whole?: Reading): Reading {
   const numbers = extractNumbers(s);
-  const atoms = new Map<string, Set<boolean>>();
-  const chars = new Map<string, Set<boolean>>();
+  const atoms = new Map<string, number>();
+  const chars = new Map<string, number>();
   const asserted = new Set<string>();
   if (locale === 'en') {
     // Words and concepts in order; a negation reaches the next few words of its clause.
@@ -225,7 +227,11 @@ function readFolded(s: string, locale: Locale, reply = false): Reading {
       else if (c >= 0x61 && t.length >= 2 && (!EN_STOP.has(t) || EN_KEEP.has(t))) atom = stem(t);
       if (atom !== null) {
         addAtom(atoms, atom, negated);
-        if (negAt.length % 2 === 0) asserted.add(atom);
+        if (whole !== undefined) addAtom(whole.atoms, atom, negated);
+        if (negAt.length % 2 === 0) {
+          asserted.add(atom);
+          whole?.asserted.add(atom);
+        }
       }
     });
   } else {
@@ -242,8 +248,13 @@ function readFolded(s: string, locale: Locale, reply = false): Reading {
     // asserts what follows.
     const assertedAt = (i: number): boolean => clauseNegs[i] % 2 === 0;
     const add = (atom: string, i: number): void => {
-      addAtom(atoms, atom, negatedAt(i));
-      if (assertedAt(i)) asserted.add(atom);
+      const negated = negatedAt(i);
+      addAtom(atoms, atom, negated);
+      if (whole !== undefined) addAtom(whole.atoms, atom, negated);
+      if (assertedAt(i)) {
+        asserted.add(atom);
+        whole?.asserted.add(atom);
+      }
     };
     let run = '';
     let runStart = 0;
@@ -251,7 +262,11 @@ function readFolded(s: string, locale: Locale, reply = false): Reading {
       // A value's lone character is an atom; a reply offers every character of its runs, so that "6号"
       // is read in "6号元养维生素C".
       if (run.length === 1 || reply) for (let i = 0; i < run.length; i++) add(run[i], runStart + i);
-      for (let i = 0; i < run.length; i++) addAtom(chars, run[i], negatedAt(runStart + i));
+      for (let i = 0; i < run.length; i++) {
+        const negated = negatedAt(runStart + i);
+        addAtom(chars, run[i], negated);
+        if (whole !== undefined) addAtom(whole.chars, run[i], negated);
+      }
       for (let i = 0; i + 1 < run.length; i++) add(run.slice(i, i + 2), runStart + i);
       run = '';
     };
@@ -287,16 +302,12 @@ const ZH_FUNCTION = new Set([...'的了吗呢啊呀哦吧嘛哈啦么是在和�
 class ReplyReading {
   readonly clauses: Reading[];
   readonly #merged = new Map<number, Reading>();
-  #whole: Reading | null = null;
+  /** All clauses at once (filled while the clauses are read): what no span can exceed. */
+  readonly whole: Reading;
 
-  /** All clauses at once: what no span can exceed (a value it does not hold, no span holds). */
-  get whole(): Reading {
-    this.#whole ??= this.clauses.length === 1 ? this.clauses[0] : mergeReadings(this.clauses);
-    return this.#whole;
-  }
-
-  constructor(clauses: Reading[]) {
+  constructor(clauses: Reading[], whole: Reading) {
     this.clauses = clauses;
+    this.whole = whole;
   }
 
   /** The span of `n` clauses from clause `i` (1 <= n <= 3). */
@@ -312,12 +323,8 @@ class ReplyReading {
   }
 }
 
-function mergeInto(into: Map<string, Set<boolean>>, from: Map<string, Set<boolean>>): void {
-  for (const [atom, polarities] of from) {
-    const have = into.get(atom);
-    if (have === undefined) into.set(atom, new Set(polarities));
-    else for (const p of polarities) have.add(p);
-  }
+function mergeInto(into: Map<string, number>, from: Map<string, number>): void {
+  for (const [atom, bits] of from) into.set(atom, (into.get(atom) ?? 0) | bits);
 }
 
 function mergeReadings(parts: readonly Reading[]): Reading {
@@ -340,9 +347,16 @@ function readReply(reply: string, locale: Locale): ReplyReading {
   if (key === lastReplyKey && lastReply !== null) return lastReply;
   const folded = fold(reply, locale);
   const clauses: Reading[] = [];
-  for (const c of folded.split(CLAUSE_RE)) if (c.trim().length > 0) clauses.push(readFolded(c, locale, true));
+  const whole: Reading = { numbers: [], chars: new Map(), atoms: new Map(), asserted: new Set(), listCue: false };
+  for (const c of folded.split(CLAUSE_RE)) {
+    if (c.trim().length === 0) continue;
+    const r = readFolded(c, locale, true, whole);
+    for (const n of r.numbers) whole.numbers.push(n);
+    whole.listCue ||= r.listCue;
+    clauses.push(r);
+  }
   lastReplyKey = key;
-  lastReply = new ReplyReading(clauses);
+  lastReply = new ReplyReading(clauses, whole);
   return lastReply;
 }
 
@@ -380,16 +394,13 @@ export interface MeaningOptions {
  * How many of `want`'s atoms `have` holds with the same polarity ("has not shipped" is not "has shipped").
  * With `asserted`, a plain atom counts only where the reply asserts it (no negation earlier in its clause).
  */
-function hits(want: Map<string, Set<boolean>>, have: Map<string, Set<boolean>>, asserted?: Set<string>): number {
+function hits(want: Map<string, number>, have: Map<string, number>, asserted?: Set<string>): number {
   let hit = 0;
-  for (const [atom, polarities] of want) {
+  for (const [atom, bits] of want) {
     const seen = have.get(atom);
     if (seen === undefined) continue;
-    for (const p of polarities)
-      if (seen.has(p) && (p || asserted === undefined || asserted.has(atom))) {
-        hit++;
-        break;
-      }
+    if ((bits & NEGATED) !== 0 && (seen & NEGATED) !== 0) hit++;
+    else if ((bits & PLAIN) !== 0 && (seen & PLAIN) !== 0 && (asserted === undefined || asserted.has(atom))) hit++;
   }
   return hit;
 }

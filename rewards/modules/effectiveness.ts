@@ -137,8 +137,10 @@ function sentenceCount(reply: string): number {
 
 /** Whether the reply says one clause twice (normalised), as padding does. */
 function repeatsItself(reply: string): boolean {
+  const clauses = reply.toLowerCase().split(/[,.!?;，。！？；、]+/);
+  if (clauses.length < 2) return false;
   const seen = new Set<string>();
-  for (const c of reply.toLowerCase().split(/[,.!?;，。！？；、]+/)) {
+  for (const c of clauses) {
     const k = c.replace(/[^\p{L}\p{N}]+/gu, '');
     if (k.length < 6) continue;
     if (seen.has(k)) return true;
