@@ -152,7 +152,11 @@ function fold(text: string, locale: Locale): string {
   if (locale === 'en') {
     s = expandContractions(s);
     s = s.replace(/\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b(?=[- ](?:year|month|week|day|hour|pack|piece|bag|bottle|box|tablet|softgel|capsule|time)s?\b)/g, (w) => EN_NUMBER_WORDS[w]);
-    for (const [re, to, needs] of EN_FORMS) if (needs.some((w) => s.includes(w))) s = s.replace(re, ` ${to} `);
+    for (const [re, to, needs] of EN_FORMS) {
+      let present = false;
+      for (let k = 0; k < needs.length && !present; k++) present = s.includes(needs[k]);
+      if (present) s = s.replace(re, ` ${to} `);
+    }
   } else {
     s = s.replace(/([一两二三四五六七八九十])(?=(?:个月|年|天|片|粒|次|包|袋|瓶|盒|件|小时|周))/g, (d) => ZH_DIGITS[d]);
     s = s.replace(/(\d+)点半/g, '$1点30');
@@ -239,7 +243,7 @@ function readFolded(s: string, locale: Locale, reply = false, whole?: Reading): 
     const negs = new Uint16Array(s.length + 1);
     const clauseNegs = new Uint16Array(s.length + 1);
     for (let k = 0; k < s.length; k++) {
-      const neg = ZH_NEG_CHARS.has(s[k]) ? 1 : 0;
+      const neg = zhClass(s.charCodeAt(k)) === ZH_NEG ? 1 : 0;
       negs[k + 1] = negs[k] + neg;
       clauseNegs[k + 1] = s[k] === ',' ? 0 : clauseNegs[k] + neg;
     }
@@ -259,20 +263,24 @@ function readFolded(s: string, locale: Locale, reply = false, whole?: Reading): 
     let run = '';
     let runStart = 0;
     const flush = (): void => {
-      // A value's lone character is an atom; a reply offers every character of its runs, so that "6号"
-      // is read in "6号元养维生素C".
-      if (run.length === 1 || reply) for (let i = 0; i < run.length; i++) add(run[i], runStart + i);
+      // A value's lone character is an atom; a reply offers every character of its runs (its `chars`,
+      // where a lone character is looked up), so that "6号" is read in "6号元养维生素C".
+      if (run.length === 1 && !reply) add(run, runStart);
       for (let i = 0; i < run.length; i++) {
         const negated = negatedAt(runStart + i);
         addAtom(chars, run[i], negated);
         if (whole !== undefined) addAtom(whole.chars, run[i], negated);
+        if (reply && assertedAt(runStart + i)) {
+          asserted.add(run[i]);
+          whole?.asserted.add(run[i]);
+        }
       }
       for (let i = 0; i + 1 < run.length; i++) add(run.slice(i, i + 2), runStart + i);
       run = '';
     };
     for (let i = 0; i < s.length; i++) {
       const c = s.charCodeAt(i);
-      if (isHan(c) && !ZH_FUNCTION.has(s[i])) {
+      if (zhClass(c) === ZH_CONTENT) {
         if (run === '') runStart = i;
         // A run is contiguous in the text, so its pairs are pairs of the text.
         if (run !== '' && runStart + run.length !== i) flush();
@@ -289,10 +297,26 @@ function readFolded(s: string, locale: Locale, reply = false, whole?: Reading): 
   return { numbers, chars, atoms, asserted, listCue: s.includes(MARK.LIST_PRICE) };
 }
 
-const ZH_NEG_CHARS = new Set([...'不没未无别非']);
-
 // Chinese function characters: particles and negations carry no content (negation is read as polarity).
 const ZH_FUNCTION = new Set([...'的了吗呢啊呀哦吧嘛哈啦么是在和与及也都就很还这那个您你我们他她它把被给让对着过又再才已经将会要能可以不没未无别非']);
+
+const ZH_NEG_CHARS = new Set([...'不没未无别非']);
+
+// Per BMP code unit, what a character is to the Chinese reader: 0 other, 1 content (Han, not a function
+// character), 2 function, 3 negation (also a function character). A table, not a Set of one-character
+// strings per lookup: a reply is read character by character.
+const ZH_OTHER = 0;
+const ZH_CONTENT = 1;
+const ZH_NEG = 3;
+const zhTable = (() => {
+  const t = new Uint8Array(0x10000);
+  for (let c = 0x3400; c <= 0x9fff; c++) if (isHan(c)) t[c] = ZH_CONTENT;
+  for (const ch of ZH_FUNCTION) t[ch.charCodeAt(0)] = 2;
+  for (const ch of ZH_NEG_CHARS) t[ch.charCodeAt(0)] = ZH_NEG;
+  return t;
+})();
+const zhClass = (c: number): number => (c < 0x10000 ? zhTable[c] : ZH_OTHER);
+
 
 /**
  * A reply read clause by clause; a span of two or three consecutive clauses is the union of their
@@ -394,10 +418,10 @@ export interface MeaningOptions {
  * How many of `want`'s atoms `have` holds with the same polarity ("has not shipped" is not "has shipped").
  * With `asserted`, a plain atom counts only where the reply asserts it (no negation earlier in its clause).
  */
-function hits(want: Map<string, number>, have: Map<string, number>, asserted?: Set<string>): number {
+function hits(want: Map<string, number>, have: Map<string, number>, asserted?: Set<string>, lone?: Map<string, number>): number {
   let hit = 0;
   for (const [atom, bits] of want) {
-    const seen = have.get(atom);
+    const seen = have.get(atom) ?? (lone !== undefined && atom.length === 1 ? lone.get(atom) : undefined);
     if (seen === undefined) continue;
     if ((bits & NEGATED) !== 0 && (seen & NEGATED) !== 0) hit++;
     else if ((bits & PLAIN) !== 0 && (seen & PLAIN) !== 0 && (asserted === undefined || asserted.has(atom))) hit++;
@@ -414,7 +438,7 @@ function spanStates(span: Reading, v: Reading, coverage: number, opts: MeaningOp
     // 飞机" states "单瓶100ml以内可以随身携带登机"), at a higher share; forbidden claims never are.
     const byChars = opts.loose === true && v.chars.size >= 3 && hits(v.chars, span.chars) >= needed(v.chars.size, CHAR_COVERAGE);
     const asserted = opts.assertedOnly === true ? span.asserted : undefined;
-    if (!byChars && hits(v.atoms, span.atoms, asserted) < needed(v.atoms.size, coverage)) return false;
+    if (!byChars && hits(v.atoms, span.atoms, asserted, span.chars) < needed(v.atoms.size, coverage)) return false;
   } else if (v.numbers.length === 0) {
     return false;
   }
