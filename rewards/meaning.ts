@@ -129,6 +129,8 @@ const EN_KEEP = new Set(['can', 'could', 'will']);
 
 
 function expandContractions(s: string): string {
+  // Most replies have no apostrophe and no "cannot": nothing to expand, no scan.
+  if (!/['’‘`]|cannot/.test(s)) return s;
   return s
     .replace(/[’‘`]/g, "'")
     .replace(/\bcan't\b/g, 'can not')
