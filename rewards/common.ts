@@ -69,11 +69,14 @@ let lastStatedLocale = '';
 const lastStated: { loose: WeakMap<Fact, boolean>; asserted: WeakMap<Fact, boolean> } = { loose: new WeakMap(), asserted: new WeakMap() };
 
 function statedNow(reply: string, fact: Fact, locale: Locale, opts: MeaningOptions): boolean {
-  if (factStatedInMeaning(reply, fact, locale, opts)) return true;
   // A claim the reply must make also counts in the value's own words, as 2.0 read it ("No end time has
-  // been announced" answers "when do you go offline?"). A wrong claim that happens to hold them is left
-  // to the forbidden facts, which read polarity strictly.
-  for (const v of fact.values) if ((opts.loose === true || !hasMeaning(v, locale)) && statesTerm(reply, v)) return true;
+  // been announced" answers "when do you go offline?"); a wrong claim that happens to hold them is left to
+  // the forbidden facts, which read polarity strictly. Checked first: the common case (a price, a count, a
+  // name copied as the tools give it) then needs no reading for meaning.
+  if (opts.loose === true) for (const v of fact.values) if (statesTerm(reply, v)) return true;
+  if (factStatedInMeaning(reply, fact, locale, opts)) return true;
+  // A value with no content word and no number (a bare "hi") is matched as a term.
+  if (opts.loose !== true) for (const v of fact.values) if (!hasMeaning(v, locale) && statesTerm(reply, v)) return true;
   return false;
 }
 

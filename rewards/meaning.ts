@@ -326,14 +326,45 @@ const zhClass = (c: number): number => (c < 0x10000 ? zhTable[c] : ZH_OTHER);
  * clause, so most replies never merge.
  */
 class ReplyReading {
-  readonly clauses: Reading[];
+  readonly #locale: Locale;
+  /** The folded text: every atom of every clause is a substring of it. */
+  readonly folded: string;
+  /** Every number of the folded reply: a value with a number the reply never says needs no reading. */
+  readonly numbers: number[];
+  #clauses: Reading[] | null = null;
+  #whole: Reading | null = null;
   readonly #merged = new Map<number, Reading>();
-  /** All clauses at once (filled while the clauses are read): what no span can exceed. */
-  readonly whole: Reading;
 
-  constructor(clauses: Reading[], whole: Reading) {
-    this.clauses = clauses;
-    this.whole = whole;
+  constructor(folded: string, locale: Locale) {
+    this.folded = folded;
+    this.#locale = locale;
+    this.numbers = extractNumbers(folded);
+  }
+
+  #read(): void {
+    const whole: Reading = { numbers: [], chars: new Map(), atoms: new Map(), asserted: new Set(), listCue: false };
+    const clauses: Reading[] = [];
+    for (const c of this.folded.split(CLAUSE_RE)) {
+      if (c.trim().length === 0) continue;
+      const r = readFolded(c, this.#locale, true, whole);
+      for (const n of r.numbers) whole.numbers.push(n);
+      whole.listCue ||= r.listCue;
+      clauses.push(r);
+    }
+    this.#clauses = clauses;
+    this.#whole = whole;
+  }
+
+  /** The clauses, read on first need. */
+  get clauses(): Reading[] {
+    if (this.#clauses === null) this.#read();
+    return this.#clauses as Reading[];
+  }
+
+  /** All clauses at once (filled while the clauses are read): what no span can exceed. */
+  get whole(): Reading {
+    if (this.#whole === null) this.#read();
+    return this.#whole as Reading;
   }
 
   /** The span of `n` clauses from clause `i` (1 <= n <= 3). */
@@ -371,18 +402,8 @@ let lastReply: ReplyReading | null = null;
 function readReply(reply: string, locale: Locale): ReplyReading {
   const key = `${locale}\u0000${reply}`;
   if (key === lastReplyKey && lastReply !== null) return lastReply;
-  const folded = fold(reply, locale);
-  const clauses: Reading[] = [];
-  const whole: Reading = { numbers: [], chars: new Map(), atoms: new Map(), asserted: new Set(), listCue: false };
-  for (const c of folded.split(CLAUSE_RE)) {
-    if (c.trim().length === 0) continue;
-    const r = readFolded(c, locale, true, whole);
-    for (const n of r.numbers) whole.numbers.push(n);
-    whole.listCue ||= r.listCue;
-    clauses.push(r);
-  }
   lastReplyKey = key;
-  lastReply = new ReplyReading(clauses, whole);
+  lastReply = new ReplyReading(fold(reply, locale), locale);
   return lastReply;
 }
 
@@ -448,12 +469,29 @@ function spanStates(span: Reading, v: Reading, coverage: number, opts: MeaningOp
   return true;
 }
 
+/** A necessary condition of `spanStates` on the whole text, by substrings alone (polarity aside). */
+function mayState(folded: string, v: Reading, coverage: number, opts: MeaningOptions): boolean {
+  if (v.atoms.size === 0) return true;
+  let hit = 0;
+  for (const atom of v.atoms.keys()) if (folded.includes(atom)) hit++;
+  if (hit >= needed(v.atoms.size, coverage)) return true;
+  if (opts.loose !== true || v.chars.size < 3) return false;
+  let chars = 0;
+  for (const c of v.chars.keys()) if (folded.includes(c)) chars++;
+  return chars >= needed(v.chars.size, CHAR_COVERAGE);
+}
+
 /** Whether the reply states `value` in meaning (see the module comment). */
 export function statesMeaning(reply: string, value: string, locale: Locale, opts: MeaningOptions = {}): boolean {
   const v = readValue(value, locale);
   if (v.atoms.size === 0 && v.numbers.length === 0) return false;
   const coverage = opts.coverage ?? DEFAULT_COVERAGE;
   const r = readReply(reply, locale);
+  // A number the reply never says, or too few of the value's atoms anywhere in its text (an atom a reading
+  // finds is a substring of the folded text: a stem is a prefix of its word, a pair a run of its clause):
+  // no span states the value, and the clauses need not be read.
+  for (const n of v.numbers) if (!r.numbers.includes(n)) return false;
+  if (!mayState(r.folded, v, coverage, opts)) return false;
   // Spans only lose atoms and numbers against the whole reply; the list-price framing is the one check
   // that a larger span can fail where a smaller one passes, so it is left out here.
   if (!spanStates(r.whole, v, coverage, { ...opts, listPriceFraming: false })) return false;
