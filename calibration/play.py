@@ -9,7 +9,7 @@ player plays blind, as a policy does.
     play.py start NAME --seed 7 --locale en --variant train [--intent product_qa] [--url ws://...]
     play.py call NAME TOOL '{"arg": 1}' [TOOL '{...}' ...]    # one turn with one or more tool calls
     play.py reply NAME "the spoken reply"                      # one turn with a final reply
-    play.py show NAME                                          # the whole conversation so far
+    play.py show NAME                                          # the whole conversation so far, and the tools
     play.py stop NAME                                          # close the episode early
 
 `start` leaves a small process behind holding the WebSocket session (unix socket in $HGYM_PLAY_DIR,
@@ -104,7 +104,7 @@ def serve(args: argparse.Namespace) -> None:
                 data += chunk
             req = json.loads(data.decode("utf-8"))
             if req["op"] == "show":
-                text = render_messages(env.messages)
+                text = render_messages(env.messages) + "\n\n[tools]\n" + render_tools(env.tools)
             elif req["op"] == "stop":
                 text = "episode closed"
                 done = True
