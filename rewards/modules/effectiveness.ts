@@ -154,7 +154,8 @@ const bare = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]
 /** Whether the reply's words are all the viewer's own (an echo of the question is no answer to it). */
 function echoesViewer(reply: string, messages: readonly string[]): boolean {
   const said = bare(reply);
-  return said.length > 0 && messages.some((m) => bare(m).includes(said));
+  // A message shorter than the reply's bare words cannot hold them (its own bare form is no longer).
+  return said.length > 0 && messages.some((m) => m.length >= said.length && bare(m).includes(said));
 }
 
 function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<string, unknown>>): RewardDetail {
