@@ -11,6 +11,17 @@ const THOUSANDS_RE = /(?<![.\uFF0E][0-9\uFF10-\uFF19]*)([0-9\uFF10-\uFF19]),(?=[
 
 /** Fold full-width ASCII (０-９, Ａ-Ｚ, ％, ．...) to half-width, as viewers and TTS text mix both. */
 export function toHalfWidth(text: string): string {
+  // A reply is folded by several readers in a row (hooks, facts, claims, prices): the last one is kept.
+  if (text === lastHalfIn) return lastHalfOut;
+  lastHalfIn = text;
+  lastHalfOut = halfWidthOf(text);
+  return lastHalfOut;
+}
+
+let lastHalfIn = '';
+let lastHalfOut = '';
+
+function halfWidthOf(text: string): string {
   // Most texts have no full-width form at all: one scan, and the text itself back.
   let i = 0;
   for (; i < text.length; i++) {

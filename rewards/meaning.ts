@@ -206,97 +206,94 @@ function addAtom(atoms: Map<string, number>, atom: string, negated: boolean): vo
 /** How far back a negation reaches: words in English, characters in Chinese. */
 const NEG_REACH = 3;
 
-function readFolded(s: string, locale: Locale, reply = false, whole?: Reading): Reading {
-  const numbers = extractNumbers(s);
-  const atoms = new Map<string, number>();
-  const chars = new Map<string, number>();
-  const asserted = new Set<string>();
+/** Where a scan puts what it reads: a value's Reading, or a reply's clause masks. */
+interface Sink {
+  atom(atom: string, negated: boolean, asserted: boolean): void;
+  char(ch: string, negated: boolean, asserted: boolean): void;
+}
+
+/**
+ * Read a folded text's atoms into `sink`. `reply`: a reply offers every character of its Chinese runs
+ * (`char`, where a value's lone character is looked up); a value's lone character is an atom of its own.
+ */
+function scan(s: string, locale: Locale, reply: boolean, sink: Sink): void {
   if (locale === 'en') {
     // Words and concepts in order; a negation reaches the next few words of its clause.
     const tokens = s.match(/[a-z]+|[\ue000-\ue0ff]|[0-9]+(?:\.[0-9]+)?|[,;:]/g) ?? [];
     const negAt: number[] = [];
-    tokens.forEach((t, i) => {
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i];
       if (t === ',' || t === ';' || t === ':') {
         negAt.length = 0; // a negation does not reach into the next clause of a span
-        return;
+        continue;
       }
       if (EN_NEG_WORD.test(t)) {
         negAt.push(i);
-        return;
+        continue;
       }
       let negs = 0;
       for (const j of negAt) if (i - j <= NEG_REACH) negs++;
-      const negated = negs % 2 === 1;
       const c = t.charCodeAt(0);
       let atom: string | null = null;
       if (isMark(c)) atom = t !== NEUTRAL ? t : null;
       else if (c >= 0x61 && t.length >= 2 && (!EN_STOP.has(t) || EN_KEEP.has(t))) atom = stem(t);
-      if (atom !== null) {
-        addAtom(atoms, atom, negated);
-        if (whole !== undefined) addAtom(whole.atoms, atom, negated);
-        if (negAt.length % 2 === 0) {
-          asserted.add(atom);
-          whole?.asserted.add(atom);
-        }
-      }
-    });
-  } else {
-    // negs[i]: negations before position i; clauseNegs[i]: those since the clause began.
-    const negs = new Uint16Array(s.length + 1);
-    const clauseNegs = new Uint16Array(s.length + 1);
-    for (let k = 0; k < s.length; k++) {
-      const neg = zhClass(s.charCodeAt(k)) === ZH_NEG ? 1 : 0;
-      negs[k + 1] = negs[k] + neg;
-      clauseNegs[k + 1] = s[k] === ',' ? 0 : clauseNegs[k] + neg;
+      if (atom !== null) sink.atom(atom, negs % 2 === 1, negAt.length % 2 === 0);
     }
-    const negatedAt = (i: number): boolean => (negs[i] - negs[Math.max(0, i - NEG_REACH)]) % 2 === 1;
-    // Whether the negations since the clause began cancel out (none, or a double one): the clause
-    // asserts what follows.
-    const assertedAt = (i: number): boolean => clauseNegs[i] % 2 === 0;
-    const add = (atom: string, i: number): void => {
-      const negated = negatedAt(i);
-      addAtom(atoms, atom, negated);
-      if (whole !== undefined) addAtom(whole.atoms, atom, negated);
-      if (assertedAt(i)) {
-        asserted.add(atom);
-        whole?.asserted.add(atom);
-      }
-    };
-    let run = '';
-    let runStart = 0;
-    const flush = (): void => {
-      // A value's lone character is an atom; a reply offers every character of its runs (its `chars`,
-      // where a lone character is looked up), so that "6号" is read in "6号元养维生素C".
-      if (run.length === 1 && !reply) add(run, runStart);
-      for (let i = 0; i < run.length; i++) {
-        const negated = negatedAt(runStart + i);
-        addAtom(chars, run[i], negated);
-        if (whole !== undefined) addAtom(whole.chars, run[i], negated);
-        if (reply && assertedAt(runStart + i)) {
-          asserted.add(run[i]);
-          whole?.asserted.add(run[i]);
-        }
-      }
-      for (let i = 0; i + 1 < run.length; i++) add(run.slice(i, i + 2), runStart + i);
-      run = '';
-    };
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (zhClass(c) === ZH_CONTENT) {
-        if (run === '') runStart = i;
-        // A run is contiguous in the text, so its pairs are pairs of the text.
-        if (run !== '' && runStart + run.length !== i) flush();
-        if (run === '') runStart = i;
-        run += s[i];
-      } else {
-        flush();
-        if (isMark(c) && s[i] !== NEUTRAL) add(s[i], i);
-      }
-    }
-    flush();
-    for (const m of s.matchAll(/[a-z]{2,}/g)) add(m[0], m.index ?? 0);
+    return;
   }
-  return { numbers, chars, atoms, asserted, listCue: s.includes(MARK.LIST_PRICE) };
+  // negs[i]: negations before position i; clauseNegs[i]: those since the clause began.
+  const negs = new Uint16Array(s.length + 1);
+  const clauseNegs = new Uint16Array(s.length + 1);
+  for (let k = 0; k < s.length; k++) {
+    const neg = zhClass(s.charCodeAt(k)) === ZH_NEG ? 1 : 0;
+    negs[k + 1] = negs[k] + neg;
+    clauseNegs[k + 1] = s[k] === ',' ? 0 : clauseNegs[k] + neg;
+  }
+  const negatedAt = (i: number): boolean => (negs[i] - negs[Math.max(0, i - NEG_REACH)]) % 2 === 1;
+  // Whether the negations since the clause began cancel out (none, or a double one): the clause
+  // asserts what follows.
+  const assertedAt = (i: number): boolean => clauseNegs[i] % 2 === 0;
+  let runStart = -1;
+  let runEnd = -1;
+  const flush = (): void => {
+    if (runStart < 0) return;
+    const n = runEnd - runStart;
+    if (n === 1 && !reply) sink.atom(s[runStart], negatedAt(runStart), assertedAt(runStart));
+    for (let i = runStart; i < runEnd; i++) sink.char(s[i], negatedAt(i), assertedAt(i));
+    for (let i = runStart; i + 1 < runEnd; i++) sink.atom(s.slice(i, i + 2), negatedAt(i), assertedAt(i));
+    runStart = -1;
+  };
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (zhClass(c) === ZH_CONTENT) {
+      // A run is contiguous in the text, so its pairs are pairs of the text.
+      if (runStart >= 0 && runEnd !== i) flush();
+      if (runStart < 0) runStart = i;
+      runEnd = i + 1;
+    } else {
+      flush();
+      if (isMark(c) && s[i] !== NEUTRAL) sink.atom(s[i], negatedAt(i), assertedAt(i));
+    }
+  }
+  flush();
+  for (const m of s.matchAll(/[a-z]{2,}/g)) sink.atom(m[0], negatedAt(m.index ?? 0), assertedAt(m.index ?? 0));
+}
+
+/** A value's reading. */
+function readFolded(s: string, locale: Locale): Reading {
+  const atoms = new Map<string, number>();
+  const chars = new Map<string, number>();
+  const asserted = new Set<string>();
+  scan(s, locale, false, {
+    atom(atom, negated, isAsserted) {
+      addAtom(atoms, atom, negated);
+      if (isAsserted) asserted.add(atom);
+    },
+    char(ch, negated) {
+      addAtom(chars, ch, negated);
+    },
+  });
+  return { numbers: extractNumbers(s), chars, atoms, asserted, listCue: s.includes(MARK.LIST_PRICE) };
 }
 
 // Chinese function characters: particles and negations carry no content (negation is read as polarity).
@@ -325,15 +322,38 @@ const zhClass = (c: number): number => (c < 0x10000 ? zhTable[c] : ZH_OTHER);
  * readings (a negation never reaches past its clause), merged on first need: most facts are stated in one
  * clause, so most replies never merge.
  */
+/** Per atom of a reply: the clauses (bits) it occurs in plain, negated, and asserted. */
+type Bits = [plain: number, negated: number, asserted: number];
+
+function mark(map: Map<string, Bits>, key: string, bit: number, negated: boolean, asserted: boolean): void {
+  let b = map.get(key);
+  if (b === undefined) map.set(key, (b = [0, 0, 0]));
+  if (negated) b[1] |= bit;
+  else b[0] |= bit;
+  if (asserted) b[2] |= bit;
+}
+
+/** Clause bits: a reply of more than 31 clauses keeps its tail in the last bit. */
+const MAX_CLAUSES = 31;
+
+/**
+ * A reply read once, clause by clause, into one map of atoms whose bits say in which clauses each
+ * occurs (plain, negated, asserted): a span of one to three consecutive clauses is a mask, the whole reply
+ * the full mask. Read on first need: a value whose numbers or atoms are not in the folded text at all is
+ * decided without reading.
+ */
 class ReplyReading {
   readonly #locale: Locale;
   /** The folded text: every atom of every clause is a substring of it. */
   readonly folded: string;
-  /** Every number of the folded reply: a value with a number the reply never says needs no reading. */
+  /** Every number of the folded reply. */
   readonly numbers: number[];
-  #clauses: Reading[] | null = null;
-  #whole: Reading | null = null;
-  readonly #merged = new Map<number, Reading>();
+  #read = false;
+  count = 0;
+  readonly clauseNumbers: number[][] = [];
+  readonly atoms = new Map<string, Bits>();
+  readonly chars = new Map<string, Bits>();
+  listMask = 0;
 
   constructor(folded: string, locale: Locale) {
     this.folded = folded;
@@ -341,59 +361,28 @@ class ReplyReading {
     this.numbers = extractNumbers(folded);
   }
 
-  #read(): void {
-    const whole: Reading = { numbers: [], chars: new Map(), atoms: new Map(), asserted: new Set(), listCue: false };
-    const clauses: Reading[] = [];
+  read(): this {
+    if (this.#read) return this;
+    this.#read = true;
+    const atoms = this.atoms;
+    const chars = this.chars;
+    let bit = 0;
+    const sink: Sink = {
+      atom: (atom, negated, asserted) => mark(atoms, atom, bit, negated, asserted),
+      char: (ch, negated, asserted) => mark(chars, ch, bit, negated, asserted),
+    };
     for (const c of this.folded.split(CLAUSE_RE)) {
       if (c.trim().length === 0) continue;
-      const r = readFolded(c, this.#locale, true, whole);
-      for (const n of r.numbers) whole.numbers.push(n);
-      whole.listCue ||= r.listCue;
-      clauses.push(r);
+      const at = Math.min(this.count, MAX_CLAUSES - 1);
+      bit = 1 << at;
+      scan(c, this.#locale, true, sink);
+      if (at === this.count) this.clauseNumbers.push(extractNumbers(c));
+      else for (const n of extractNumbers(c)) this.clauseNumbers[at].push(n);
+      if (c.includes(MARK.LIST_PRICE)) this.listMask |= bit;
+      if (this.count < MAX_CLAUSES) this.count++;
     }
-    this.#clauses = clauses;
-    this.#whole = whole;
+    return this;
   }
-
-  /** The clauses, read on first need. */
-  get clauses(): Reading[] {
-    if (this.#clauses === null) this.#read();
-    return this.#clauses as Reading[];
-  }
-
-  /** All clauses at once (filled while the clauses are read): what no span can exceed. */
-  get whole(): Reading {
-    if (this.#whole === null) this.#read();
-    return this.#whole as Reading;
-  }
-
-  /** The span of `n` clauses from clause `i` (1 <= n <= 3). */
-  span(i: number, n: number): Reading {
-    if (n === 1) return this.clauses[i];
-    const key = i * 4 + n;
-    let r = this.#merged.get(key);
-    if (r === undefined) {
-      r = mergeReadings(this.clauses.slice(i, i + n));
-      this.#merged.set(key, r);
-    }
-    return r;
-  }
-}
-
-function mergeInto(into: Map<string, number>, from: Map<string, number>): void {
-  for (const [atom, bits] of from) into.set(atom, (into.get(atom) ?? 0) | bits);
-}
-
-function mergeReadings(parts: readonly Reading[]): Reading {
-  const out: Reading = { numbers: [], chars: new Map(), atoms: new Map(), asserted: new Set(), listCue: false };
-  for (const p of parts) {
-    for (const n of p.numbers) out.numbers.push(n);
-    mergeInto(out.chars, p.chars);
-    mergeInto(out.atoms, p.atoms);
-    for (const a of p.asserted) out.asserted.add(a);
-    out.listCue ||= p.listCue;
-  }
-  return out;
 }
 
 let lastReplyKey = '';
@@ -410,15 +399,18 @@ function readReply(reply: string, locale: Locale): ReplyReading {
 const valueCache = new Map<string, Reading>();
 
 function readValue(value: string, locale: Locale): Reading {
-  const key = `${locale}\u0000${value}`;
-  let r = valueCache.get(key);
+  // One map per locale: no key string to build per lookup.
+  const cache = locale === 'en' ? valueCacheEn : valueCache;
+  let r = cache.get(value);
   if (r === undefined) {
     r = readFolded(fold(value, locale), locale);
-    if (valueCache.size > 50_000) valueCache.clear();
-    valueCache.set(key, r);
+    if (cache.size > 50_000) cache.clear();
+    cache.set(value, r);
   }
   return r;
 }
+
+const valueCacheEn = new Map<string, Reading>();
 
 /** How a value is matched: `claim` (a required fact) or `forbidden` (a claim that must not be made). */
 export interface MeaningOptions {
@@ -438,34 +430,51 @@ export interface MeaningOptions {
 }
 
 /**
- * How many of `want`'s atoms `have` holds with the same polarity ("has not shipped" is not "has shipped").
- * With `asserted`, a plain atom counts only where the reply asserts it (no negation earlier in its clause).
+ * How many of a value's atoms the clauses in `mask` hold with the same polarity ("has not shipped" is
+ * not "has shipped"). With `assertedOnly`, a plain atom counts only where the reply asserts it (no
+ * negation earlier in its clause). A value's lone Chinese character is looked up among the reply's
+ * characters when it is no atom of the span.
  */
-function hits(want: Map<string, number>, have: Map<string, number>, asserted?: Set<string>, lone?: Map<string, number>): number {
+function hits(r: ReplyReading, want: Map<string, number>, mask: number, assertedOnly: boolean): number {
   let hit = 0;
   for (const [atom, bits] of want) {
-    const seen = have.get(atom) ?? (lone !== undefined && atom.length === 1 ? lone.get(atom) : undefined);
+    let seen = r.atoms.get(atom);
+    if ((seen === undefined || ((seen[0] | seen[1]) & mask) === 0) && atom.length === 1) seen = r.chars.get(atom);
     if (seen === undefined) continue;
-    if ((bits & NEGATED) !== 0 && (seen & NEGATED) !== 0) hit++;
-    else if ((bits & PLAIN) !== 0 && (seen & PLAIN) !== 0 && (asserted === undefined || asserted.has(atom))) hit++;
+    if ((bits & NEGATED) !== 0 && (seen[1] & mask) !== 0) hit++;
+    else if ((bits & PLAIN) !== 0 && (seen[0] & mask) !== 0 && (!assertedOnly || (seen[2] & mask) !== 0)) hit++;
+  }
+  return hit;
+}
+
+/** How many of a value's characters the clauses in `mask` hold with the same polarity. */
+function charHits(r: ReplyReading, want: Map<string, number>, mask: number): number {
+  let hit = 0;
+  for (const [ch, bits] of want) {
+    const seen = r.chars.get(ch);
+    if (seen === undefined) continue;
+    if (((bits & NEGATED) !== 0 && (seen[1] & mask) !== 0) || ((bits & PLAIN) !== 0 && (seen[0] & mask) !== 0)) hit++;
   }
   return hit;
 }
 
 const needed = (size: number, coverage: number): number => (size === 1 ? 1 : Math.max(1, Math.ceil(coverage * size - 1e-9)));
 
-function spanStates(span: Reading, v: Reading, coverage: number, opts: MeaningOptions): boolean {
-  for (const n of v.numbers) if (!span.numbers.includes(n)) return false;
+function spanStates(r: ReplyReading, mask: number, v: Reading, coverage: number, opts: MeaningOptions): boolean {
+  for (const n of v.numbers) {
+    let found = false;
+    for (let i = 0; i < r.count && !found; i++) if ((mask & (1 << i)) !== 0 && r.clauseNumbers[i].includes(n)) found = true;
+    if (!found) return false;
+  }
   if (v.atoms.size > 0) {
     // Chinese claims a reply must make may also be read character by character ("单瓶100ml以内能随身带上
     // 飞机" states "单瓶100ml以内可以随身携带登机"), at a higher share; forbidden claims never are.
-    const byChars = opts.loose === true && v.chars.size >= 3 && hits(v.chars, span.chars) >= needed(v.chars.size, CHAR_COVERAGE);
-    const asserted = opts.assertedOnly === true ? span.asserted : undefined;
-    if (!byChars && hits(v.atoms, span.atoms, asserted, span.chars) < needed(v.atoms.size, coverage)) return false;
+    const byChars = opts.loose === true && v.chars.size >= 3 && charHits(r, v.chars, mask) >= needed(v.chars.size, CHAR_COVERAGE);
+    if (!byChars && hits(r, v.atoms, mask, opts.assertedOnly === true) < needed(v.atoms.size, coverage)) return false;
   } else if (v.numbers.length === 0) {
     return false;
   }
-  if (opts.listPriceFraming === true && span.listCue && !v.listCue) return false;
+  if (opts.listPriceFraming === true && (r.listMask & mask) !== 0 && !v.listCue) return false;
   return true;
 }
 
@@ -494,9 +503,12 @@ export function statesMeaning(reply: string, value: string, locale: Locale, opts
   if (!mayState(r.folded, v, coverage, opts)) return false;
   // Spans only lose atoms and numbers against the whole reply; the list-price framing is the one check
   // that a larger span can fail where a smaller one passes, so it is left out here.
-  if (!spanStates(r.whole, v, coverage, { ...opts, listPriceFraming: false })) return false;
-  const n = r.clauses.length;
-  for (let width = 1; width <= 3; width++) for (let i = 0; i + width <= n; i++) if (spanStates(r.span(i, width), v, coverage, opts)) return true;
+  r.read();
+  const n = r.count;
+  if (n === 0 || !spanStates(r, (1 << n) - 1, v, coverage, { ...opts, listPriceFraming: false })) return false;
+  for (let width = 1; width <= 3; width++) {
+    for (let i = 0; i + width <= n; i++) if (spanStates(r, ((1 << width) - 1) << i, v, coverage, opts)) return true;
+  }
   return false;
 }
 
