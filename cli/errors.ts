@@ -5,6 +5,7 @@
  * client could not open, a port in use, a file that cannot be read) or, failing that, reported as an
  * internal error. Nothing prints a stack unless `HARNESS_GYM_DEBUG` is set.
  */
+import { editDistance } from '../protocol/text.js';
 import { CommanderError } from 'commander';
 
 /** The exit codes, one per kind of failure. */
@@ -175,17 +176,3 @@ export function closest(word: string, candidates: readonly string[]): string | u
   return best;
 }
 
-function editDistance(a: string, b: string): number {
-  // One row of the dynamic-programming table, updated in place.
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length];
-}

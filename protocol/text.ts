@@ -300,3 +300,19 @@ export function charLength(text: string): number {
   }
   return n;
 }
+
+/** Levenshtein distance between two strings ("did you mean" suggestions). */
+export function editDistance(a: string, b: string): number {
+  // One row of the dynamic-programming table, updated in place.
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length];
+}

@@ -10,6 +10,7 @@
  */
 import type { Locale, Trace } from '../protocol/domain.js';
 import { toHalfWidth } from '../protocol/text.js';
+import { forEachResultLeaf } from './common.js';
 
 interface ClaimRule {
   kind: string;
@@ -63,13 +64,9 @@ const CLAUSE_SPLIT = /[!?;。！？；，]+|,(?!\d)|\.(?!\d)/;
 /** The evidence texts of a trace, folded: every tool result's strings. */
 function evidenceText(trace: Trace): string {
   const parts: string[] = [];
-  const walk = (v: unknown, depth: number): void => {
-    if (depth > 8) return;
-    if (typeof v === 'string') parts.push(v);
-    else if (Array.isArray(v)) for (const x of v) walk(x, depth + 1);
-    else if (v !== null && typeof v === 'object') for (const x of Object.values(v)) walk(x, depth + 1);
-  };
-  for (const turn of trace.turns) for (const c of turn.calls) if (c.ok) walk(c.result, 0);
+  forEachResultLeaf(trace, (leaf) => {
+    if (typeof leaf === 'string') parts.push(leaf);
+  });
   return toHalfWidth(parts.join('\n')).toLowerCase();
 }
 
@@ -83,10 +80,9 @@ export function unsupportedClaims(reply: string, locale: Locale, trace: Trace): 
   const folded = toHalfWidth(reply).toLowerCase().replace(/[’‘]/g, "'");
   if (locale === 'en' ? !EN_CLAIM_WORDS.test(folded) || !EN_ANY.test(folded) : !ZH_ANY.test(folded)) return [];
   const negation = locale === 'en' ? EN_NEGATION : ZH_NEGATION;
-  const text = toHalfWidth(reply).toLowerCase().replace(/[’‘]/g, "'");
   let evidence: string | null = null;
   const out: string[] = [];
-  for (const clause of text.split(CLAUSE_SPLIT)) {
+  for (const clause of folded.split(CLAUSE_SPLIT)) {
     if (clause.trim() === '' || negation.test(locale === 'en' ? clause : clause.replace(ZH_NOT_NEGATION, ''))) continue;
     for (const rule of rules) {
       const m = rule.re.exec(clause);
@@ -159,13 +155,9 @@ const ZH_PRICE_RE = /(?:直播价|到手价|现价|售价)(?:是|为|只要|才)
 function evidenceNumbersByKind(trace: Trace): { prices: Set<number>; others: Set<number> } {
   const prices = new Set<number>();
   const others = new Set<number>();
-  const walk = (v: unknown, key: string, depth: number): void => {
-    if (depth > 8) return;
-    if (typeof v === 'number') (/price/.test(key) ? prices : others).add(v);
-    else if (Array.isArray(v)) for (const x of v) walk(x, key, depth + 1);
-    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k, depth + 1);
-  };
-  for (const turn of trace.turns) for (const c of turn.calls) if (c.ok) walk(c.result, '', 0);
+  forEachResultLeaf(trace, (leaf, field) => {
+    if (typeof leaf === 'number') (/price/.test(field) ? prices : others).add(leaf);
+  });
   return { prices, others };
 }
 

@@ -5,7 +5,7 @@
  * and the rewards can never disagree.
  */
 import type { Fact, Locale, Trace, TraceCall, WorldState } from '../protocol/domain.js';
-import { scriptCounts, statesTerm, toHalfWidth } from '../protocol/text.js';
+import { editDistance, scriptCounts, statesTerm, toHalfWidth } from '../protocol/text.js';
 import { factStatedInMeaning, hasMeaning, type MeaningOptions } from './meaning.js';
 
 /** Tool errors that are the environment's fault (injected faults): never held against the policy. */
@@ -238,10 +238,19 @@ export function numericParamsChecker(defaults: Readonly<Record<string, number>>)
   };
 }
 
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++)
-    for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-  return d[a.length][b.length];
+
+/**
+ * Visit every leaf (string or number) of every successful tool result of a trace, with the name of the
+ * field that holds it (an array's items keep their field's name), to depth 8.
+ */
+export function forEachResultLeaf(trace: Trace, visit: (leaf: string | number, field: string) => void): void {
+  for (const turn of trace.turns) for (const c of turn.calls) if (c.ok) forEachLeaf(c.result, visit);
+}
+
+/** Visit every leaf (string or number) of a value, with the name of the field that holds it, to depth 8. */
+export function forEachLeaf(value: unknown, visit: (leaf: string | number, field: string) => void, field = '', depth = 0): void {
+  if (depth > 8) return;
+  if (typeof value === 'string' || typeof value === 'number') visit(value, field);
+  else if (Array.isArray(value)) for (const v of value) forEachLeaf(v, visit, field, depth + 1);
+  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) forEachLeaf(v, visit, k, depth + 1);
 }

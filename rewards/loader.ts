@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { parseDocument } from 'yaml';
 import { createLlmJudgeModule } from './modules/llm-judge.js';
 import type { LlmJudgeOptions } from './modules/llm-judge.js';
+import { stableStringify } from './common.js';
 import { DEFAULT_PROFILE, validateProfile } from './profile.js';
 import { defaultRegistry } from './registry.js';
 import type { RewardRegistry } from './registry.js';
@@ -209,22 +210,12 @@ export interface RewardSet {
   hash: string;
 }
 
-/** JSON with sorted keys (a profile's hash must not depend on key order). */
-function canonical(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  const o = value as Record<string, unknown>;
-  return `{${Object.keys(o)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
-    .join(',')}}`;
-}
 
 /** The hash of a reward set (`RewardSet.hash`); `moduleFiles` are the custom module files it was loaded from. */
 export function rewardSetHash(registry: RewardRegistry, profiles: ReadonlyMap<string, RewardProfile>, moduleFiles: readonly string[] = []): string {
   const h = createHash('sha256');
   for (const m of registry.list()) h.update(`module ${m.name} ${m.version} ${m.segment}\n`);
-  for (const name of [...profiles.keys()].sort()) h.update(`profile ${canonical(profiles.get(name))}\n`);
+  for (const name of [...profiles.keys()].sort()) h.update(`profile ${stableStringify(profiles.get(name))}\n`);
   for (const file of moduleFiles) {
     let bytes: Buffer;
     try {

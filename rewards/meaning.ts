@@ -179,12 +179,6 @@ interface Reading {
    * negation words shortly before it: three words in English, three characters in Chinese).
    */
   atoms: Map<string, number>;
-  /**
-   * Atoms said in a clause with no negation before them (or a double one): what the reply asserts. A
-   * claim it declines ("I can't say it's the best ever", "不能说能治失眠") is no assertion, however far
-   * the negation stands from it. Forbidden claims are read here.
-   */
-  asserted: Set<string>;
   listCue: boolean;
 }
 
@@ -283,17 +277,15 @@ function scan(s: string, locale: Locale, reply: boolean, sink: Sink): void {
 function readFolded(s: string, locale: Locale): Reading {
   const atoms = new Map<string, number>();
   const chars = new Map<string, number>();
-  const asserted = new Set<string>();
   scan(s, locale, false, {
-    atom(atom, negated, isAsserted) {
+    atom(atom, negated) {
       addAtom(atoms, atom, negated);
-      if (isAsserted) asserted.add(atom);
     },
     char(ch, negated) {
       addAtom(chars, ch, negated);
     },
   });
-  return { numbers: extractNumbers(s), chars, atoms, asserted, listCue: s.includes(MARK.LIST_PRICE) };
+  return { numbers: extractNumbers(s), chars, atoms, listCue: s.includes(MARK.LIST_PRICE) };
 }
 
 // Chinese function characters: particles and negations carry no content (negation is read as polarity).
@@ -322,7 +314,12 @@ const zhClass = (c: number): number => (c < 0x10000 ? zhTable[c] : ZH_OTHER);
  * readings (a negation never reaches past its clause), merged on first need: most facts are stated in one
  * clause, so most replies never merge.
  */
-/** Per atom of a reply: the clauses (bits) it occurs in plain, negated, and asserted. */
+/**
+ * Per atom of a reply: the clauses (bits) it occurs in plain, negated, and asserted. Asserted: said in a
+ * clause with no negation before it (or a double one). A claim the reply declines ("I can't say it's the
+ * best ever", "不能说能治失眠") is no assertion, however far the negation stands from it: forbidden claims
+ * are read there.
+ */
 type Bits = [plain: number, negated: number, asserted: number];
 
 function mark(map: Map<string, Bits>, key: string, bit: number, negated: boolean, asserted: boolean): void {

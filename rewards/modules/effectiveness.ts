@@ -18,7 +18,7 @@
  */
 import type { RewardDetail, Task, Trace, TraceCall } from '../../protocol/domain.js';
 import { charLength, extractNumbers } from '../../protocol/text.js';
-import { asksQuestion, clamp01, factStated, forbiddenStated, hasCallToAction, inLanguage, numParam, offersAlternative, ownWords, refusalPhrased, toolCalls, numericParamsChecker } from '../common.js';
+import { asksQuestion, clamp01, factStated, forbiddenStated, hasCallToAction, inLanguage, numParam, offersAlternative, ownWords, refusalPhrased, toolCalls, numericParamsChecker, forEachLeaf } from '../common.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `effectiveness`. */
@@ -58,17 +58,12 @@ export const EFFECTIVENESS_DEFAULTS = {
 } as const;
 
 /** Every number inside a tool result: numeric fields, and the numbers in its strings (titles, dates, specs). */
-function collectNumbers(value: unknown, out: Set<number>, depth = 0): void {
-  if (depth > 8) return;
-  if (typeof value === 'number') {
-    if (Number.isFinite(value)) out.add(value);
-  } else if (typeof value === 'string') {
-    for (const n of extractNumbers(value)) out.add(n);
-  } else if (Array.isArray(value)) {
-    for (const v of value) collectNumbers(v, out, depth + 1);
-  } else if (value !== null && typeof value === 'object') {
-    for (const v of Object.values(value)) collectNumbers(v, out, depth + 1);
-  }
+function collectNumbers(value: unknown, out: Set<number>): void {
+  forEachLeaf(value, (leaf) => {
+    if (typeof leaf === 'number') {
+      if (Number.isFinite(leaf)) out.add(leaf);
+    } else for (const n of extractNumbers(leaf)) out.add(n);
+  });
 }
 
 /**
