@@ -10,6 +10,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerCalibrateCommand } from './commands/calibrate.js';
+import { registerConsistencyCommand } from './commands/consistency.js';
 import { registerHarnessCommands } from './commands/harness.js';
 import { registerLocalCommands } from './commands/local.js';
 import { registerRecordCommands } from './commands/records.js';
@@ -36,6 +37,7 @@ registerVariantCommands(program);
 registerRecordCommands(program);
 registerAuditCommand(program);
 registerCalibrateCommand(program);
+registerConsistencyCommand(program);
 registerHarnessCommands(program);
 
 /** The subcommand path named on the command line (`variants show`), for the prefix of error lines. */

@@ -93,8 +93,24 @@ export function linkName(n: number, locale: Locale): string {
   return locale === 'en' ? `link ${n}` : `${n}号链接`;
 }
 
+/** Whether a product's options cost different amounts (the prompt then gives a "from" price and each option's). */
+function pricesDiffer(p: Product): boolean {
+  return p.skus.some((k) => k.price !== p.skus[0].price);
+}
+
+/**
+ * The prompt's price line of a product: brand, live price and list price. Where the options cost different
+ * amounts the live price is the cheapest option's, said as a "from" price ("89.9起", "from 89.9").
+ */
+export function productPriceLine(p: Product, locale: Locale): string {
+  const L = LABELS[locale];
+  const live = pricesDiffer(p) ? (locale === 'en' ? `from ${p.live_price}` : `${p.live_price}起`) : String(p.live_price);
+  return `${L.brand}: ${p.brand}${L.sep}${L.livePrice}: ${live}${L.sep}${L.listPrice}: ${p.list_price}`;
+}
+
 function renderProduct(p: Product, locale: Locale): string {
   const L = LABELS[locale];
+  const ranged = pricesDiffer(p);
   const attrs = Object.keys(p.attributes)
     .map((k) => `${k}: ${p.attributes[k]}`)
     .join(L.sep);
@@ -107,9 +123,9 @@ function renderProduct(p: Product, locale: Locale): string {
   if (a.return_exclusions.length > 0) after.push(`${L.exclusions}: ${a.return_exclusions.join('、')}`);
   return [
     `${linkName(p.link_no, locale)} ${p.title} (${L.itemId}: ${p.item_id}, ${L.status[p.status]})`,
-    `${L.brand}: ${p.brand}${L.sep}${L.livePrice}: ${p.live_price}${L.sep}${L.listPrice}: ${p.list_price}`,
+    productPriceLine(p, locale),
     attrs,
-    `${L.specs}: ${p.skus.map((k) => k.spec_text).join(' / ')}`,
+    `${L.specs}: ${p.skus.map((k) => (ranged ? `${k.spec_text} ${k.price}` : k.spec_text)).join(' / ')}`,
     `${L.shipping}: ${shipping}`,
     `${L.afterSales}: ${after.join(L.sep)}`,
   ].join('\n');

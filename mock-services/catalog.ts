@@ -396,7 +396,7 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     names: [t('每日坚果混合果仁', 'Daily mixed nuts')],
     price: [79, 169],
     attrs: [
-      [t('净含量', 'Net content'), [t('750g（25g×30包）', '750 g (25 g x 30 packs)')]],
+      [t('净含量', 'Net content'), [t('每包25g', '25 g per pack')]],
       [t('保质期', 'Shelf life'), [t('180天', '180 days')]],
       [t('配料', 'Ingredients'), [t('腰果 巴旦木 核桃仁 蔓越莓干', 'Cashews, almonds, walnuts, dried cranberries')]],
       [t('贮存方式', 'Storage'), [t('阴凉干燥处', 'Cool and dry place')]],
@@ -498,7 +498,7 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     names: [t('云南挂耳咖啡', 'Yunnan drip bag coffee')],
     price: [49, 119],
     attrs: [
-      [t('净含量', 'Net content'), [t('10g×20片', '10 g x 20 bags')]],
+      [t('净含量', 'Net content'), [t('每片10g', '10 g per bag')]],
       [t('烘焙度', 'Roast'), [t('中深烘', 'Medium-dark')]],
       [t('产地', 'Origin'), [t('云南普洱', "Pu'er, Yunnan")]],
       [t('保质期', 'Shelf life'), [t('12个月', '12 months')]],
@@ -558,7 +558,7 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     names: [t('维生素C咀嚼片', 'Vitamin C chewable tablets')],
     price: [49, 129],
     attrs: [
-      [t('规格', 'Size'), [t('0.8g×60片', '0.8 g x 60 tablets')]],
+      [t('规格', 'Size'), [t('每片0.8g', '0.8 g per tablet')]],
       [t('口味', 'Flavor'), [t('橙子味', 'Orange')]],
       [t('食用方法', 'Dosage'), [t('每日1片，饭后嚼服', '1 tablet a day, chewed after a meal')]],
       [t('保质期', 'Shelf life'), [t('24个月', '24 months')]],
@@ -614,7 +614,7 @@ export const PRODUCT_TEMPLATES: readonly ProductTemplate[] = [
     names: [t('钙维生素D软胶囊', 'Calcium and vitamin D softgels')],
     price: [69, 189],
     attrs: [
-      [t('规格', 'Size'), [t('1.0g×90粒', '1.0 g x 90 softgels')]],
+      [t('规格', 'Size'), [t('每粒1.0g', '1.0 g per softgel')]],
       [t('食用方法', 'Dosage'), [t('每日1次，每次1粒', '1 softgel once a day')]],
       [t('适宜人群', 'Suitable for'), [t('需要补充钙和维生素D的成人', 'Adults who need calcium and vitamin D')]],
       [t('保质期', 'Shelf life'), [t('24个月', '24 months')]],

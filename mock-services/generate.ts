@@ -602,6 +602,13 @@ function buildProduct(lt: LocalTemplate, linkNo: number, r: Rng, L: 0 | 1, used:
     return { sku_id: `sk_${suffix}_${n + 1}`, spec: spec.spec, spec_text: spec.text, price: cents(live_price + delta), stock };
   });
 
+  // The live price is a "from" price a viewer can pay: when the product is on sale, one of the
+  // cheapest options is in stock (the first one, with a few left; no draw, so the rest of the room is as before).
+  if (!allSoldOut && !skus.some((k) => k.price === live_price && k.stock > 0)) {
+    const cheapest = skus.find((k) => k.price === live_price);
+    if (cheapest !== undefined) cheapest.stock = 3;
+  }
+
   const city = r.pick(indices(CITIES.length));
   const carrier = r.pick(indices(CARRIERS.length));
   const hours = r.pick(indices(SHIP_HOURS.length));
@@ -659,7 +666,9 @@ function buildCoupon(forceUsable: boolean, r: Rng, nowMs: number, products: read
     scope = { kind: 'category', category };
     scopeName = CATEGORY_NAMES[category][L];
   } else {
-    const items = sortSmall(r.sample(products, r.int(1, 2)), linkBefore);
+    // A coupon for chosen items is for items on sale: one for a sold-out link would be a dead offer.
+    const onSale = products.filter((p) => p.status !== 'sold_out');
+    const items = sortSmall(r.sample(onSale.length > 0 ? onSale : products, r.int(1, 2)), linkBefore);
     scope = { kind: 'items', item_ids: items.map((p) => p.item_id) };
     scopeName = L === 0 ? '指定商品' : 'Selected items';
   }

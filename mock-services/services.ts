@@ -236,7 +236,10 @@ const getPromotions = service('get_promotions', z.object({ item_id: id.optional(
         name: c.name,
         threshold: c.threshold,
         discount: c.discount,
+        valid_from: c.valid_from,
         valid_to: c.valid_to,
+        per_user_limit: c.per_user_limit,
+        remaining: couponRemaining(c, ctx.state),
         members_only: c.members_only,
       })),
     flash_sales: w.flash_sales
@@ -399,20 +402,20 @@ export function returnEligibility(
     case 'shipped':
       return { eligible: false, code: 'NOT_DELIVERED' };
     case 'refunding':
-      return withDeadline(false, 'ALREADY_REFUNDING');
+      return { eligible: false, code: 'ALREADY_REFUNDING' };
     case 'closed':
       return { eligible: false, code: 'ORDER_CLOSED' };
     case 'delivered':
       break;
   }
-  if (p !== undefined && !p.after_sales.seven_day_return) return withDeadline(false, 'NO_SEVEN_DAY_RETURN');
+  if (p !== undefined && !p.after_sales.seven_day_return) return { eligible: false, code: 'NO_SEVEN_DAY_RETURN' };
   if (deadline !== undefined && ms(nowIso) > ms(deadline)) return withDeadline(false, 'WINDOW_EXPIRED');
   if (p !== undefined) {
     const codes = exclusionCodesOf(p);
     const sku = p.skus.find((s) => s.sku_id === o.sku_id);
-    if (codes.includes('custom_made') && sku !== undefined && isCustomSku(sku)) return withDeadline(false, 'EXCLUDED_CUSTOM');
-    if (o.opened && codes.includes('hygiene_item')) return withDeadline(false, 'EXCLUDED_HYGIENE');
-    if (o.opened && (codes.includes('opened_food') || codes.includes('used_cosmetic'))) return withDeadline(false, 'EXCLUDED_OPENED');
+    if (codes.includes('custom_made') && sku !== undefined && isCustomSku(sku)) return { eligible: false, code: 'EXCLUDED_CUSTOM' };
+    if (o.opened && codes.includes('hygiene_item')) return { eligible: false, code: 'EXCLUDED_HYGIENE' };
+    if (o.opened && (codes.includes('opened_food') || codes.includes('used_cosmetic'))) return { eligible: false, code: 'EXCLUDED_OPENED' };
   }
   return withDeadline(true, 'ELIGIBLE');
 }

@@ -176,8 +176,9 @@ export function refusalPhrased(reply: string): boolean {
 }
 
 // A refusal that points somewhere useful: another product, the detail page, a doctor, customer service.
+// The risk-refusal skill's own alternatives count: "价格以直播间页面为准" / "the price shown in the live room is the price".
 const ALTERNATIVE_RE =
-  /可以|建议|推荐|欢迎|看看|了解|咨询|其他|不过|换成|\b(can(?!['’]t)|could|instead|recommend|suggest|happy to|feel free|check|welcome|however|but)\b/;
+  /可以|建议|推荐|欢迎|看看|了解|咨询|其他|不过|换成|为准|页面|客服|医生|\b(can(?!['’]t)|could|instead|recommend|suggest|happy to|feel free|check|welcome|however|but|shown|on the page|live room|doctor|customer service)\b/;
 
 /** Whether a (refusing) reply offers an alternative. */
 export function offersAlternative(reply: string): boolean {

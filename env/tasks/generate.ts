@@ -11,6 +11,8 @@ import type { World } from '../../mock-services/index.js';
 import { callService, worldFor } from '../../mock-services/index.js';
 import type { BuildContext, SubKind } from './kit.js';
 import { weightedOrder } from './kit.js';
+import { withInstructedLookups } from './instructed.js';
+import { embeddedHarness } from '../../harness/index.js';
 import { CHITCHAT_KINDS, CLARIFICATION_KINDS } from './intents/chat.js';
 import { MARKETING_KINDS, PURCHASE_KINDS } from './intents/commerce.js';
 import { MULTI_INTENT_KINDS } from './intents/multi.js';
@@ -142,7 +144,8 @@ function tryTaskInWorld(world: World, seed: number, locale: Locale, intent: Inte
       viewer_id: d.viewer_id,
       messages: d.messages,
       history: d.history,
-      answer_key: d.answer_key,
+      // The key follows the skills it serves: every look-up they name to call is at least optional.
+      answer_key: withInstructedLookups(d.answer_key, embeddedHarness().get(locale)),
     };
     return { task, sub_kind: d.sub_kind };
   }
@@ -154,6 +157,14 @@ function tryTaskInWorld(world: World, seed: number, locale: Locale, intent: Inte
  * The world is `generateWorld(task.world_seed, locale)`.
  */
 export function generateTask(seed: number, locale: Locale, opts: GenerateOptions = {}): Task {
+  return generateTaskWithKind(seed, locale, opts).task;
+}
+
+/**
+ * `generateTask` with the sub-kind that built the task (the traffic-mix measurement counts them,
+ * `harness-gym mix`): the same task, byte for byte.
+ */
+export function generateTaskWithKind(seed: number, locale: Locale, opts: GenerateOptions = {}): { task: Task; sub_kind: string } {
   const split = opts.split ?? 'train';
   const intent = opts.intent ?? sampleIntent(seed);
   // A forced intent may need what a world lacks (a coupon this viewer can take, a nameable flash sale):
@@ -162,7 +173,7 @@ export function generateTask(seed: number, locale: Locale, opts: GenerateOptions
   for (let attempt = 0; attempt < WORLD_ATTEMPTS; attempt++) {
     const worldSeed = attempt === 0 ? taskWorldSeed(seed, split) : deriveSeed(taskWorldSeed(seed, split), `retry:${attempt}`);
     const built = tryTaskInWorld(worldFor(worldSeed, locale), seed, locale, intent, split);
-    if (built) return built.task;
+    if (built) return built;
   }
   throw new Error(`no ${intent} task fits ${WORLD_ATTEMPTS} worlds of seed ${seed} (${locale})`);
 }

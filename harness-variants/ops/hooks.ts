@@ -27,6 +27,7 @@ import {
   LANGUAGE_STATEMENTS,
   OUTPUT_RULES_TITLE,
   REQUIRED_ENDINGS,
+  isSalesEnding,
   TOGGLEABLE_CHECKS,
 } from './pools-hooks.js';
 
@@ -58,6 +59,15 @@ function setConstraints(draft: VariantDraft, params: (old: HookSpec['params']) =
 }
 
 /** The ending the variant already requires, if any. */
+/** Every text of the draft's harness the policy reads besides the output rules, normalised: skills and prompt blocks. */
+function harnessTexts(draft: VariantDraft): string {
+  const h = draft.harness;
+  const parts: string[] = [];
+  for (const s of h.skills) parts.push(s.description, s.body);
+  for (const b of h.prompt.blocks) if (b.id !== 'output_rules') parts.push(b.title, b.template, ...b.items);
+  return normalizeForMatch(parts.join('\n'));
+}
+
 function requiredEnding(draft: VariantDraft): string | undefined {
   const h = hook(draft, 'output_constraints');
   const e = h?.enabled ? h.params.required_ending : undefined;
@@ -235,7 +245,12 @@ const forbiddenWords: HarnessTransform = {
     const said = normalizeForMatch(oracleReply(draft));
     const h = hook(draft, 'output_constraints');
     const already = Array.isArray(h?.params.forbidden_words) ? (h?.params.forbidden_words as string[]) : [];
-    const pool = poolFor(FORBIDDEN_WORDS[ctx.locale], ctx.split).filter((w) => !said.includes(normalizedWord(w)) && !already.includes(w));
+    // A word the harness's own texts use (a skill's example reply, the persona's style) is not banned: the
+    // prompt would forbid what the skills it serves model ("哦" in an example reply, "亲" in "亲切").
+    const own = harnessTexts(draft);
+    const pool = poolFor(FORBIDDEN_WORDS[ctx.locale], ctx.split).filter(
+      (w) => !said.includes(normalizedWord(w)) && !already.includes(w) && !own.includes(normalizedWord(w)),
+    );
     const words = ctx.rng.sample(pool, ctx.rng.int(1, 2));
     if (words.length === 0 || h === undefined) return;
     setConstraints(draft, (params) => ({ ...params, forbidden_words: [...already, ...words] }));
@@ -267,7 +282,10 @@ const ending: HarnessTransform = {
       const said = normalizeForMatch(ref + e);
       return forbidden.every((w) => !said.includes(w));
     };
-    const pool = poolFor(REQUIRED_ENDINGS[ctx.locale], ctx.split).filter((e) => fits(e) && clean(e));
+    // A sales ending ("Happy shopping!") closes only replies that invite a purchase: never a question back,
+    // a hand-off, a refusal or bad news.
+    const sells = draft.task.answer_key.expect === 'answer' && draft.task.answer_key.cta;
+    const pool = poolFor(REQUIRED_ENDINGS[ctx.locale], ctx.split).filter((e) => fits(e) && clean(e) && (sells || !isSalesEnding(e)));
     if (pool.length === 0 || h === undefined) return;
     const chosen = ctx.rng.pick(pool);
     setConstraints(draft, (params) => ({ ...params, required_ending: chosen }));

@@ -53,6 +53,16 @@ export const REQUIRED_ENDINGS: Readonly<Record<Locale, SplitPool<string>>> = {
   },
 };
 
+const SALES_ENDING_RE = /shopping|checkout|check out|order|cart|grab|buy|购物|下单|拍|链接|购物车|小黄车|抢|入手/i;
+
+/**
+ * Whether an ending sells ("Happy shopping!", "喜欢就下单吧"): such an ending is required only of replies that
+ * invite a purchase (hooks.constraint.ending), and the consistency check flags one on any other reply.
+ */
+export function isSalesEnding(ending: string): boolean {
+  return SALES_ENDING_RE.test(ending);
+}
+
 /** How the prompt states forbidden words; `{words}` is the quoted list. */
 export const FORBIDDEN_STATEMENTS: Readonly<Record<Locale, SplitPool<string>>> = {
   'zh-CN': {

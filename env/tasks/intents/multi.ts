@@ -58,6 +58,16 @@ function eitherLink(ctx: BuildContext, kb: AnswerKey, other: number): AnswerKey 
   };
 }
 
+/**
+ * A greeting beside a question ("主播好呀 / 这款直播价多少") asks for the answer; saying hello back is good
+ * manners, not a requirement: the chit-chat skill may be loaded (a strategy the key allows) and the
+ * greeting is not a required fact.
+ */
+function courtesy(d: Draft, k: AnswerKey): AnswerKey {
+  if (d.sub_kind !== 'greeting') return k;
+  return { ...k, reply_skills: [], strategy_skills: union(k.strategy_skills, k.reply_skills), required_facts: [] };
+}
+
 // Stock claims of one part may be true of the other part's product ("link 3 is in stock; on link 5 the 26
 // is sold out"): in a merged key the opposite-stock claims are not forbidden.
 const STOCK_CLAIMS = new Set(['sold_out_claim', 'in_stock_claim']);
@@ -65,9 +75,9 @@ const withoutStockClaims = (facts: readonly Fact[]): Fact[] => facts.filter((f) 
 
 /** Merge two single-message drafts into one multi-intent draft (null when the joint reply is too long). */
 export function mergeDrafts(ctx: BuildContext, sub: string, a: Draft, b: Draft): Draft | null {
-  const ka: AnswerKey = { ...a.answer_key, forbidden_facts: withoutStockClaims(a.answer_key.forbidden_facts) };
+  const ka: AnswerKey = courtesy(a, { ...a.answer_key, forbidden_facts: withoutStockClaims(a.answer_key.forbidden_facts) });
   const asked = linkOf(ka);
-  const kb0: AnswerKey = { ...b.answer_key, forbidden_facts: withoutStockClaims(b.answer_key.forbidden_facts) };
+  const kb0: AnswerKey = courtesy(b, { ...b.answer_key, forbidden_facts: withoutStockClaims(b.answer_key.forbidden_facts) });
   const kb: AnswerKey = b.sub_kind === 'buy_current' && asked !== undefined ? eitherLink(ctx, kb0, asked) : kb0;
   const reference =
     ctx.locale === 'en'

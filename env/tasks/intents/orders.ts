@@ -162,12 +162,15 @@ const orderStatus = (ctx: BuildContext): Draft | null => {
   const r = data<StatusResult>(ctx, 'get_order_status', { order_id: order.order_id }, viewer.viewer_id);
   if (!r) return null;
   const title = product.title;
+  // "Still hasn't arrived" is said only of a parcel on its way: of an order paid this morning, delivered or
+  // closed, the viewer's own words would deny the data.
+  const late = r.status === 'shipped';
   const message = say(
     ctx.rng,
     L(
       ctx.locale,
-      ['我的{t}发货了吗', '{t}到哪了', '拍的{t}怎么还没到', '主播 帮我看下{t}的物流'],
-      ['has my {t} shipped?', "where's my {t}?", "my {t} still hasn't arrived", 'can you check the shipping on my {t}?'],
+      ['我的{t}发货了吗', '{t}到哪了', ...(late ? ['拍的{t}怎么还没到'] : []), '主播 帮我看下{t}的物流'],
+      ['has my {t} shipped?', "where's my {t}?", ...(late ? ["my {t} still hasn't arrived"] : []), 'can you check the shipping on my {t}?'],
     ),
     { t: title },
   );
