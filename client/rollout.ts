@@ -53,6 +53,16 @@ export interface RolloutOptions {
   seed: number;
   /** Variant preset name, or a VariantSpec. */
   variant?: string | VariantSpec;
+  /**
+   * The task selector of the episode of a seed (a GRPO group's: its first member's seed), e.g. `{split:
+   * "eval"}`; absent: none is sent and the server's defaults pick the task (`welcome.defaults.task_split`).
+   */
+  task?: (seed: number) => ResetItem['task'] | undefined;
+  /**
+   * What the run plays, for the summary: the task split asked for, the variant's split, and the intent mix
+   * (absent: the server's, `welcome.defaults.task_mix`).
+   */
+  axes?: { task_split: string; variant_split: string; mix?: Record<string, number> };
   locale?: 'zh-CN' | 'en';
   parser?: string;
   /** Extra reset options (faults, rewards, observation, max_turns). */
@@ -87,6 +97,8 @@ export interface RolloutRecord {
   variant_id: string | null;
   /** `identity`, or the requested variant's label for augmented episodes. */
   variant_family: string;
+  /** The task split the reset asked for (absent when it named none). */
+  task_split?: string;
   reward: number;
   components: Record<string, number>;
   outcome: string;
@@ -129,7 +141,15 @@ export interface GroupStat {
 export interface RolloutSummary {
   model: string;
   variant: string;
+  /** The task split asked for (`train`, `eval`, `all`; the server's default when the run named none). */
+  task_split?: string;
+  /** The variant's split: the held-out harness side (`none`: the base harness). */
+  variant_split?: string;
+  /** The intent mix (non-zero shares) of the episodes. */
+  mix?: Record<string, number>;
   episodes: number;
+  /** Episodes per task split asked for. */
+  task_splits?: Record<string, number>;
   completed: number;
   failed: number;
   retries: number;
@@ -184,7 +204,12 @@ function groupStats(records: readonly RolloutRecord[], key: (r: RolloutRecord) =
 }
 
 /** Summarise records (completed episodes count in the means; failed ones only in `failed`). */
-export function summarizeRollout(model: string, variant: string, records: readonly RolloutRecord[]): RolloutSummary {
+export function summarizeRollout(
+  model: string,
+  variant: string,
+  records: readonly RolloutRecord[],
+  axes?: { task_split: string; variant_split: string; mix?: Record<string, number> },
+): RolloutSummary {
   const done = records.filter((r) => r.failed === undefined);
   const compNames = new Set<string>();
   for (const r of done) for (const k of Object.keys(r.components)) compNames.add(k);
@@ -196,10 +221,14 @@ export function summarizeRollout(model: string, variant: string, records: readon
   for (const r of records) if (r.failed !== undefined) reasons.set(r.failed, (reasons.get(r.failed) ?? 0) + 1);
   const failures: Record<string, number> = {};
   for (const [k, n] of [...reasons].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) failures[k] = n;
+  const splits = new Map<string, number>();
+  for (const r of records) if (r.task_split !== undefined) splits.set(r.task_split, (splits.get(r.task_split) ?? 0) + 1);
   return {
     model,
     variant,
+    ...(axes ? { task_split: axes.task_split, variant_split: axes.variant_split, ...(axes.mix ? { mix: axes.mix } : {}) } : {}),
     episodes: records.length,
+    ...(axes ? { task_splits: sortedRecord(splits) } : {}),
     completed: done.length,
     failed: records.length - done.length,
     retries: records.reduce((a, r) => a + r.retries, 0),
@@ -212,8 +241,11 @@ export function summarizeRollout(model: string, variant: string, records: readon
   };
 }
 
-/** A summary as a person reads it: rewards by component, intent and variant family. */
-export function formatRolloutSummary(s: RolloutSummary): string {
+/**
+ * A summary as a person reads it: rewards by component, intent and variant family; `played` (a line saying
+ * which task and variant splits were played) goes under the first line.
+ */
+export function formatRolloutSummary(s: RolloutSummary, played?: string): string {
   const table = (rows: [string, string][]): string => {
     const w = Math.max(0, ...rows.map(([k]) => k.length));
     return rows.map(([k, v]) => `  ${k.padEnd(w)}  ${v}`).join('\n');
@@ -225,6 +257,7 @@ export function formatRolloutSummary(s: RolloutSummary): string {
   return (
     [
       `model ${s.model} on variant ${s.variant}: ${s.episodes} episodes, ${s.completed} completed, ${s.failed} failed, ${s.retries} retries`,
+      ...(played !== undefined ? [played] : []),
       `reward mean ${s.reward.mean.toFixed(4)}`,
       ...section('components (mean):', Object.entries(s.components).map(([k, v]) => [k, v.toFixed(4)])),
       ...section('intents (mean reward):', stat(s.intents)),
@@ -398,7 +431,8 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutResult> {
   } finally {
     await client.disconnect();
   }
-  return { summary: summarizeRollout(opts.model, label, records), records, welcome };
+  const axes = opts.axes ? { ...opts.axes, mix: opts.axes.mix ?? welcome.defaults.task_mix } : undefined;
+  return { summary: summarizeRollout(opts.model, label, records, axes), records, welcome };
 }
 
 async function playEpisode(
@@ -436,6 +470,11 @@ async function playEpisode(
     item.group_id = `rollout-g${Math.floor(index / groupSize)}`;
     item.seed = (opts.seed + Math.floor(index / groupSize) * groupSize) >>> 0;
     record.seed = item.seed;
+  }
+  const task = opts.task?.(item.seed as number);
+  if (task !== undefined) {
+    item.task = task;
+    if (task.split !== undefined) record.task_split = task.split;
   }
   let reset;
   const sleep = opts.sleep ?? timerSleep;

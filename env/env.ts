@@ -34,8 +34,8 @@ import { Episode } from './episode.js';
 import type { Observation, StepOutput } from './episode.js';
 import type { World } from '../mock-services/index.js';
 import { PARSERS } from './parsers.js';
-import { GeneratorTaskSource } from './tasks/index.js';
-import type { TaskSource } from './tasks/index.js';
+import { GeneratorTaskSource, mixIntent, mixShares, splitsOf, taskSplitFor } from './tasks/index.js';
+import type { IntentMix, TaskSource, TaskSplit, VariantSplit } from './tasks/index.js';
 
 /** Server-wide limits that bound every episode (PROTOCOL.md `welcome.limits`). */
 export interface EpisodeLimits {
@@ -53,6 +53,18 @@ export interface EnvDefaults {
   observation: 'delta' | 'full';
   locale: Locale;
   rewards: string;
+  /**
+   * The task split of reset items whose task selector names none (the server's `defaults.task_split`):
+   * `train`, the held-out `eval`, or `all` (each episode's split drawn from its seed, env/tasks/mix.ts
+   * `taskSplitFor`). Absent (records made before it): `train`.
+   */
+  task_split?: TaskSplit;
+  /**
+   * The intent mix of reset items that name no intent (the server's `defaults.task_mix`, normalised by
+   * env/tasks/mix.ts `parseMix`). Absent: the production mix (`INTENT_WEIGHTS`), and task files keep their
+   * own rule (the seed-th matching task of any intent).
+   */
+  task_mix?: IntentMix;
 }
 
 /** Everything episode resolution needs. Built once, then shared (frozen) by every episode. */
@@ -81,7 +93,15 @@ export const DEFAULT_DEFAULTS: EnvDefaults = {
   observation: 'delta',
   locale: 'zh-CN',
   rewards: 'default',
+  task_split: 'train',
 };
+
+/** The split of a variant (a preset name or a spec): the spec's `split`, `none` for the base harness; null when it is not a variant. */
+export function variantSplitOf(variant: unknown): VariantSplit | null {
+  const parsed = parseVariant(variant);
+  if (!parsed.ok) return null;
+  return parsed.spec === null ? 'none' : parsed.spec.split;
+}
 
 /**
  * Check profiles given in code as a profile file is checked (rewards/profile.ts `validateProfile`): a
@@ -296,13 +316,50 @@ export function resolveTask(
   if (sel.intent !== undefined && !(INTENTS as readonly string[]).includes(sel.intent)) {
     return { ok: false, error: { code: 'INVALID_MESSAGE', message: `unknown intent "${sel.intent}"`, details: { intents: INTENTS } } };
   }
+  // A selector without a split gets the default's (all: drawn from the seed); without an intent, the
+  // default mix draws it. A task id names its task whatever the defaults.
+  const byId = sel.id !== undefined;
+  const split = sel.split ?? (byId ? undefined : taskSplitFor(req.seed, config.defaults.task_split ?? 'train'));
+  const mix = byId || sel.intent !== undefined ? undefined : config.defaults.task_mix;
   const picked = config.taskSource.pick(
     req.seed,
-    { id: sel.id, intent: sel.intent as Task['intent'] | undefined, split: sel.split },
+    { id: sel.id, intent: sel.intent as Task['intent'] | undefined, split, ...(mix !== undefined ? { mix } : {}) },
     locale,
   );
   if (!picked.ok) return { ok: false, error: { code: picked.code, message: picked.message } };
   return { ok: true, task: picked.task };
+}
+
+/**
+ * What is wrong with a config's task defaults for its task source, one line each naming the key: a mix
+ * that gives weight to no intent the source serves in some locale and split the defaults reach (every reset
+ * there would be `UNKNOWN_TASK`), and, with `split`, a task split the source has no task of in a locale
+ * it serves. Locales of the harness where the source serves nothing at all are left out. Empty: fine.
+ */
+export function taskDefaultProblems(config: EnvConfig, check: { split?: boolean } = {}): string[] {
+  const source = config.taskSource;
+  if (source.served === undefined || (config.defaults.task_mix === undefined && check.split !== true)) return [];
+  const served = (locale: Locale, split: Split) => (source.served as NonNullable<TaskSource['served']>).call(source, locale, split);
+  const choice = config.defaults.task_split ?? 'train';
+  const mix = config.defaults.task_mix;
+  const name = source.name === 'generator' ? `harness "${config.harness.identity.name}"` : source.name;
+  const out: string[] = [];
+  for (const locale of config.harness.locales) {
+    if (served(locale, 'train').length === 0 && served(locale, 'eval').length === 0) continue;
+    for (const split of splitsOf(choice)) {
+      const intents = served(locale, split);
+      if (intents.length === 0) {
+        if (check.split) out.push(`defaults.task_split: ${choice}, but ${name} has no ${split} task in locale ${locale}; give a split it has tasks of`);
+        continue;
+      }
+      if (mix !== undefined && mixIntent(0, intents, mix) === undefined) {
+        out.push(
+          `defaults.task_mix: gives weight only to ${Object.keys(mixShares(mix)).join(', ')}, and ${name} serves none of them in locale ${locale}, split ${split} (it serves ${intents.join(', ')})`,
+        );
+      }
+    }
+  }
+  return out;
 }
 
 /** Build an episode (not yet reset) from a request, or the item's typed error. */

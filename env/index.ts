@@ -11,6 +11,8 @@ export {
   sharedVariantOf,
   prepareVariantsInBackground,
   resolveTask,
+  variantSplitOf,
+  taskDefaultProblems,
   DEFAULT_LIMITS,
   DEFAULT_DEFAULTS,
   VARIANT_PRESETS,
@@ -38,4 +40,18 @@ export type { SessionEnvOptions, SessionStats, SessionLog, ResetOk, StepOk, Clos
 export { EpisodeWrapper, ActionHints, actionFormat, privilegedView } from './wrappers.js';
 export type { EpisodeHandle, EpisodeStart, EpisodeWrapping, Advisor, AdvisorStart } from './wrappers.js';
 export { GeneratorTaskSource, JsonlTaskSource, generateTask, parseGeneratedTaskId, INTENT_WEIGHTS, loadHarnessTasks, adaptTask, generateFor, generatedIntents } from './tasks/index.js';
-export type { TaskSource, TaskSelector, TaskPick } from './tasks/index.js';
+export { SUB_KINDS, generateForWithKind } from './tasks/index.js';
+export {
+  PRODUCTION_MIX,
+  REPORT_TABLE_1,
+  TASK_SPLITS,
+  isProductionMix,
+  mixIntent,
+  mixLabel,
+  mixShares,
+  parseMix,
+  parseMixText,
+  splitsOf,
+  taskSplitFor,
+} from './tasks/index.js';
+export type { TaskSource, TaskSelector, TaskPick, IntentMix, MixResult, TaskSplit, VariantSplit } from './tasks/index.js';

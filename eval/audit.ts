@@ -10,8 +10,8 @@
  * `locales[i % locales.length]`, so every policy meets the same tasks.
  */
 import type { Locale } from '../protocol/domain.js';
-import { defaultEnvConfig } from '../env/index.js';
-import type { EnvConfig } from '../env/index.js';
+import { defaultEnvConfig, mixShares, variantSplitOf } from '../env/index.js';
+import type { EnvConfig, IntentMix, TaskSplit, VariantSplit } from '../env/index.js';
 import { BLIND_DESCRIPTIONS, BLIND_POLICIES, memorizerFor, oraclePolicy } from '../policies/index.js';
 import type { Policy } from '../policies/index.js';
 import { playEpisode } from './evaluate.js';
@@ -36,6 +36,10 @@ export interface AuditOptions {
   minGap?: number;
   /** Only these strategies (default: all). */
   strategies?: readonly string[];
+  /** The task split (default `train`; `all`: each episode's drawn from its seed). Each preset keeps its own variant split. */
+  taskSplit?: TaskSplit;
+  /** The intent mix (default: the production mix). */
+  mix?: IntentMix;
 }
 
 /** One policy on one preset. */
@@ -43,6 +47,8 @@ export interface AuditRow {
   policy: string;
   kind: 'blind' | 'reference';
   preset: string;
+  /** The preset's variant split (`none`: identity, the base harness). */
+  variant_split: VariantSplit;
   episodes: number;
   mean: number;
   p90: number;
@@ -61,6 +67,10 @@ export interface AuditRow {
 export interface AuditReport {
   profile: string;
   presets: string[];
+  /** The task split played (every preset on the same tasks). */
+  task_split: TaskSplit;
+  /** The intent mix (non-zero shares). */
+  mix: Partial<Record<string, number>>;
   episodes: number;
   thresholds: { max_mean: number; max_p90: number; min_gap: number };
   rows: AuditRow[];
@@ -98,6 +108,7 @@ function rowOf(policy: string, kind: AuditRow['kind'], preset: string, records: 
     policy,
     kind,
     preset,
+    variant_split: variantSplitOf(preset) ?? 'none',
     episodes: records.length,
     mean: round(mean),
     p90: round(quantile(rewards, 0.9)),
@@ -119,13 +130,18 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
   const unknown = names.filter((n) => !BLIND_POLICIES.has(n));
   if (unknown.length > 0) throw new RangeError(`unknown strategies: ${unknown.join(', ')} (known: ${[...BLIND_POLICIES.keys()].join(', ')})`);
   const profile = opts.rewards ?? config.defaults.rewards;
+  const taskSplit = opts.taskSplit ?? 'train';
 
   const play = (policy: Policy, preset: string): EpisodeRecord[] => {
     const out: EpisodeRecord[] = [];
     for (let i = 0; i < episodes; i++) {
       const s = (seed + i) >>> 0;
       out.push(
-        playEpisode(config, { policy, episodes: 1, seed: s, variant: preset, locale: locales[i % locales.length], rewards: profile }, s),
+        playEpisode(
+          config,
+          { policy, episodes: 1, seed: s, variant: preset, locale: locales[i % locales.length], rewards: profile, taskSplit, ...(opts.mix ? { mix: opts.mix } : {}) },
+          s,
+        ),
       );
     }
     return out;
@@ -154,18 +170,24 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
       if (gap < thresholds.min_gap) failures.push(`memorizer gap on ${preset}: ${gap} < ${thresholds.min_gap} (identity ${base}, ${preset} ${memo(preset)})`);
     }
   }
-  return { profile, presets, episodes, thresholds, rows, failures };
+  return { profile, presets, task_split: taskSplit, mix: mixShares(opts.mix), episodes, thresholds, rows, failures };
 }
 
 /** The report as a person reads it: a table per preset, then the verdict. */
 export function formatAudit(report: AuditReport): string {
-  const out: string[] = [`reward audit: profile "${report.profile}", ${report.episodes} episodes per policy and preset`];
+  const mix = Object.entries(report.mix)
+    .map(([i, w]) => `${i}=${w}`)
+    .join(',');
+  const production = JSON.stringify(report.mix) === JSON.stringify(mixShares(undefined));
+  const out: string[] = [
+    `reward audit: profile "${report.profile}", ${report.episodes} episodes per policy and preset, task split ${report.task_split}${production ? '' : `, mix ${mix}`}`,
+  ];
   const t = report.thresholds;
   out.push(`thresholds: blind mean <= ${t.max_mean}, p90 over tasks that need facts (p90f) <= ${t.max_p90}; oracle 1.0; memorizer gap >= ${t.min_gap}`);
   for (const preset of report.presets) {
     out.push(
       '',
-      `preset ${preset}`,
+      `preset ${preset} (variant split ${variantSplitOf(preset) ?? 'none'})`,
       `  ${'policy'.padEnd(22)} ${'mean'.padStart(7)} ${'p90'.padStart(7)} ${'p90f'.padStart(7)} ${'max'.padStart(7)}  best intent`,
     );
     for (const r of report.rows.filter((x) => x.preset === preset)) {

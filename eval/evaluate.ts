@@ -4,8 +4,9 @@
  */
 import type { Locale } from '../protocol/domain.js';
 import { EnvError } from '../protocol/errors.js';
-import { createEpisode, defaultEnvConfig, privilegedView } from '../env/index.js';
-import type { EnvConfig, EpisodeHandle, ResetOptions } from '../env/index.js';
+import type { Split } from '../protocol/domain.js';
+import { createEpisode, defaultEnvConfig, mixShares, privilegedView, taskSplitFor, variantSplitOf } from '../env/index.js';
+import type { EnvConfig, EpisodeHandle, EpisodeRequest, IntentMix, ResetOptions, TaskSplit, VariantSplit } from '../env/index.js';
 import type { VariantSpec } from '../harness-variants/index.js';
 import type { Policy } from '../policies/index.js';
 import { RecordEpisode } from '../recording/index.js';
@@ -22,6 +23,14 @@ export interface EvalOptions {
   parser?: string;
   faults?: number;
   intent?: string;
+  /**
+   * The task split (default `train`): every episode names its split in its reset (`all`: drawn from its
+   * seed, env/tasks/mix.ts `taskSplitFor`), so a server's own default never applies. Independent of the
+   * variant's split.
+   */
+  taskSplit?: TaskSplit;
+  /** The intent mix of episodes (no `intent`): default the production mix. */
+  mix?: IntentMix;
   rewards?: string;
   config?: Partial<EnvConfig>;
   /** Records episodes (`eval --record`): fed the reset, every action and output, and the end. */
@@ -32,7 +41,15 @@ export interface EvalOptions {
 export interface EvalSummary {
   policy: string;
   variant: string;
+  /** The task split asked for (`train`, `eval` or `all`). */
+  task_split: TaskSplit;
+  /** The variant's split: the held-out harness side (`none`: the base harness). */
+  variant_split: VariantSplit;
+  /** The intent mix episodes were drawn with (non-zero shares). */
+  mix: Partial<Record<string, number>>;
   episodes: number;
+  /** Episodes played per task split (the split of each episode's task). */
+  task_splits: Partial<Record<Split, number>>;
   reward: { mean: number; p10: number; p50: number };
   components: Record<string, number>;
   intents: Record<string, number>;
@@ -48,6 +65,8 @@ export interface EpisodeRecord {
   intent: string;
   outcome: string;
   errors: number;
+  /** The split of the episode's task. */
+  task_split: Split;
 }
 
 const round = (x: number): number => Math.round(x * 1e4) / 1e4;
@@ -65,14 +84,22 @@ function sortedCounts(counts: Map<string, number>): Record<string, number> {
   return out;
 }
 
+/** What the episodes of a summary were drawn from: the task split and mix (default `train`, production). */
+export interface SummaryAxes {
+  taskSplit?: TaskSplit;
+  mix?: IntentMix;
+}
+
 /** Aggregate finished episodes into the summary (shared with the remote eval). */
-export function summarize(policy: string, variant: string, records: readonly EpisodeRecord[]): EvalSummary {
+export function summarize(policy: string, variant: string | VariantSpec, records: readonly EpisodeRecord[], axes: SummaryAxes = {}): EvalSummary {
   const rewards = records.map((r) => r.reward).sort((a, b) => a - b);
   const compSums = new Map<string, number>();
   const intents = new Map<string, number>();
   const outcomes = new Map<string, number>();
+  const splits = new Map<string, number>();
   let errors = 0;
   for (const r of records) {
+    splits.set(r.task_split, (splits.get(r.task_split) ?? 0) + 1);
     for (const [k, v] of Object.entries(r.components)) compSums.set(k, (compSums.get(k) ?? 0) + v);
     intents.set(r.intent, (intents.get(r.intent) ?? 0) + 1);
     outcomes.set(r.outcome, (outcomes.get(r.outcome) ?? 0) + 1);
@@ -83,8 +110,12 @@ export function summarize(policy: string, variant: string, records: readonly Epi
   for (const [k, v] of compSums) components[k] = round(v / n);
   return {
     policy,
-    variant,
+    variant: variantLabel(variant),
+    task_split: axes.taskSplit ?? 'train',
+    variant_split: variantSplitOf(variant) ?? 'none',
+    mix: mixShares(axes.mix),
     episodes: records.length,
+    task_splits: sortedCounts(splits),
     reward: { mean: round(rewards.reduce((a, b) => a + b, 0) / n), p10: round(quantile(rewards, 0.1)), p50: round(quantile(rewards, 0.5)) },
     components,
     intents: sortedCounts(intents),
@@ -96,6 +127,30 @@ export function summarize(policy: string, variant: string, records: readonly Epi
 /** Hard stop for a policy that never ends an episode (the env's turn cap ends it long before). */
 const MAX_STEPS_GUARD = 64;
 
+/**
+ * The task selector of an eval episode: its split always (the run's, `all` drawn from the seed), and its
+ * intent when forced; with a mix, the intent the mix draws in `config`'s task source (what a server with
+ * that source would serve: a remote eval sends it, so the server's own default mix never applies).
+ */
+export function evalTaskSelector(
+  config: EnvConfig,
+  opts: Pick<EvalOptions, 'intent' | 'taskSplit' | 'mix' | 'locale'>,
+  seed: number,
+): { ok: true; task: NonNullable<EpisodeRequest['task']> } | { ok: false; error: { code: string; message: string } } {
+  const split = taskSplitFor(seed, opts.taskSplit ?? 'train');
+  if (opts.intent) return { ok: true, task: { split, intent: opts.intent } };
+  if (opts.mix === undefined) return { ok: true, task: { split } };
+  const picked = config.taskSource.pick(seed, { split, mix: opts.mix }, opts.locale ?? config.defaults.locale);
+  if (!picked.ok) return { ok: false, error: { code: picked.code, message: picked.message } };
+  return { ok: true, task: { split, intent: picked.task.intent } };
+}
+
+/** The config an eval plays in: with a mix, the mix as the default of resets that name no intent. */
+function withMix(config: EnvConfig, mix: IntentMix | undefined): EnvConfig {
+  if (mix === undefined || config.defaults.task_mix === mix) return config;
+  return { ...config, defaults: { ...config.defaults, task_mix: mix } };
+}
+
 /** Play one episode in-process; returns its record. `config` is the env config (`defaultEnvConfig(opts.config)`). */
 export function playEpisode(config: EnvConfig, opts: EvalOptions, seed: number): EpisodeRecord {
   const options: ResetOptions = {};
@@ -103,8 +158,11 @@ export function playEpisode(config: EnvConfig, opts: EvalOptions, seed: number):
   if (opts.parser) options.parser = opts.parser;
   if (opts.faults !== undefined) options.faults = opts.faults;
   if (opts.rewards) options.rewards = opts.rewards;
-  const task = opts.intent ? { intent: opts.intent } : undefined;
-  const created = createEpisode(config, { episode_id: 'local', seed, task, variant: opts.variant, options });
+  // The split is always named (a config's default never applies); the mix draws the intent as a server
+  // with it as its default would.
+  const split = taskSplitFor(seed, opts.taskSplit ?? 'train');
+  const task = opts.intent ? { split, intent: opts.intent } : { split };
+  const created = createEpisode(withMix(config, opts.mix), { episode_id: 'local', seed, task, variant: opts.variant, options });
   if (!created.ok) throw new EnvError(created.error);
   // The same wrappers as a server session's (server/compose.ts): recording when asked.
   const start = { episode_id: `eval-${seed}`, seed, variant: opts.variant, variant_seed: seed, options, oracle_hints: false };
@@ -137,10 +195,11 @@ export function playEpisode(config: EnvConfig, opts: EvalOptions, seed: number):
         intent: String(result.info.intent),
         outcome: String(result.info.outcome),
         errors,
+        task_split: params.source_task.split,
       };
     }
   }
-  return { reward: 0, components: {}, intent: String(info.intent), outcome: 'max_turns', errors: errors + 1 };
+  return { reward: 0, components: {}, intent: String(info.intent), outcome: 'max_turns', errors: errors + 1, task_split: params.source_task.split };
 }
 
 /** How a summary names the variant: the preset, or the spec as compact JSON. */
@@ -153,5 +212,5 @@ export function evaluate(opts: EvalOptions): EvalSummary {
   const config = defaultEnvConfig(opts.config);
   const records: EpisodeRecord[] = [];
   for (let i = 0; i < opts.episodes; i++) records.push(playEpisode(config, opts, (opts.seed + i) >>> 0));
-  return summarize(opts.policy.name, variantLabel(opts.variant), records);
+  return summarize(opts.policy.name, opts.variant, records, { taskSplit: opts.taskSplit, mix: opts.mix });
 }

@@ -25,15 +25,16 @@
  * episode stops the run instead (its half-taped twin cannot be unwound, and the records would not be in
  * episode order). When no replica is left the run stops with `NO_REPLICA`.
  */
-import { createEpisode, defaultEnvConfig } from '../env/index.js';
+import { createEpisode, defaultEnvConfig, mixShares } from '../env/index.js';
 import { harnessLabel } from '../harness/index.js';
-import type { EnvDefaults, EpisodeHandle, EpisodeLimits, EpisodeRequest, ResetOptions, StepResult } from '../env/index.js';
+import type { EnvConfig, EnvDefaults, EpisodeHandle, EpisodeLimits, EpisodeRequest, ResetOptions, StepResult } from '../env/index.js';
+import type { Split } from '../protocol/domain.js';
 import type { PolicyInstance, PolicyObservation, PrivilegedContext } from '../policies/index.js';
 import { RecordEpisode, hashResetOutput, hashStepOutput } from '../recording/index.js';
 import type { EpisodeRecorder } from '../recording/index.js';
 import { HarnessGymClient, HarnessGymError, ShardedClient, unwrap } from '../client/index.js';
 import type { EpisodeClient, ResetItem, ShardedClientOptions, StepInfo, StepResultItem, WelcomeMessage } from '../client/index.js';
-import { summarize, variantLabel } from './evaluate.js';
+import { evalTaskSelector, summarize } from './evaluate.js';
 import type { EpisodeRecord, EvalOptions, EvalSummary } from './evaluate.js';
 
 /** Options of `evaluateRemote`: the in-process options plus where the server is. */
@@ -74,21 +75,29 @@ interface Running {
   info: StepInfo;
   /** Intent at reset, for the guard's record (as `playEpisode` uses the reset info). */
   resetIntent: string;
+  /** The split of the episode's task. */
+  split: Split;
   errors: number;
   actions: number;
   /** The local twin in its recording wrapper (only when recording). */
   mirror?: EpisodeHandle;
 }
 
-/** The reset item of episode i, with only the options the in-process loop would pass. */
-function resetItemFor(opts: Omit<EvalOptions, 'recorder'>, episodeId: string, seed: number): ResetItem {
+/**
+ * The reset item of episode i, with only the options the in-process loop would pass, and its task selector:
+ * the split always, the intent when forced or drawn by the mix here (`evalTaskSelector`), so that the
+ * server's own task defaults never decide an eval's tasks.
+ */
+function resetItemFor(opts: Omit<EvalOptions, 'recorder'>, config: EnvConfig, episodeId: string, seed: number): ResetItem {
   const options: ResetOptions = {};
   if (opts.locale) options.locale = opts.locale;
   if (opts.parser) options.parser = opts.parser;
   if (opts.faults !== undefined) options.faults = opts.faults;
   if (opts.rewards) options.rewards = opts.rewards;
   const item: ResetItem = { episode_id: episodeId, seed, variant: opts.variant };
-  if (opts.intent) item.task = { intent: opts.intent };
+  const task = evalTaskSelector(config, opts, seed);
+  if (!task.ok) throw new HarnessGymError({ code: task.error.code as 'UNKNOWN_TASK', message: task.error.message });
+  item.task = task.task as ResetItem['task'];
   if (Object.keys(options).length > 0) item.options = options;
   return item;
 }
@@ -119,6 +128,12 @@ export async function evaluateRemote(opts: RemoteEvalOptions): Promise<EvalSumma
   } finally {
     await shards.disconnect();
   }
+}
+
+/** Whether two mixes' shares (as `welcome.defaults.task_mix` prints them) are the same. */
+function sameShares(a: Readonly<Record<string, number>>, b: Readonly<Record<string, number | undefined>>): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].every((k) => (a[k] ?? 0) === (b[k] ?? 0));
 }
 
 /** An item error that says the episode's replica is gone (a `ShardedClient`'s; see client/sharded.ts). */
@@ -164,6 +179,15 @@ async function runEpisodes(client: EpisodeClient, welcomes: readonly WelcomeMess
     throw new HarnessGymError({
       code: 'INTERNAL',
       message: `the server serves harness ${harnessLabel(served)} and this eval has ${harnessLabel(mine)}: give the server's harness directory with --harness DIR`,
+    });
+  }
+  // An eval names each episode's split, and its intent when a mix draws it; without a mix the server's
+  // default mix would draw the intents, and this eval's episodes (the production mix) would not be the server's.
+  const serverMix = client.welcome.defaults.task_mix;
+  if (opts.mix === undefined && opts.intent === undefined && serverMix !== undefined && !sameShares(serverMix, mixShares(undefined))) {
+    throw new HarnessGymError({
+      code: 'INTERNAL',
+      message: `the server draws intents with its own default mix (${Object.entries(serverMix).map(([i, w]) => `${i}=${w}`).join(',')}): give the eval a mix with --mix (--mix production for the production mix), and it draws each episode's intent itself`,
     });
   }
   const recorder = typeof opts.recorder === 'function' ? opts.recorder({ limits: config.limits, defaults: config.defaults }) : opts.recorder;
@@ -223,13 +247,14 @@ async function runEpisodes(client: EpisodeClient, welcomes: readonly WelcomeMess
             intent: String(res.info.intent),
             outcome: String(res.info.outcome),
             errors: r.errors,
+            task_split: r.split,
           };
           finished.push(r.episode_id);
           return;
         }
       }
       if (r.actions >= MAX_STEPS_GUARD) {
-        records[r.index] = { reward: 0, components: {}, intent: r.resetIntent, outcome: 'max_turns', errors: r.errors + 1 };
+        records[r.index] = { reward: 0, components: {}, intent: r.resetIntent, outcome: 'max_turns', errors: r.errors + 1, task_split: r.split };
         finished.push(r.episode_id);
         return;
       }
@@ -239,7 +264,7 @@ async function runEpisodes(client: EpisodeClient, welcomes: readonly WelcomeMess
     // Free the finished episodes so the session stays within max_episodes.
     if (finished.length > 0) await client.closeEpisodes(finished);
   }
-  return summarize(opts.policy.name, variantLabel(opts.variant), records);
+  return summarize(opts.policy.name, opts.variant, records, { taskSplit: opts.taskSplit, mix: opts.mix });
 }
 
 async function startEpisodes(
@@ -250,7 +275,7 @@ async function startEpisodes(
   recorder: EpisodeRecorder | undefined,
   restart: (index: number, res: { ok: false; error: { code: string; message: string } }) => void,
 ): Promise<Running[]> {
-  const items = indices.map((i) => resetItemFor(opts, `eval-${i}`, (opts.seed + i) >>> 0));
+  const items = indices.map((i) => resetItemFor(opts, config, `eval-${i}`, (opts.seed + i) >>> 0));
   const results = await client.reset(items);
   const started: Running[] = [];
   indices.forEach((index, j) => {
@@ -303,6 +328,7 @@ async function startEpisodes(
       obs: ok.observation,
       info: ok.info,
       resetIntent: String(ok.info.intent),
+      split: params.source_task.split,
       errors: 0,
       actions: 0,
       ...(mirror ? { mirror } : {}),

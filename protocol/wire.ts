@@ -199,6 +199,12 @@ export const WireDefaultsSchema = z.object({
   observation: z.enum(['delta', 'full']),
   locale: z.enum(['zh-CN', 'en']),
   rewards: z.string(),
+  /** The task split of resets whose task selector names none; absent from older servers (they played train). */
+  task_split: z.enum(['train', 'eval', 'all']).optional(),
+  /** The default variant's split (`none`: the base harness); absent from older servers. */
+  variant_split: z.enum(['train', 'eval', 'none']).optional(),
+  /** The intent shares of resets that name no intent; absent from older servers (the production mix). */
+  task_mix: z.record(z.string(), z.number()).optional(),
 });
 /** Defaults as `welcome` carries them. */
 export type WireDefaults = z.infer<typeof WireDefaultsSchema>;

@@ -70,6 +70,10 @@ export interface RecordSummary {
   /** Violation codes seen, sorted. */
   violation_codes: string[];
   locale: string;
+  /** The task's split (absent in records made before it: read `source_task.split`). */
+  task_split?: string;
+  /** The variant's split, `none` for the base harness (absent in records made before it). */
+  variant_split?: string;
 }
 
 /** One finished episode. */
@@ -85,6 +89,13 @@ export interface EpisodeRecordV1 {
   /** The seed the variant was realised with (`req.variant_seed ?? seed`). */
   variant_seed: number;
   variant_id: string;
+  /**
+   * The two held-out axes of the episode: the split of its task (`train` or `eval`: which rooms and tasks)
+   * and of its variant (`train`, `eval`, or `none` for the base harness: which harness). Absent in records
+   * made before they were written (the task's is `source_task.split` there).
+   */
+  task_split?: string;
+  variant_split?: string;
   /** The record version the episode was written with (absent: 1, before compiled variants). */
   record_version?: number;
   /** The variant pool the variant was drawn from (`EnvConfig.variantPool`; absent in version 1 records). */

@@ -90,12 +90,16 @@ export interface EpisodeView {
   intent: string;
   locale: string;
   task_id: string;
+  /** The task's split (`train` or the held-out `eval`). */
+  task_split: string;
   viewer_id: string;
   viewer_message: string;
   history: { role: string; content: string }[];
   variant: {
     id: string;
     label: string;
+    /** The variant's split (`train`, the held-out `eval`, `none` for the base harness). */
+    split: string;
     families: string[];
     applied: string[];
     variant_seed: number;
@@ -285,12 +289,14 @@ export function inspectRecord(rec: EpisodeRecordV1, base: Partial<EnvConfig> = {
     intent: rec.task.intent,
     locale: rec.task.locale,
     task_id: rec.task.id,
+    task_split: rec.task_split ?? rec.source_task.split,
     viewer_id: rec.task.viewer_id,
     viewer_message: rec.task.messages.join('\n'),
     history: rec.task.history.map((h) => ({ role: h.role, content: h.content })),
     variant: {
       id: rec.variant_id,
       label: variant.label,
+      split: rec.variant_split ?? variant.split,
       families: variant.families,
       applied,
       variant_seed: rec.variant_seed,
@@ -350,7 +356,7 @@ function answerKeyLines(k: AnswerKey): string[] {
 /** The view as text. */
 export function formatEpisodeView(v: EpisodeView): string {
   const out: string[] = [];
-  out.push(`=== episode ${v.episode_id}  seed ${v.seed}  task ${v.task_id}  intent ${v.intent}  locale ${v.locale}`);
+  out.push(`=== episode ${v.episode_id}  seed ${v.seed}  task ${v.task_id}  intent ${v.intent}  locale ${v.locale}  task split ${v.task_split}  variant split ${v.variant.split}`);
   for (const h of v.history) out.push(`[history ${h.role}] ${h.content}`);
   out.push(`viewer ${v.viewer_id}: ${v.viewer_message}`);
   out.push('');

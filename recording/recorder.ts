@@ -44,12 +44,12 @@ export interface EpisodeRecorder {
   end(tape: EpisodeTape): void;
 }
 
-/** Variant label and families, for the list view. */
-export function describeVariant(variant: unknown): { label: string; families: string[] } {
+/** Variant label, families and split, for the list view. */
+export function describeVariant(variant: unknown): { label: string; families: string[]; split: string } {
   const parsed = parseVariant(variant);
-  if (!parsed.ok) return { label: 'invalid', families: [] };
-  if (parsed.spec === null) return { label: parsed.preset ?? 'identity', families: [] };
-  return { label: parsed.preset ?? 'spec', families: [...parsed.spec.families] };
+  if (!parsed.ok) return { label: 'invalid', families: [], split: 'none' };
+  if (parsed.spec === null) return { label: parsed.preset ?? 'identity', families: [], split: 'none' };
+  return { label: parsed.preset ?? 'spec', families: [...parsed.spec.families], split: parsed.spec.split };
 }
 
 /** One episode being taped. */
@@ -103,6 +103,8 @@ export class EpisodeTape {
       hooks_violated: [...hooks].sort(),
       violation_codes: [...codes].sort(),
       locale: p.task.locale,
+      task_split: p.source_task.split,
+      variant_split: variant.split,
     };
     return {
       type: 'episode',
@@ -112,6 +114,8 @@ export class EpisodeTape {
       variant: this.start.variant,
       variant_seed: this.start.variant_seed,
       variant_id: p.variant_id,
+      task_split: p.source_task.split,
+      variant_split: variant.split,
       record_version: RECORD_VERSION,
       variant_pool: p.variant_pool,
       options: this.start.options,

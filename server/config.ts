@@ -5,7 +5,7 @@
  * name the key path, so a typo such as `limits.max_bach` is reported rather than silently ignored.
  * This module never reads `process.env`; the serve command does.
  */
-import { DEFAULT_DEFAULTS, JsonlTaskSource, loadHarnessTasks } from '../env/index.js';
+import { DEFAULT_DEFAULTS, JsonlTaskSource, TASK_SPLITS, loadHarnessTasks, parseMix } from '../env/index.js';
 import type { EnvDefaults } from '../env/index.js';
 import { embeddedHarness, loadHarnessDir } from '../harness/index.js';
 import type { HarnessSet } from '../harness/index.js';
@@ -71,6 +71,23 @@ export const RecordConfigSchema = z.strictObject({
  */
 export const DefaultVariantSchema = z.union([z.string(), z.record(z.string(), z.unknown())]).superRefine((v, ctx) => {
   const parsed = parseVariant(v);
+  if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
+});
+
+/**
+ * The task split of reset items whose task selector names none (`defaults.task_split`): `train` (the
+ * default), the held-out `eval`, or `all` (each episode's split drawn from its seed). Independent of the
+ * variant's split: `defaults.variant` holds the harness out, this holds the tasks out.
+ */
+export const DefaultTaskSplitSchema = z.enum(TASK_SPLITS as ['train', 'eval', 'all']);
+
+/**
+ * The intent mix of reset items that name no intent (`defaults.task_mix`): a map of intent to weight,
+ * checked with env/tasks/mix.ts `parseMix` (known intents, finite weights >= 0, not all 0) and normalised
+ * when the environment is built. Absent: the production mix.
+ */
+export const DefaultTaskMixSchema = z.record(z.string(), z.unknown()).superRefine((v, ctx) => {
+  const parsed = parseMix(v);
   if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
 });
 
@@ -169,10 +186,15 @@ export const ServerConfigSchema = z.strictObject({
       module_dirs: z.array(z.string().min(1)).default([]),
     })
     .prefault({}),
-  /** Defaults of reset items that leave a field out; absent keys keep the environment's (`identity`). */
+  /**
+   * Defaults of reset items that leave a field out; absent keys keep the environment's (variant
+   * `identity`, task split `train`, the production mix).
+   */
   defaults: z
     .strictObject({
       variant: DefaultVariantSchema.optional(),
+      task_split: DefaultTaskSplitSchema.optional(),
+      task_mix: DefaultTaskMixSchema.optional(),
     })
     .optional(),
 });
@@ -197,12 +219,16 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Merge `over` into `base` (objects merge key by key; anything else replaces). */
-function merge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+/** Keys whose value is one map, replaced whole by a later source rather than merged key by key. */
+const WHOLE_VALUES = new Set(['defaults.variant', 'defaults.task_mix']);
+
+/** Merge `over` into `base` (objects merge key by key, but for `WHOLE_VALUES`; anything else replaces). */
+function merge(base: Record<string, unknown>, over: Record<string, unknown>, path = ''): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
     if (v === undefined) continue;
-    out[k] = isRecord(v) && isRecord(out[k]) ? merge(out[k] as Record<string, unknown>, v) : v;
+    const at = path === '' ? k : `${path}.${k}`;
+    out[k] = isRecord(v) && isRecord(out[k]) && !WHOLE_VALUES.has(at) ? merge(out[k] as Record<string, unknown>, v, at) : v;
   }
   return out;
 }
@@ -304,14 +330,23 @@ export function harnessOf(config: Pick<ServerConfig, 'harness'>): HarnessSet {
 }
 
 /**
- * The environment settings a config sets: its defaults (`defaults.variant`, over the embedded ones; none
- * when it sets none) and its variant pool.
+ * The environment settings a config sets: its defaults (`defaults.variant`, `defaults.task_split` and
+ * `defaults.task_mix` over the embedded ones; none when it sets none) and its variant pool.
  */
 export function defaultsOf(config: Pick<ServerConfig, 'defaults' | 'variant_pool'>): { defaults?: EnvDefaults; variantPool: number } {
-  const variant = config.defaults?.variant;
+  const d = config.defaults;
   const variantPool = config.variant_pool;
-  if (variant === undefined) return { variantPool };
-  return { defaults: { ...DEFAULT_DEFAULTS, variant: variant as EnvDefaults['variant'] }, variantPool };
+  if (d === undefined || (d.variant === undefined && d.task_split === undefined && d.task_mix === undefined)) return { variantPool };
+  const defaults: EnvDefaults = { ...DEFAULT_DEFAULTS };
+  if (d.variant !== undefined) defaults.variant = d.variant as EnvDefaults['variant'];
+  if (d.task_split !== undefined) defaults.task_split = d.task_split;
+  if (d.task_mix !== undefined) {
+    const mix = parseMix(d.task_mix);
+    // The schema checked it: a failure here is a config built around parseServerConfig.
+    if (!mix.ok) throw new TypeError(`defaults.task_mix: ${mix.message}`);
+    defaults.task_mix = mix.mix;
+  }
+  return { defaults, variantPool };
 }
 
 /** The task source a config sets (`tasks` files), checked against its harness; nothing when it sets none. */

@@ -10,7 +10,7 @@ import type { ErrorCode } from '../protocol/errors.js';
 import { errorFrame } from '../protocol/errors.js';
 import { deriveSeed } from '../protocol/rng.js';
 import type { RequestId, ServerInfo, WireError } from '../protocol/wire.js';
-import { defaultEnvConfig, prepareVariantsInBackground } from '../env/index.js';
+import { defaultEnvConfig, prepareVariantsInBackground, taskDefaultProblems } from '../env/index.js';
 import type { EnvConfig } from '../env/index.js';
 import type { ReloadOutcome, RewardCatalog, RewardSet } from '../rewards/index.js';
 import { Codec } from '../protocol/codec.js';
@@ -118,6 +118,10 @@ export class ServerCore implements SessionServer, ConnectionServer {
       limits: { max_turns: config.limits.max_turns, max_errors: config.limits.max_errors },
       ...defaultsOf(config),
     });
+    // Task defaults every reset would fail with (a mix of intents the source does not serve) stop the
+    // start (serve says so first, naming the key: cli/commands/serve.ts).
+    const problems = taskDefaultProblems(this.#env, { split: config.defaults?.task_split !== undefined });
+    if (problems.length > 0) throw new TypeError(`invalid task defaults: ${problems.join('; ')}`);
     this.yieldEvery = Math.max(1, Math.floor(deps.yieldEvery ?? 32));
     this.#info = buildServerInfo(config, this.#env, packageIdentity(), set?.hash);
     this.#unsubscribe = this.#catalog?.onSwap((next) => this.#swapRewards(next)) ?? (() => {});

@@ -9,5 +9,6 @@ export {
   loadServerConfig,
   readConfigFile,
   defaultServerConfig,
+  defaultsOf,
 } from './config.js';
 export type { ServerConfig, ServerLimits, ServerConfigInput, ConfigResult } from './config.js';

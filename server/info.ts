@@ -3,7 +3,7 @@
  * server from its config and the environment config, so both always agree.
  */
 import type { EnvConfig } from '../env/index.js';
-import { PARSERS, VARIANT_FAMILIES, VARIANT_PRESETS } from '../env/index.js';
+import { PARSERS, VARIANT_FAMILIES, VARIANT_PRESETS, mixShares, variantSplitOf } from '../env/index.js';
 import type { RequestId, ServerInfo } from '../protocol/wire.js';
 import { WIRE_PROTOCOL_VERSION } from '../protocol/wire.js';
 import { builtinRewardSetHash } from '../rewards/index.js';
@@ -39,6 +39,12 @@ export function buildServerInfo(
       observation: env.defaults.observation,
       locale: env.defaults.locale,
       rewards: env.defaults.rewards,
+      // Both held-out axes (additive to protocol 1): the tasks' split, and the default variant's.
+      task_split: env.defaults.task_split ?? 'train',
+      variant_split: variantSplitOf(env.defaults.variant) ?? 'none',
+      // The shares of resets that name no intent (non-zero ones); a harness that serves fewer intents
+      // draws among those it serves, in these proportions.
+      task_mix: mixShares(env.defaults.task_mix),
     },
     reward_profiles: [...env.profiles.values()].map((p) => ({
       name: p.name,

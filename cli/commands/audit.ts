@@ -15,8 +15,10 @@ import { loadProfileFile, loadRewardSet } from '../../rewards/index.js';
 import { collect, intArg, listArg, rateArg } from '../args.js';
 import { CliError, EXIT, fileError, joinErrors } from '../errors.js';
 import { harnessOption } from './harness.js';
+import { addTaskOptions } from '../task-args.js';
+import type { TaskFlags } from '../task-args.js';
 
-interface AuditFlags {
+interface AuditFlags extends TaskFlags {
   rewards?: string;
   rewardModules: string[];
   harness?: string;
@@ -35,7 +37,7 @@ interface AuditFlags {
 /** Register `audit` on the program. */
 export function registerAuditCommand(program: Command): void {
   const names = auditStrategies().map((s) => s.name);
-  program
+  const cmd = program
     .command('audit')
     .description(
       'play blind reward-hacking strategies against a reward profile beside the oracle and the memorizer (exit 1 when one scores above the thresholds)',
@@ -52,8 +54,8 @@ export function registerAuditCommand(program: Command): void {
     .option('--max-p90 <x>', 'a blind strategy fails above this p90 reward, in [0, 1]', rateArg('--max-p90'), 0.5)
     .option('--min-gap <x>', "the memorizer's least drop from identity on an augmented preset, in [0, 1]", rateArg('--min-gap'), 0.4)
     .option('--json', 'print the report as one JSON line')
-    .option('--list', 'list the blind strategies and what each does, and exit')
-    .action(async (f: AuditFlags) => {
+    .option('--list', 'list the blind strategies and what each does, and exit');
+  addTaskOptions(cmd).action(async (f: AuditFlags) => {
       if (f.list) {
         const rows = auditStrategies();
         if (f.json) process.stdout.write(JSON.stringify(rows) + '\n');
@@ -80,6 +82,8 @@ export function registerAuditCommand(program: Command): void {
         seed: f.seed,
         locales: f.locales,
         ...(f.strategies ? { strategies: f.strategies } : {}),
+        taskSplit: f.taskSplit,
+        ...(f.mix !== undefined ? { mix: f.mix.mix } : {}),
         maxMean: f.maxMean,
         maxP90: f.maxP90,
         minGap: f.minGap,

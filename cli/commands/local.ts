@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { LOCALES, INTENTS } from '../../protocol/domain.js';
 import type { Locale } from '../../protocol/domain.js';
-import { PARSERS, HarnessGymEnv, defaultEnvConfig } from '../../env/index.js';
+import { DEFAULT_DEFAULTS, PARSERS, HarnessGymEnv, defaultEnvConfig, taskSplitFor } from '../../env/index.js';
 import type { EnvDefaults, EpisodeLimits } from '../../env/index.js';
 import { Recorder } from '../../recording/index.js';
 import { POLICIES, policyFor } from '../../policies/index.js';
@@ -22,8 +22,11 @@ import { harnessOption, tasksOption } from './harness.js';
 import { serverFailure } from '../remote.js';
 import { addVariantOptions, resolveVariantFlags } from '../variant-args.js';
 import type { VariantFlags } from '../variant-args.js';
+import { addTaskOptions } from '../task-args.js';
+import type { TaskFlags } from '../task-args.js';
+import { registerMixCommand } from './mix.js';
 
-interface EvalFlags extends VariantFlags {
+interface EvalFlags extends VariantFlags, TaskFlags {
   policy: string;
   episodes: number;
   seed: number;
@@ -53,7 +56,8 @@ export function registerLocalCommands(program: Command): void {
   addVariantOptions(evalCmd, 'identity')
     .addOption(choiceOption('--locale <locale>', 'language of tasks and harness', [...LOCALES]).default('zh-CN'))
     .addOption(choiceOption('--parser <name>', 'action parser the policy writes for', [...PARSERS.keys()]).default('auto'))
-    .addOption(choiceOption('--intent <intent>', 'only tasks of this intent', [...INTENTS]))
+    .addOption(choiceOption('--intent <intent>', 'only tasks of this intent', [...INTENTS]));
+  addTaskOptions(evalCmd)
     .option('--faults <rate>', 'probability in [0, 1] of an injected tool fault per call', rateArg('--faults'), 0)
     .option('--json', 'print one JSON line instead of a table')
     .option(
@@ -69,6 +73,7 @@ export function registerLocalCommands(program: Command): void {
     .action(async (opts: EvalFlags) => {
       if (!POLICIES.has(opts.policy)) throw usageError(`unknown policy ${opts.policy}`);
       const { variant } = resolveVariantFlags(opts, 'identity');
+      if (opts.mix !== undefined && opts.intent !== undefined) throw usageError('--intent forces the intent and --mix draws it: give one of them');
       if (opts.recordSample !== undefined && opts.record === undefined) throw usageError('--record-sample needs --record DIR');
       if (opts.token !== undefined && opts.url === undefined) throw usageError('--token needs --url (the in-process eval has no server)');
       if (opts.record !== undefined) writableDir(opts.record, '--record');
@@ -85,6 +90,8 @@ export function registerLocalCommands(program: Command): void {
         locale: opts.locale,
         parser: opts.parser,
         intent: opts.intent,
+        taskSplit: opts.taskSplit,
+        ...(opts.mix !== undefined ? { mix: opts.mix.mix } : {}),
         faults: opts.faults,
       };
       // Records are written in episode order, in-process or remote (cli/record-order.ts).
@@ -129,19 +136,22 @@ export function registerLocalCommands(program: Command): void {
       process.stdout.write(opts.json ? JSON.stringify(summary) + '\n' : formatSummary(summary));
     });
 
-  program
+  const taskCmd = program
     .command('task')
     .description('show one generated task: the system prompt, the viewer message, the tools and the answer key')
     .option('--seed <n>', 'episode seed', intArg('--seed', 0, 0xffffffff), 1)
     .addOption(choiceOption('--locale <locale>', 'language', [...LOCALES]).default('zh-CN'))
     .addOption(choiceOption('--intent <intent>', 'force an intent', [...INTENTS]))
     .option('--harness <dir>', 'the harness directory (default: the embedded harness)')
-    .option('--json', 'print the observation and the task as JSON')
-    .action((opts: { seed: number; locale: Locale; intent?: string; harness?: string; json?: boolean }) => {
-      const env = new HarnessGymEnv(harnessOption(opts.harness));
+    .option('--json', 'print the observation and the task as JSON');
+  addTaskOptions(taskCmd).action((opts: TaskFlags & { seed: number; locale: Locale; intent?: string; harness?: string; json?: boolean }) => {
+      if (opts.mix !== undefined && opts.intent !== undefined) throw usageError('--intent forces the intent and --mix draws it: give one of them');
+      const harness = harnessOption(opts.harness);
+      const env = new HarnessGymEnv({ ...harness, ...(opts.mix !== undefined ? { defaults: { ...DEFAULT_DEFAULTS, task_mix: opts.mix.mix } } : {}) });
+      const split = taskSplitFor(opts.seed, opts.taskSplit);
       const { observation, info } = env.reset({
         seed: opts.seed,
-        options: { locale: opts.locale, task: opts.intent ? { intent: opts.intent } : undefined },
+        options: { locale: opts.locale, task: opts.intent ? { split, intent: opts.intent } : { split } },
       });
       const task = env.episode?.params.task;
       if (opts.json) {
@@ -154,4 +164,6 @@ export function registerLocalCommands(program: Command): void {
       lines.push('--- answer key ---', JSON.stringify(task?.answer_key, null, 2));
       process.stdout.write(lines.join('\n') + '\n');
     });
+
+  registerMixCommand(program);
 }

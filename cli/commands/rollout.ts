@@ -27,6 +27,10 @@ import { fileError, runError, usageError } from '../errors.js';
 import { serverFailure } from '../remote.js';
 import { addVariantOptions, resolveVariantFlags } from '../variant-args.js';
 import type { VariantFlags } from '../variant-args.js';
+import { addTaskOptions, axesLine } from '../task-args.js';
+import type { TaskFlags } from '../task-args.js';
+import { mixShares, parseMix, taskSplitFor, variantSplitOf } from '../../env/index.js';
+import type { IntentMix } from '../../env/index.js';
 
 /**
  * `--record DIR`: rebuild every finished episode in-process from its transcript, in the server's harness
@@ -60,7 +64,7 @@ async function recordRun(result: RolloutResult, dir: string, harnessDir: string 
   process.stderr.write(`harness-gym rollout: recorded ${made.recorded} episodes in ${dir}${skipped.length > 0 ? ` (not recorded: ${skipped.join('; ')})` : ''}\n`);
 }
 
-interface RolloutFlags extends VariantFlags {
+interface RolloutFlags extends VariantFlags, TaskFlags {
   url: string[];
   baseUrl: string;
   model: string;
@@ -83,6 +87,13 @@ interface RolloutFlags extends VariantFlags {
   temperature?: number;
   maxTokens?: number;
   oracleHints?: boolean;
+}
+
+/** A mix from the shares a welcome names (undefined: the production mix, or a server too old to say). */
+function mixOfShares(shares: Record<string, number> | undefined): IntentMix | undefined {
+  if (shares === undefined) return undefined;
+  const parsed = parseMix(shares);
+  return parsed.ok ? parsed.mix : undefined;
 }
 
 /** The line of a run in which every episode failed: how many, the most frequent reasons, what to check. */
@@ -119,8 +130,9 @@ export function registerRolloutCommand(program: Command): void {
     .option('--token <token>', "the server's token (default: $HARNESS_GYM_TOKEN)")
     .option('--out <file>', 'write one JSON line per episode (episode order, with its transcript) to this file')
     .option('--record <dir>', "record the finished episodes as record files (replay, inspect, view read them), rebuilt in-process in the server's harness")
-    .option('--harness <dir>', "the server's harness directory, for --record (default: the embedded harness; must be the one the server serves)")
-    .option('--json', 'print the summary as one JSON line')
+    .option('--harness <dir>', "the server's harness directory, for --record and --mix (default: the embedded harness; must be the one the server serves)")
+    .option('--json', 'print the summary as one JSON line');
+  addTaskOptions(cmd)
     .option('--timeout <ms>', 'per-request timeout of the endpoint', intArg('--timeout', 1, 3_600_000), 60_000)
     .option('--retries <n>', 'retries of a failed endpoint request', intArg('--retries', 0, 100), 3)
     .option('--backoff <ms>', 'first retry delay (doubles per retry)', intArg('--backoff', 0, 600_000), 500)
@@ -132,8 +144,22 @@ export function registerRolloutCommand(program: Command): void {
       const { variant } = resolveVariantFlags(f, 'identity');
       // --record and --harness are checked before the run, not after it.
       if (f.record !== undefined) writableDir(f.record, '--record');
-      if (f.harness !== undefined && f.record === undefined) throw usageError('--harness is for --record DIR (the server plays in its own harness)');
-      harnessOption(f.harness);
+      if (f.harness !== undefined && f.record === undefined && f.mix === undefined) {
+        throw usageError('--harness is for --record DIR and --mix (the server plays in its own harness)');
+      }
+      const harness = harnessOption(f.harness);
+      // Each episode names its task split (all: drawn from its seed), so the server's default never
+      // applies; with --mix, its intent too, drawn here in the server's harness as the server would draw it.
+      const mixConfig = f.mix !== undefined ? defaultEnvConfig(harness) : undefined;
+      const taskOf = (seed: number): { split: 'train' | 'eval'; intent?: string } => {
+        const split = taskSplitFor(seed, f.taskSplit);
+        if (mixConfig === undefined || f.mix === undefined) return { split };
+        const picked = mixConfig.taskSource.pick(seed, { split, mix: f.mix.mix }, f.locale ?? mixConfig.defaults.locale);
+        if (!picked.ok) throw usageError(`--mix: ${picked.message}`);
+        return { split, intent: picked.task.intent };
+      };
+      // A mix that serves nothing fails here, not as a run of failed episodes.
+      if (mixConfig !== undefined) taskOf(f.seed);
       if (f.out) {
         // Fail before the run, not after it: the records are written at the end.
         try {
@@ -167,6 +193,12 @@ export function registerRolloutCommand(program: Command): void {
           groupSize: f.groupSize,
           seed: f.seed,
           variant,
+          task: taskOf,
+          axes: {
+            task_split: f.taskSplit,
+            variant_split: variantSplitOf(variant) ?? 'none',
+            ...(f.mix !== undefined ? { mix: mixShares(f.mix.mix) as Record<string, number> } : {}),
+          },
           ...(f.locale ? { locale: f.locale } : {}),
           ...(f.parser ? { parser: f.parser } : {}),
           ...(f.faults !== undefined ? { options: { faults: f.faults } } : {}),
@@ -189,7 +221,16 @@ export function registerRolloutCommand(program: Command): void {
       const { summary, records } = result;
       if (f.out) writeFileSync(f.out, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
       if (f.record !== undefined) await recordRun(result, f.record, f.harness);
-      process.stdout.write(f.json ? JSON.stringify(summary) + '\n' : formatRolloutSummary(summary));
+      if (f.json) process.stdout.write(JSON.stringify(summary) + '\n');
+      else {
+        // The mix played: --mix, or the server's default (welcome.defaults.task_mix, shares).
+        const served = f.mix?.mix ?? mixOfShares(result.welcome.defaults.task_mix);
+        const counts = Object.entries(summary.task_splits ?? {})
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ');
+        const line = axesLine(f.taskSplit, variantSplitOf(variant) ?? 'none', served).replace(/^task split (\w+)/, `task split $1${counts ? ` (${counts})` : ''}`);
+        process.stdout.write(formatRolloutSummary(summary, line));
+      }
       if (summary.completed === 0 && summary.failed > 0) throw runError(allFailedMessage(summary, f.baseUrl));
     });
 }

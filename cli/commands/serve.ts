@@ -12,6 +12,10 @@ import { loadServerConfig, serverState, startServer, writeHeapSnapshots, ServerC
 import { RewardCatalog } from '../../rewards/index.js';
 import { embeddedHarness } from '../../harness/index.js';
 import { loadHarnessFlag, tasksOption } from './harness.js';
+import { defaultEnvConfig, taskDefaultProblems } from '../../env/index.js';
+import { defaultsOf } from '../../server/index.js';
+import { mixArg } from '../task-args.js';
+import type { MixFlag } from '../task-args.js';
 import { choiceArg, collect, intArg, numberArg } from '../args.js';
 import { EXIT, fileError, joinErrors, listenFailure, usageError } from '../errors.js';
 import { writableDir } from '../files.js';
@@ -47,6 +51,8 @@ interface ServeFlags {
   sendBufferBytes?: string | number;
   harness?: string;
   tasks?: string[];
+  taskSplit?: string;
+  mix?: MixFlag;
   heapSnapshotDir?: string;
 }
 
@@ -88,6 +94,8 @@ export function flagsToOverrides(f: ServeFlags, env: Readonly<Record<string, str
     record: { dir: f.record, sample: num(f.recordSample) },
     // Repeated flags replace the config file's lists (absent flags keep them).
     rewards: { profiles: f.rewardsProfile, module_dirs: f.rewardModules },
+    // The task defaults only when given (a `defaults` map of absent keys would still be a `defaults`).
+    ...(f.taskSplit !== undefined || f.mix !== undefined ? { defaults: { task_split: f.taskSplit, task_mix: f.mix?.weights } } : {}),
   };
 }
 
@@ -214,6 +222,16 @@ export function registerServeCommand(program: Command): void {
     )
     .option('--harness <dir>', 'harness directory to serve (docs/HARNESS.md; default: the embedded harness)')
     .option('--tasks <file>', 'task file, JSONL (repeatable; docs/HARNESS.md "Task files"; default: generated tasks)', collect)
+    .option(
+      '--task-split <split>',
+      "defaults.task_split: the task split of resets that name none: train, the held-out eval, or all (each episode's drawn from its seed); default train",
+      configArg('--task-split', ['defaults', 'task_split']),
+    )
+    .option(
+      '--mix <weights|file>',
+      'defaults.task_mix: the intent mix of resets that name no intent: intent=weight pairs such as product_qa=0.5,chitchat=0.5, or a JSON or YAML file of them (default: the production mix)',
+      mixArg('--mix'),
+    )
     .option('--rewards-profile <file>', 'reward profile file, JSON or YAML (repeatable; reloaded on SIGHUP)', collect)
     .option('--reward-modules <dir>', 'directory of custom reward modules, *.js/*.mjs (repeatable; reloaded on SIGHUP)', collect)
     .option(
@@ -246,7 +264,18 @@ export function registerServeCommand(program: Command): void {
       // A harness directory is loaded (and cached) here first so that a bad one is one line naming every
       // problem, not the guard's TypeError from inside startServer (server/config.ts harnessOf).
       const harness = config.harness === null ? embeddedHarness() : loadHarnessFlag(config.harness, flags.harness !== undefined ? '--harness' : 'harness');
-      tasksOption(config.tasks, harness, flags.tasks !== undefined ? '--tasks' : 'tasks');
+      const tasks = tasksOption(config.tasks, harness, flags.tasks !== undefined ? '--tasks' : 'tasks');
+      // Task defaults every reset would fail with (a mix of intents the tasks do not have, a split they
+      // have no task of) stop the start, naming the key (or the flag that set it).
+      const problems = taskDefaultProblems(defaultEnvConfig({ harness, ...tasks, ...defaultsOf(config) }), { split: config.defaults?.task_split !== undefined });
+      if (problems.length > 0) {
+        const byFlag = problems.map((p) =>
+          p.replace(/^defaults\.task_split:/, flags.taskSplit !== undefined ? '--task-split:' : 'defaults.task_split:').replace(/^defaults\.task_mix:/, flags.mix !== undefined ? '--mix:' : 'defaults.task_mix:'),
+        );
+        const fromFile = byFlag.some((p) => p.startsWith('defaults.'));
+        if (fromFile && flags.config !== undefined) throw fileError(`--config ${flags.config}: ${joinErrors(byFlag)}`);
+        throw usageError(`invalid task defaults: ${joinErrors(byFlag)}`);
+      }
       // Reward files are read (and module files imported) before the server starts: a bad one is a
       // start-up error naming the file. HARNESS_GYM_JUDGE_API_KEY is the llm_judge's bearer token.
       const rewards = await RewardCatalog.load(config.rewards, { judge: { api_key: process.env.HARNESS_GYM_JUDGE_API_KEY } });

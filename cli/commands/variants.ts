@@ -20,6 +20,10 @@ import { choiceOption, intArg, listArg, numberListArg, rateArg } from '../args.j
 import { CliError, EXIT, usageError } from '../errors.js';
 import { addVariantOptions, resolveVariantFlags } from '../variant-args.js';
 import type { VariantFlags } from '../variant-args.js';
+import { addTaskOptions, axesLine, tasksLabel } from '../task-args.js';
+import type { TaskFlags } from '../task-args.js';
+import { mixShares, taskSplitFor } from '../../env/index.js';
+import type { EnvConfig, IntentMix, TaskSplit } from '../../env/index.js';
 
 /** Cut a line into pieces of at most `width` display columns (CJK characters count two). */
 function wrapColumns(line: string, width: number): string[] {
@@ -168,9 +172,12 @@ export function episodeTexts(
   variant: string | VariantSpec,
   locale: Locale,
   harness?: HarnessSet,
+  tasks: { taskSplit?: TaskSplit; mix?: IntentMix } = {},
 ): { reset: { messages: ChatMessage[]; tools: readonly ToolSchema[] }; conversation: ChatMessage[]; lastTools: readonly ToolSchema[]; texts: Record<'system' | 'messages' | 'tools' | 'conversation' | 'last_tools', string> } {
-  const config = defaultEnvConfig(harness ? { harness } : {});
-  const created = createEpisode(config, { episode_id: 'sizes', seed, variant, options: { locale } });
+  const base = defaultEnvConfig(harness ? { harness } : {});
+  const config: EnvConfig = tasks.mix === undefined ? base : { ...base, defaults: { ...base.defaults, task_mix: tasks.mix } };
+  const task = { split: taskSplitFor(seed, tasks.taskSplit ?? 'train') };
+  const created = createEpisode(config, { episode_id: 'sizes', seed, task, variant, options: { locale } });
   if (!created.ok) throw usageError(`--variant: ${created.error.code}: ${created.error.message}`);
   const episode = created.episode;
   const { observation, info } = episode.reset();
@@ -206,8 +213,14 @@ export function episodeTexts(
 }
 
 /** Sizes of one episode by part (see `episodeTexts`). */
-function episodeSizes(seed: number, variant: string | VariantSpec, locale: Locale, harness?: HarnessSet): Record<SizePart, { chars: number; tokens: number }> {
-  const { texts } = episodeTexts(seed, variant, locale, harness);
+function episodeSizes(
+  seed: number,
+  variant: string | VariantSpec,
+  locale: Locale,
+  harness: HarnessSet | undefined,
+  tasks: { taskSplit?: TaskSplit; mix?: IntentMix },
+): Record<SizePart, { chars: number; tokens: number }> {
+  const { texts } = episodeTexts(seed, variant, locale, harness, tasks);
   const sum = (...xs: { chars: number; tokens: number }[]) => ({
     chars: xs.reduce((a, x) => a + x.chars, 0),
     tokens: xs.reduce((a, x) => a + x.tokens, 0),
@@ -304,8 +317,9 @@ export function registerVariantCommands(program: Command): void {
     .addOption(choiceOption('--intent <intent>', 'force an intent', [...INTENTS]))
     .option('--width <n>', 'column width, in [30, 200]', intArg('--width', 30, 200), 70)
     .option('--harness <dir>', 'the harness directory (default: the embedded harness)')
-    .option('--json', 'print both harnesses as JSON instead')
-    .action((opts: VariantFlags & { seed: number; preset?: string; locale: Locale; intent?: string; width: number; harness?: string; json?: boolean }) => {
+    .option('--json', 'print both harnesses as JSON instead');
+  addTaskOptions(show).action(
+    (opts: VariantFlags & TaskFlags & { seed: number; preset?: string; locale: Locale; intent?: string; width: number; harness?: string; json?: boolean }) => {
       if (opts.preset !== undefined && opts.variant !== undefined) throw usageError('--preset is the old name of --variant: give one of them');
       const resolved = resolveVariantFlags({ ...opts, variant: opts.variant ?? opts.preset }, 'train');
       const spec = resolved.spec;
@@ -313,7 +327,13 @@ export function registerVariantCommands(program: Command): void {
       const env = defaultEnvConfig(harnessOption(opts.harness));
       const base = env.harness.get(opts.locale);
       // The task an episode of this seed plays in the harness (generated in its names, or its own).
-      const picked = env.taskSource.pick(opts.seed, opts.intent ? { intent: opts.intent as Intent } : {}, opts.locale);
+      if (opts.mix !== undefined && opts.intent !== undefined) throw usageError('--intent forces the intent and --mix draws it: give one of them');
+      const split = taskSplitFor(opts.seed, opts.taskSplit);
+      const picked = env.taskSource.pick(
+        opts.seed,
+        opts.intent ? { split, intent: opts.intent as Intent } : { split, ...(opts.mix !== undefined ? { mix: opts.mix.mix } : {}) },
+        opts.locale,
+      );
       if (!picked.ok) throw usageError(picked.message);
       const task = picked.task;
       const v = buildVariant(base, spec, opts.seed, task);
@@ -324,6 +344,9 @@ export function registerVariantCommands(program: Command): void {
         process.stdout.write(
           JSON.stringify({
             variant_id: v.variant_id,
+            task_id: task.id,
+            task_split: task.split,
+            variant_split: spec.split,
             applied: v.applied,
             tables: v.tables,
             base: { system: before, tools: base.tools },
@@ -343,6 +366,7 @@ export function registerVariantCommands(program: Command): void {
       const drew = v.identity ? 'identity_share gave this seed the base harness' : `operators applied: ${v.applied.join(', ') || 'none'}`;
       const out = [
         `variant ${v.variant_id} (${what}, seed ${opts.seed}); ${drew}`,
+        `task ${task.id}: task split ${task.split}, variant split ${spec.split}`,
         '',
         sideBySide(before, after, opts.width, ['base system prompt', 'augmented system prompt']),
         '',
@@ -351,7 +375,8 @@ export function registerVariantCommands(program: Command): void {
         sideBySide(task.messages.join('\n'), v.task.messages.join('\n'), opts.width, ["viewer's message", 'as the variant presents it']),
       ];
       process.stdout.write(out.join('\n') + '\n');
-    });
+    },
+  );
 
   const report = variants
     .command('report')
@@ -363,12 +388,13 @@ export function registerVariantCommands(program: Command): void {
   addVariantOptions(report, 'train')
     .addOption(choiceOption('--locale <locale>', 'language', [...LOCALES]).default('zh-CN'))
     .option('--harness <dir>', 'the harness directory (default: the embedded harness)')
-    .option('--json', 'print one JSON line')
-    .action((opts: VariantFlags & { episodes: number; seed: number; locale: Locale; harness?: string; json?: boolean }) => {
+    .option('--json', 'print one JSON line');
+  addTaskOptions(report).action((opts: VariantFlags & TaskFlags & { episodes: number; seed: number; locale: Locale; harness?: string; json?: boolean }) => {
       const config = harnessOption(opts.harness);
       const na = notApplicableIn(config.harness ?? embeddedHarness(), [opts.locale]);
+      const tasks = { taskSplit: opts.taskSplit, ...(opts.mix !== undefined ? { mix: opts.mix.mix } : {}) };
       const run = (policy: typeof oraclePolicy, variant: string | VariantSpec) =>
-        evaluate({ policy, episodes: opts.episodes, seed: opts.seed, variant, locale: opts.locale, config }).reward.mean;
+        evaluate({ policy, episodes: opts.episodes, seed: opts.seed, variant, locale: opts.locale, config, ...tasks }).reward.mean;
       const custom = variantFlagsGiven(opts) ? resolveVariantFlags(opts, 'train') : null;
       if (custom && custom.spec === null) throw usageError('--variant identity has no families to report on; give train, eval or a spec');
       const memorizer = memorizerFor(config.harness ?? embeddedHarness());
@@ -394,6 +420,8 @@ export function registerVariantCommands(program: Command): void {
             episodes: opts.episodes,
             seed: opts.seed,
             locale: opts.locale,
+            task_split: opts.taskSplit,
+            mix: mixShares(tasks.mix),
             memorizer_identity: identity,
             families: rows,
             not_applicable: Object.fromEntries(Object.entries(na).map(([name, r]) => [name, r[opts.locale]])),
@@ -403,17 +431,17 @@ export function registerVariantCommands(program: Command): void {
         return;
       }
       const lines = [
-        `memorizer on identity: ${identity.toFixed(4)} (${opts.episodes} episodes from seed ${opts.seed}, ${opts.locale})`,
+        `memorizer on identity: ${identity.toFixed(4)} (${opts.episodes} episodes from seed ${opts.seed}, ${opts.locale}, ${tasksLabel(opts.taskSplit, tasks.mix)})`,
         ...(custom ? [`variant ${custom.label}`] : []),
         ...(Object.keys(na).length > 0 ? [`not applicable in this harness (never applied):`, ...notApplicableLines(na, [opts.locale])] : []),
-        'variant   memorizer   drop     oracle',
+        'variant   memorizer   drop     oracle   variant split',
       ];
       for (const [name, r] of Object.entries(rows))
-        lines.push(`${name.padEnd(9)} ${r.memorizer.toFixed(4).padStart(9)}   ${r.drop.toFixed(4).padStart(6)}   ${r.oracle.toFixed(4)}`);
+        lines.push(`${name.padEnd(9)} ${r.memorizer.toFixed(4).padStart(9)}   ${r.drop.toFixed(4).padStart(6)}   ${r.oracle.toFixed(4)}   ${r.spec?.split ?? 'none'}`);
       process.stdout.write(lines.join('\n') + '\n');
     });
 
-  variants
+  const sweep = variants
     .command('sweep')
     .description(
       'mean reward of reference policies as the intensity rises, for each family alone and all of them together (the table of docs/CURRICULUM.md)',
@@ -429,11 +457,15 @@ export function registerVariantCommands(program: Command): void {
     ])
     .option('--intensities <list>', 'intensities, comma-separated numbers in [0, 1]', numberListArg('--intensities', 0, 1), [0, 0.2, 0.4, 0.6, 0.8, 1])
     .option('--identity-share <x>', 'fraction in [0, 1] of episodes given the base harness (default 0)', rateArg('--identity-share'))
-    .addOption(choiceOption('--split <split>', 'name pools and templates: train or eval', ['train', 'eval']).default('train'))
+    .addOption(
+      choiceOption('--split <split>', "the variants' split: name pools and templates, train or the held-out eval (the tasks' is --task-split)", ['train', 'eval']).default(
+        'train',
+      ),
+    )
     .option('--harness <dir>', 'the harness directory (default: the embedded harness)')
-    .option('--json', 'print one JSON line')
-    .action(
-      (opts: {
+    .option('--json', 'print one JSON line');
+  addTaskOptions(sweep).action(
+      (opts: TaskFlags & {
         harness?: string;
         locale: Locale;
         episodes: number;
@@ -446,6 +478,7 @@ export function registerVariantCommands(program: Command): void {
         json?: boolean;
       }) => {
         const config = harnessOption(opts.harness);
+        const tasks = { taskSplit: opts.taskSplit, ...(opts.mix !== undefined ? { mix: opts.mix.mix } : {}) };
         const share = opts.identityShare;
         const fams = opts.families as VariantSpec['families'];
         const sets: VariantSpec['families'][] = fams.map((f) => [f]);
@@ -457,13 +490,14 @@ export function registerVariantCommands(program: Command): void {
             const mean: Record<string, number> = {};
             for (const name of opts.policies) {
               const policy = policyFor(name, config.harness);
-              if (policy) mean[name] = evaluate({ policy, episodes: opts.episodes, seed: opts.seed, variant: spec, locale: opts.locale, config }).reward.mean;
+              if (policy) mean[name] = evaluate({ policy, episodes: opts.episodes, seed: opts.seed, variant: spec, locale: opts.locale, config, ...tasks }).reward.mean;
             }
             rows.push({ families: [...families], intensity, mean });
           }
         }
         if (opts.json) {
-          const head = { episodes: opts.episodes, seed: opts.seed, locale: opts.locale, split: opts.split, identity_share: share ?? 0 };
+          // `split` is the variants' (as before); `task_split` the tasks'.
+          const head = { episodes: opts.episodes, seed: opts.seed, locale: opts.locale, split: opts.split, task_split: opts.taskSplit, mix: mixShares(tasks.mix), identity_share: share ?? 0 };
           process.stdout.write(JSON.stringify({ ...head, rows }) + '\n');
           return;
         }
@@ -471,7 +505,7 @@ export function registerVariantCommands(program: Command): void {
         const w = Math.max(10, ...sets.map((s) => setName(s).length));
         const pw = Math.max(...opts.policies.map((p) => p.length));
         const lines = [
-          `mean reward over ${opts.episodes} episodes from seed ${opts.seed} (${opts.locale}, split ${opts.split}${share !== undefined ? `, identity_share ${share}` : ''})`,
+          `mean reward over ${opts.episodes} episodes from seed ${opts.seed} (${opts.locale}, ${axesLine(opts.taskSplit, opts.split, tasks.mix)}${share !== undefined ? `, identity_share ${share}` : ''})`,
           `${'families'.padEnd(w)}  ${'policy'.padEnd(pw)}  ${opts.intensities.map((i) => `i=${i}`.padStart(7)).join(' ')}`,
         ];
         for (const families of sets) {
@@ -497,9 +531,10 @@ export function registerVariantCommands(program: Command): void {
   addVariantOptions(sizes, 'identity, train and eval')
     .addOption(choiceOption('--locale <locale>', 'only this language (default: both)', [...LOCALES]))
     .option('--harness <dir>', 'the harness directory (default: the embedded harness)')
-    .option('--json', 'print one JSON line')
-    .action((opts: VariantFlags & { episodes: number; seed: number; locale?: Locale; harness?: string; json?: boolean }) => {
+    .option('--json', 'print one JSON line');
+  addTaskOptions(sizes).action((opts: VariantFlags & TaskFlags & { episodes: number; seed: number; locale?: Locale; harness?: string; json?: boolean }) => {
       const harness = harnessOption(opts.harness).harness;
+      const tasks = { taskSplit: opts.taskSplit, ...(opts.mix !== undefined ? { mix: opts.mix.mix } : {}) };
       const targets: { label: string; variant: string | VariantSpec }[] = variantFlagsGiven(opts)
         ? [resolveVariantFlags(opts, 'train')].map((r) => ({ label: r.label, variant: r.variant }))
         : PRESET_NAMES.map((p) => ({ label: p, variant: p }));
@@ -512,7 +547,7 @@ export function registerVariantCommands(program: Command): void {
             SIZE_PARTS.map((p) => [p, { chars: [] as number[], tokens: [] as number[] }]),
           ) as Record<SizePart, { chars: number[]; tokens: number[] }>;
           for (let i = 0; i < opts.episodes; i++) {
-            const s = episodeSizes((opts.seed + i) >>> 0, t.variant, locale, harness);
+            const s = episodeSizes((opts.seed + i) >>> 0, t.variant, locale, harness, tasks);
             for (const p of SIZE_PARTS) {
               per[p].chars.push(s[p].chars);
               per[p].tokens.push(s[p].tokens);
@@ -523,13 +558,15 @@ export function registerVariantCommands(program: Command): void {
         }
       }
       if (opts.json) {
-        process.stdout.write(JSON.stringify({ episodes: opts.episodes, seed: opts.seed, token_estimate: TOKEN_ESTIMATE, rows }) + '\n');
+        process.stdout.write(
+          JSON.stringify({ episodes: opts.episodes, seed: opts.seed, task_split: opts.taskSplit, mix: mixShares(tasks.mix), token_estimate: TOKEN_ESTIMATE, rows }) + '\n',
+        );
         return;
       }
       const vw = Math.max(8, ...targets.map((t) => t.label.length));
       const num = (n: number) => String(n).padStart(7);
       const lines = [
-        `prompt sizes over ${opts.episodes} episodes from seed ${opts.seed}; tokens estimated as CJK chars x ${TOKEN_ESTIMATE.cjk} + other chars / ${TOKEN_ESTIMATE.other_chars_per_token} (an estimate: -10%..+8% of Qwen3's count on a whole prompt, chat-template tokens not counted); tools and tool calls as a chat template writes them`,
+        `prompt sizes over ${opts.episodes} episodes from seed ${opts.seed} (${tasksLabel(opts.taskSplit, tasks.mix)}; each variant its own split); tokens estimated as CJK chars x ${TOKEN_ESTIMATE.cjk} + other chars / ${TOKEN_ESTIMATE.other_chars_per_token} (an estimate: -10%..+8% of Qwen3's count on a whole prompt, chat-template tokens not counted); tools and tool calls as a chat template writes them`,
         `${'locale'.padEnd(6)}  ${'variant'.padEnd(vw)}  ${'part'.padEnd(14)}  ${['chars p50', 'p90', 'max', 'tokens p50', 'p90', 'max'].map((h) => h.padStart(h.length > 7 ? h.length : 7)).join(' ')}`,
       ];
       for (const r of rows) {

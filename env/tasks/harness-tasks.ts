@@ -8,10 +8,10 @@
  */
 import type { Intent, Locale, Split, Task } from '../../protocol/domain.js';
 import { INTENTS } from '../../protocol/domain.js';
-import { Rng, deriveSeed } from '../../protocol/rng.js';
+import { deriveSeed } from '../../protocol/rng.js';
 import type { HarnessBindings, HarnessSet } from '../../harness/index.js';
 import { EMBEDDED_SKILL_INTENT } from '../../harness/index.js';
-import { INTENT_WEIGHTS, generateTask, generatedTaskId } from './generate.js';
+import { generateTask, generateTaskWithKind, generatedTaskId } from './generate.js';
 
 /**
  * A generated task in a harness's names, or null when the harness cannot serve it. The identity for a
@@ -75,11 +75,19 @@ const SERVE_ATTEMPTS = 48;
 export function generateFor(set: HarnessSet, seed: number, locale: Locale, intent: Intent, split: Split): Task | null {
   const b = set.bindings;
   if (b.identity) return generateTask(seed, locale, { intent, split });
+  return generateForWithKind(set, seed, locale, intent, split)?.task ?? null;
+}
+
+/** `generateFor` with the sub-kind that built the task (the traffic-mix measurement counts them). */
+export function generateForWithKind(set: HarnessSet, seed: number, locale: Locale, intent: Intent, split: Split): { task: Task; sub_kind: string } | null {
+  const b = set.bindings;
+  if (b.identity) return generateTaskWithKind(seed, locale, { intent, split });
   if (b.intents.get(intent)?.generate !== true) return null;
   for (let k = 0; k < SERVE_ATTEMPTS; k++) {
     const s = k === 0 ? seed : deriveSeed(seed, `serve:${k}`);
-    const adapted = adaptTask(generateTask(s, locale, { intent, split }), b);
-    if (adapted) return k === 0 ? adapted : { ...adapted, id: generatedTaskId(seed, locale, intent, split) };
+    const built = generateTaskWithKind(s, locale, { intent, split });
+    const adapted = adaptTask(built.task, b);
+    if (adapted) return { task: k === 0 ? adapted : { ...adapted, id: generatedTaskId(seed, locale, intent, split) }, sub_kind: built.sub_kind };
   }
   return null;
 }
@@ -104,12 +112,4 @@ export function generatedIntents(set: HarnessSet, locale: Locale, split: Split):
   });
   memo.set(key, out);
   return out;
-}
-
-/** Sample an intent with the production mix, restricted to `served` (the full mix draws as `sampleIntent`). */
-export function sampleServedIntent(seed: number, served: readonly Intent[]): Intent | undefined {
-  if (served.length === 0) return undefined;
-  const weights: Partial<Record<Intent, number>> = {};
-  for (const intent of Object.keys(INTENT_WEIGHTS) as Intent[]) if (served.includes(intent)) weights[intent] = INTENT_WEIGHTS[intent];
-  return new Rng(seed, 'task/intent').weighted(weights as Record<Intent, number>);
 }

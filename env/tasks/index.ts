@@ -4,6 +4,7 @@ export {
   SUB_KINDS,
   generateTask,
   generateTaskInWorld,
+  generateTaskWithKind,
   generatedTaskId,
   parseGeneratedTaskId,
   sampleIntent,
@@ -15,8 +16,22 @@ export { AnswerKeySchema, TaskSchema } from './schema.js';
 export { WorldDataSchema, worldProblems } from './world-schema.js';
 export type { WorldProblem } from './world-schema.js';
 export { GeneratorTaskSource, JsonlTaskSource, loadHarnessTasks } from './source.js';
-export { adaptTask, generateFor, generatedIntents } from './harness-tasks.js';
+export { adaptTask, generateFor, generateForWithKind, generatedIntents } from './harness-tasks.js';
 export type { JsonlError, JsonlLoad, TaskPick, TaskSelector, TaskSource } from './source.js';
 export { REFERENCE_MAX_CHARS } from './kit.js';
+export {
+  PRODUCTION_MIX,
+  REPORT_TABLE_1,
+  TASK_SPLITS,
+  isProductionMix,
+  mixIntent,
+  mixLabel,
+  mixShares,
+  parseMix,
+  parseMixText,
+  splitsOf,
+  taskSplitFor,
+} from './mix.js';
+export type { IntentMix, MixResult, TaskSplit, VariantSplit } from './mix.js';
 export { eligibleCoupons } from './intents/commerce.js';
 export type { BuildContext, Builder, Draft, SubKind } from './kit.js';

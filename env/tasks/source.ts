@@ -9,7 +9,9 @@ import { charLength } from '../../protocol/text.js';
 import type { Intent, Locale, Split, Task } from '../../protocol/domain.js';
 import { INTENTS } from '../../protocol/domain.js';
 import { generateTask, parseGeneratedTaskId } from './generate.js';
-import { generateFor, generatedIntents, sampleServedIntent } from './harness-tasks.js';
+import { generateFor, generatedIntents } from './harness-tasks.js';
+import { isProductionMix, mixIntent, mixShares } from './mix.js';
+import type { IntentMix } from './mix.js';
 import { HarnessDataError, embeddedHarness } from '../../harness/index.js';
 import type { HarnessSet } from '../../harness/index.js';
 import { TaskSchema } from './schema.js';
@@ -19,6 +21,12 @@ export interface TaskSelector {
   id?: string;
   intent?: Intent;
   split?: Split;
+  /**
+   * The intent mix a selector without `intent` draws its intent with (env/tasks/mix.ts `mixIntent`, among
+   * the intents the source serves in the locale and split); absent: the source's own choice (the
+   * generator draws with the production mix, a task file takes the seed-th matching task of any intent).
+   */
+  mix?: IntentMix;
 }
 
 /** A picked task, or why none could be picked. */
@@ -28,6 +36,13 @@ export type TaskPick = { ok: true; task: Task } | { ok: false; code: 'UNKNOWN_TA
 export interface TaskSource {
   readonly name: string;
   pick(seed: number, selector: TaskSelector, locale: Locale): TaskPick;
+  /** The intents it serves in a locale and split (start-up checks of a mix and a split use it). */
+  served?(locale: Locale, split: Split): readonly Intent[];
+}
+
+/** Why a mix gave no intent: the mix's intents and those served. */
+function mixMisses(mix: IntentMix, what: string, served: readonly Intent[]): string {
+  return `the task mix gives weight only to ${Object.keys(mixShares(mix)).join(', ')}, and ${what} serves none of them (it serves ${served.join(', ') || 'none'})`;
 }
 
 /** Check a selector that came off the wire (intent and split are free strings there). */
@@ -97,12 +112,16 @@ export class GeneratorTaskSource implements TaskSource {
     }
     if (!Number.isSafeInteger(seed)) return { ok: false, code: 'INVALID_MESSAGE', message: `seed must be an integer, got ${seed}` };
     const split = selector.split ?? 'train';
-    if (this.#set.bindings.identity && this.#files === undefined) {
+    const mix = selector.intent === undefined && !isProductionMix(selector.mix) ? selector.mix : undefined;
+    if (this.#set.bindings.identity && this.#files === undefined && mix === undefined) {
       return { ok: true, task: generateTask(seed, locale, { intent: selector.intent, split }) };
     }
     const served = this.served(locale, split);
-    const intent = selector.intent ?? sampleServedIntent(seed, served);
-    if (intent === undefined) return { ok: false, code: 'UNKNOWN_TASK', message: `${label} serves no intent in locale ${locale}, split ${split}` };
+    const intent = selector.intent ?? mixIntent(seed, served, mix);
+    if (intent === undefined) {
+      const where = `${label} in locale ${locale}, split ${split}`;
+      return { ok: false, code: 'UNKNOWN_TASK', message: mix !== undefined && served.length > 0 ? mixMisses(mix, where, served) : `${label} serves no intent in locale ${locale}, split ${split}` };
+    }
     if (!served.includes(intent)) {
       return { ok: false, code: 'UNKNOWN_TASK', message: `${label} does not serve intent ${intent} in locale ${locale}, split ${split} (it serves ${served.join(', ') || 'none'})` };
     }
@@ -298,6 +317,11 @@ export class JsonlTaskSource implements TaskSource {
     return this.#tasks;
   }
 
+  /** The intents of the file's tasks in a locale and split, in INTENTS order. */
+  served(locale: Locale, split: Split): Intent[] {
+    return INTENTS.filter((i) => this.#tasks.some((t) => t.intent === i && t.locale === locale && t.split === split));
+  }
+
   pick(seed: number, selector: TaskSelector, locale: Locale): TaskPick {
     const bad = checkSelector(selector);
     if (bad) return bad;
@@ -305,11 +329,20 @@ export class JsonlTaskSource implements TaskSource {
       const t = this.#byId.get(selector.id);
       return t ? { ok: true, task: t } : { ok: false, code: 'UNKNOWN_TASK', message: `no task "${selector.id}" in ${this.name}` };
     }
+    let intent = selector.intent;
+    if (intent === undefined && selector.mix !== undefined) {
+      // A mix draws the intent among the file's intents in the locale and split, then the seed-th of its tasks.
+      const present = INTENTS.filter(
+        (i) => this.#tasks.some((t) => t.intent === i && t.locale === locale && (selector.split === undefined || t.split === selector.split)),
+      );
+      intent = mixIntent(seed, present, selector.mix);
+      if (intent === undefined) {
+        const where = `${this.name} in locale ${locale}${selector.split ? `, split ${selector.split}` : ''}`;
+        return { ok: false, code: 'UNKNOWN_TASK', message: present.length > 0 ? mixMisses(selector.mix, where, present) : `no task with locale ${locale}${selector.split ? `, split ${selector.split}` : ''} in ${this.name}` };
+      }
+    }
     const matching = this.#tasks.filter(
-      (t) =>
-        t.locale === locale &&
-        (selector.intent === undefined || t.intent === selector.intent) &&
-        (selector.split === undefined || t.split === selector.split),
+      (t) => t.locale === locale && (intent === undefined || t.intent === intent) && (selector.split === undefined || t.split === selector.split),
     );
     if (matching.length === 0) {
       const what = [`locale ${locale}`, selector.intent && `intent ${selector.intent}`, selector.split && `split ${selector.split}`]

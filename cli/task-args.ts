@@ -1,0 +1,100 @@
+/**
+ * The task flags of the commands that play episodes (`eval`, `rollout`, `audit`, `variants
+ * show|report|sweep|sizes`, `mix`, and `serve`'s defaults): `--task-split train|eval|all`, which tasks
+ * (independent of the variant's `--split`, which harness), and `--mix`, the intent mix of episodes that
+ * name no intent (env/tasks/mix.ts). Checked as they are parsed: a bad value is one line and exit 2 (a
+ * `--mix` file that cannot be read or holds a bad mix: exit 4).
+ */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import { TASK_SPLITS, mixLabel, parseMix, parseMixText } from '../env/index.js';
+import type { IntentMix, TaskSplit, VariantSplit } from '../env/index.js';
+import { choiceOption } from './args.js';
+import { fileError, usageError } from './errors.js';
+
+/** A `--mix` as given: the normalised mix, and the weights as written (a server config takes those). */
+export interface MixFlag {
+  mix: IntentMix;
+  weights: Record<string, unknown>;
+}
+
+/** The task flags as commander hands them over. */
+export interface TaskFlags {
+  taskSplit: TaskSplit;
+  mix?: MixFlag;
+}
+
+const PAIRS_EXAMPLE = 'product_qa=0.5,chitchat=0.5';
+
+/**
+ * The parser of `--mix`: `intent=weight` pairs (`product_qa=0.5,chitchat=0.5`), `production`, or a JSON or
+ * YAML file holding a map of intent to weight.
+ */
+export function mixArg(flag: string) {
+  return (value: string): MixFlag => {
+    const text = value.trim();
+    if (text.includes('=') || text === 'production') {
+      const parsed = parseMixText(text);
+      if (!parsed.ok) throw usageError(`${flag} ${value}: ${parsed.message}`);
+      const weights: Record<string, unknown> = {};
+      if (text !== 'production') {
+        for (const pair of text.split(',')) {
+          const eq = pair.indexOf('=');
+          if (eq > 0) weights[pair.slice(0, eq).trim()] = Number(pair.slice(eq + 1).trim());
+        }
+      } else {
+        Object.assign(weights, parsed.mix);
+      }
+      return { mix: parsed.mix, weights };
+    }
+    let raw: string;
+    try {
+      raw = readFileSync(text, 'utf8');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      throw fileError(`${flag} ${value}: cannot read it (${code}); give the weights as intent=weight pairs, e.g. ${PAIRS_EXAMPLE}, or a JSON or YAML file of them`);
+    }
+    let doc: unknown;
+    try {
+      doc = parseYaml(raw); // YAML reads JSON too
+    } catch (e) {
+      throw fileError(`${flag} ${value}: not JSON or YAML (${(e as Error).message.split('\n')[0]})`);
+    }
+    const parsed = parseMix(doc);
+    if (!parsed.ok) throw fileError(`${flag} ${value}: ${parsed.message}`);
+    return { mix: parsed.mix, weights: { ...(doc as Record<string, unknown>) } };
+  };
+}
+
+/** Add `--task-split` (default train) and, unless `mix` is false, `--mix` to a command. */
+export function addTaskOptions(cmd: Command, opts: { mix?: boolean } = {}): Command {
+  cmd.addOption(
+    choiceOption(
+      '--task-split <split>',
+      "tasks: train, the held-out eval (rooms and tasks training never sees), or all (each episode's split drawn from its seed); independent of the variant's --split, which holds the harness out (default train)",
+      TASK_SPLITS,
+    ).default('train'),
+  );
+  if (opts.mix !== false) {
+    cmd.option(
+      '--mix <weights|file>',
+      `intent mix of episodes that name no intent: intent=weight pairs such as ${PAIRS_EXAMPLE}, production, or a JSON or YAML file of them (default: the production mix)`,
+      mixArg('--mix'),
+    );
+  }
+  return cmd;
+}
+
+/** How a summary names the tasks it played: `task split train` (and the mix when not the production one). */
+export function tasksLabel(taskSplit: TaskSplit, mix?: IntentMix): string {
+  const m = mixLabel(mix);
+  return `task split ${taskSplit}${m === 'production' ? '' : `, mix ${m}`}`;
+}
+
+/** How a summary names what it played: `task split train, variant split eval` (and the mix when not production). */
+export function axesLine(taskSplit: TaskSplit, variantSplit: VariantSplit, mix?: IntentMix): string {
+  const harness = variantSplit === 'none' ? 'variant split none (the base harness)' : `variant split ${variantSplit}`;
+  const m = mixLabel(mix);
+  return `task split ${taskSplit}, ${harness}${m === 'production' ? '' : `, mix ${m}`}`;
+}
