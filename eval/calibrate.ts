@@ -98,6 +98,11 @@ export interface CalibrationReport {
   disagreements: CalibratedEpisode[];
   /** Every graded episode's reward beside its grade, in grades-file order (for rescoring comparisons). */
   scored: { episode: string; reward: number; grade: number }[];
+  /**
+   * Graded episodes left out because the generator or the harness changed under them since they were
+   * played (`replayAgainstCurrent`): replay them to grade them again. Only with `rekey`.
+   */
+  stale: { episode: string; why: string }[];
   thresholds: CalibrationThresholds;
   failures: string[];
 }
@@ -221,14 +226,33 @@ function slice(items: readonly CalibratedEpisode[], keyOf: (e: CalibratedEpisode
  * actions valid). Null when the actions no longer end the episode (a refused action, an early end).
  */
 export function replayWithCurrentKeys(rec: EpisodeRecordV1, base: Partial<EnvConfig> = {}): { trace: Trace; task: Task } | null {
+  const r = replayAgainstCurrent(rec, base);
+  return 'stale' in r ? null : r;
+}
+
+/**
+ * `replayWithCurrentKeys`, saying why an episode cannot be scored against the current generator: its
+ * grade was given to a reply in a room, a message and under rules that no longer exist when the generator
+ * now builds another message for the seed, when a recorded call now fails, or when the rules the reply
+ * met changed (a required ending, a banned word, a limit: the same reply is now judged by other hooks).
+ * Such an episode is stale: `calibrate` leaves it out of the figures and names it.
+ */
+export function replayAgainstCurrent(rec: EpisodeRecordV1, base: Partial<EnvConfig> = {}): { trace: Trace; task: Task } | { stale: string } {
   const ref = parseGeneratedTaskId(rec.source_task.id);
   let source: Task = rec.source_task;
   if (ref !== null && rec.source_task.world === undefined) {
     try {
       source = generateTask(ref.seed, ref.locale, { intent: ref.intent, split: ref.split });
     } catch {
-      return null;
+      return { stale: 'the generator no longer builds this task' };
     }
+    const was = rec.source_task;
+    if (
+      source.viewer_id !== was.viewer_id ||
+      JSON.stringify(source.messages) !== JSON.stringify(was.messages) ||
+      JSON.stringify(source.history) !== JSON.stringify(was.history)
+    )
+      return { stale: `the generator now asks another question for this seed: "${source.messages.join(' / ')}"` };
   }
   const created = createEpisode(envConfigFor(rec, base), {
     episode_id: rec.created_episode_id ?? rec.episode_id,
@@ -238,16 +262,21 @@ export function replayWithCurrentKeys(rec: EpisodeRecordV1, base: Partial<EnvCon
     task_override: source,
     variant_seed: rec.variant_seed,
   });
-  if (!created.ok) return null;
+  if (!created.ok) return { stale: `the episode cannot be created again: ${created.error.message}` };
   const episode = created.episode;
   episode.reset();
   for (const taped of rec.steps) {
-    if (episode.ended) return null;
+    if (episode.ended) return { stale: 'the episode now ends before its recorded actions do' };
     const r = episode.step(taped.action);
-    if (!r.ok && taped.error === undefined) return null;
+    if (!r.ok && taped.error === undefined) return { stale: 'a recorded action is now refused' };
   }
-  if (!episode.ended) return null;
-  return { trace: episode.trace(), task: episode.params.task };
+  if (!episode.ended) return { stale: 'the recorded actions no longer end the episode' };
+  const trace = episode.trace();
+  const rules = (t: Trace): string =>
+    JSON.stringify([t.outcome, t.limits, t.required_ending ?? null, (t.rule_violations ?? []).map((v) => v.code).sort()]);
+  if (rules(trace) !== rules(rec.trace))
+    return { stale: `the rules the reply was judged by changed (recorded ${rules(rec.trace)}, now ${rules(trace)})` };
+  return { trace, task: episode.params.task };
 }
 
 /** Options of `calibrate`. */
@@ -272,6 +301,7 @@ export function calibrate(
   for (const r of records) byId.set(r.record.episode_id, r);
   const items: CalibratedEpisode[] = [];
   const missing: string[] = [];
+  const stale: { episode: string; why: string }[] = [];
   for (const g of grades) {
     const rec = byId.get(g.episode);
     if (rec === undefined) {
@@ -280,11 +310,13 @@ export function calibrate(
     }
     const r = rec.record;
     let scored: { trace: Trace; task: Task } = { trace: r.trace, task: r.task };
-    let rekeyFailed = false;
     if (options.rekey === true) {
-      const again = replayWithCurrentKeys(r, options.base);
-      if (again === null) rekeyFailed = true;
-      else scored = again;
+      const again = replayAgainstCurrent(r, options.base);
+      if ('stale' in again) {
+        stale.push({ episode: g.episode, why: again.stale });
+        continue;
+      }
+      scored = again;
     }
     const result = scoreEpisode(scored.trace, scored.task, profile, registry);
     const agrees = Math.abs(result.reward - g.grade) <= thresholds.tolerance + 1e-9;
@@ -302,7 +334,6 @@ export function calibrate(
       false_positive: g.grade <= 0.3 && result.reward >= 0.7,
       reasons: agrees ? [] : rewardReasons(result),
     };
-    if (rekeyFailed) item.reasons.unshift('(the actions no longer end this episode: scored against its recorded key)');
     if (g.why !== undefined) item.why = g.why;
     items.push(item);
   }
@@ -316,6 +347,7 @@ export function calibrate(
     profile: profile.name,
     episodes: items.length,
     graded_without_record: missing,
+    stale,
     records_without_grade: records.length - (grades.length - missing.length),
     agreement: round6(agreement),
     false_negatives: fn,
@@ -366,6 +398,11 @@ export function formatCalibration(r: CalibrationReport, opts: { all?: boolean } 
       lines.push(`    ${k.padEnd(16)} n=${String(f.episodes).padStart(3)}  reward ${f.reward_mean.toFixed(3)}  grade ${f.grade_mean.toFixed(3)}  agreement ${pct(f.agreement)}`);
   }
   if (r.graded_without_record.length > 0) lines.push(`  graded but not in the records: ${r.graded_without_record.join(', ')}`);
+  if (r.stale.length > 0) {
+    lines.push(`  stale (${r.stale.length}, left out: the generator or the harness changed since they were played; play them again):`);
+    for (const x of opts.all ? r.stale : r.stale.slice(0, 10)) lines.push(`  - ${x.episode}: ${x.why}`);
+    if (!opts.all && r.stale.length > 10) lines.push(`  - … ${r.stale.length - 10} more (--all lists them)`);
+  }
   const shown = opts.all ? r.disagreements : r.disagreements.slice(0, 20);
   if (shown.length > 0) lines.push(`  disagreements (${r.disagreements.length}, largest first${opts.all ? '' : '; --all shows every one'}):`);
   for (const d of shown) {

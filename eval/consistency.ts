@@ -130,11 +130,19 @@ function counts(text: string, locale: Locale): { n: number; unit: string }[] {
   return out;
 }
 
+/** What the world check reads through (tests plant a faulty service or prompt line here). */
+export interface WorldSeams {
+  call?: typeof callService;
+  priceLine?: typeof productPriceLine;
+}
+
 /** Data against data, in one world (rooms are shared by many tasks: checked once each). */
-export function worldContradictions(world: World, locale: Locale): Omit<Contradiction, 'task' | 'seed' | 'locale'>[] {
+export function worldContradictions(world: World, locale: Locale, seams: WorldSeams = {}): Omit<Contradiction, 'task' | 'seed' | 'locale'>[] {
   const out: Omit<Contradiction, 'task' | 'seed' | 'locale'>[] = [];
+  const call = seams.call ?? callService;
+  const priceLine = seams.priceLine ?? productPriceLine;
   const probe = (name: string, args: { [k: string]: unknown }, viewer: string): ToolOutcome =>
-    callService(name, args, { world, state: emptyWorldState(), viewer_id: viewer });
+    call(name, args, { world, state: emptyWorldState(), viewer_id: viewer });
   for (const p of world.products) {
     const skuCounts = p.skus.flatMap((s) => counts(s.spec_text, locale));
     for (const [k, v] of Object.entries(p.attributes)) {
@@ -149,7 +157,7 @@ export function worldContradictions(world: World, locale: Locale): Omit<Contradi
       }
     }
     const prices = [...new Set(p.skus.map((s) => s.price))];
-    const line = productPriceLine(p, locale);
+    const line = priceLine(p, locale);
     if (prices.length > 1 && !/起|\bfrom\b/i.test(line))
       out.push({
         code: 'PRICE_AGAINST_SKUS',

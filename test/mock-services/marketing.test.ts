@@ -77,7 +77,11 @@ const couponView = (c: Coupon) => ({
   name: c.name,
   threshold: c.threshold,
   discount: c.discount,
+  // A coupon that starts later or has run out says so in the listing itself.
+  valid_from: c.valid_from,
   valid_to: c.valid_to,
+  per_user_limit: c.per_user_limit,
+  remaining: c.remaining,
   members_only: c.members_only,
 });
 

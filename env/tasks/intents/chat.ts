@@ -111,9 +111,6 @@ export const CHITCHAT_KINDS: readonly SubKind[] = [
   { name: 'persona_name', weight: 1, build: personaName },
 ];
 
-/** Chit-chat builders reused by the multi-intent composer. */
-export const CHITCHAT_PARTS = { greeting };
-
 // ---------------------------------------------------------------------------------------------------
 // Clarification
 // ---------------------------------------------------------------------------------------------------

@@ -6,7 +6,6 @@
 import type { AnswerKey, Fact } from '../../../protocol/domain.js';
 import type { BuildContext, Builder, Draft, SubKind } from '../kit.js';
 import { answerKey, draft, linkFact, reqAny } from '../kit.js';
-import { CHITCHAT_PARTS } from './chat.js';
 import { MARKETING_PARTS, PURCHASE_PARTS } from './commerce.js';
 import { AFTER_SALES_PARTS } from './orders.js';
 import { PRODUCT_QA_PARTS } from './product-qa.js';
@@ -58,16 +57,6 @@ function eitherLink(ctx: BuildContext, kb: AnswerKey, other: number): AnswerKey 
   };
 }
 
-/**
- * A greeting beside a question ("主播好呀 / 这款直播价多少") asks for the answer; saying hello back is good
- * manners, not a requirement: the chit-chat skill may be loaded (a strategy the key allows) and the
- * greeting is not a required fact.
- */
-function courtesy(d: Draft, k: AnswerKey): AnswerKey {
-  if (d.sub_kind !== 'greeting') return k;
-  return { ...k, reply_skills: [], strategy_skills: union(k.strategy_skills, k.reply_skills), required_facts: [] };
-}
-
 // Stock claims of one part may be true of the other part's product ("link 3 is in stock; on link 5 the 26
 // is sold out"): in a merged key the opposite-stock claims are not forbidden.
 const STOCK_CLAIMS = new Set(['sold_out_claim', 'in_stock_claim']);
@@ -75,9 +64,9 @@ const withoutStockClaims = (facts: readonly Fact[]): Fact[] => facts.filter((f) 
 
 /** Merge two single-message drafts into one multi-intent draft (null when the joint reply is too long). */
 export function mergeDrafts(ctx: BuildContext, sub: string, a: Draft, b: Draft): Draft | null {
-  const ka: AnswerKey = courtesy(a, { ...a.answer_key, forbidden_facts: withoutStockClaims(a.answer_key.forbidden_facts) });
+  const ka: AnswerKey = { ...a.answer_key, forbidden_facts: withoutStockClaims(a.answer_key.forbidden_facts) };
   const asked = linkOf(ka);
-  const kb0: AnswerKey = courtesy(b, { ...b.answer_key, forbidden_facts: withoutStockClaims(b.answer_key.forbidden_facts) });
+  const kb0: AnswerKey = { ...b.answer_key, forbidden_facts: withoutStockClaims(b.answer_key.forbidden_facts) };
   const kb: AnswerKey = b.sub_kind === 'buy_current' && asked !== undefined ? eitherLink(ctx, kb0, asked) : kb0;
   const reference =
     ctx.locale === 'en'
@@ -137,11 +126,17 @@ function pair(name: string, first: Builder, second: Builder, viewerFirst: 0 | 1 
   };
 }
 
-/** Multi-intent pairs. */
+/**
+ * Multi-intent pairs: questions asked together. A greeting beside a question ("主播好呀 / 这款直播价多少") is
+ * not one of them: it asks one thing, and a key could neither require the chit-chat skill nor call loading
+ * it (as the multi-intent skill says, one reply skill per part) a waste.
+ */
 export const MULTI_INTENT_KINDS: readonly SubKind[] = [
   pair('price_and_coupon', PRODUCT_QA_PARTS.priceOther, MARKETING_PARTS.coupon, 1),
   pair('stock_and_buy', PRODUCT_QA_PARTS.stock, PURCHASE_PARTS.buyLink),
-  pair('greeting_and_price', CHITCHAT_PARTS.greeting, PRODUCT_QA_PARTS.priceCurrent),
+  // Retired (see above), but kept in its place with its weight: a seed whose draw named it moves on to the
+  // next pair, and every other seed keeps its task (records and the graded corpus regenerate tasks by seed).
+  { name: 'greeting_and_price', weight: 1, build: () => null },
   pair('price_and_order', PRODUCT_QA_PARTS.priceOther, AFTER_SALES_PARTS.orderStatus, 1),
   pair('shipping_and_buy', PRODUCT_QA_PARTS.shipping, PURCHASE_PARTS.buyCurrent),
 ];

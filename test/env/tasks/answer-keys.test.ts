@@ -132,7 +132,15 @@ describe('answer keys follow the intent rules', () => {
         expect(key.reply_skills).toEqual([...INTENT_REPLY_SKILLS[intent]]);
       }
       if (intent === 'whitelist') expect(key.strategy_skills).toContain('refusal-whitelist');
-      if (intent === 'risky') expect(key.expected_state.refusals).toHaveLength(1);
+      if (intent === 'risky') {
+        // One category, or (special-cosmetic efficacy, which no category names) either of several, each
+        // allowed in the state and accepted as the required call.
+        const either = key.optional_state?.refusals ?? [];
+        if (key.expected_state.refusals.length === 0) {
+          expect(either.length).toBeGreaterThanOrEqual(2);
+          expect(key.required_calls.find((r) => r.any_of[0].name === 'refuse_request')?.any_of.map((c) => c.arguments)).toEqual(either);
+        } else expect(key.expected_state.refusals).toHaveLength(1);
+      }
       if (intent === 'purchase') expect(key.expected_state.pushed_cards).toHaveLength(1);
       if (intent === 'handoff') expect(key.expected_state.handoffs).toHaveLength(1);
       if (intent === 'purchase' || intent === 'marketing') expect(key.cta).toBe(true);
