@@ -12,7 +12,8 @@
  * - key against the message: `FACT_NOT_ASKED` (a required fact the message does not ask for),
  *   `FACT_UNSEEN` (a required fact whose numbers nothing the agent sees contains),
  *   `MESSAGE_AGAINST_DATA` (the viewer says something the data denies);
- * - data against data: `ATTRIBUTE_AGAINST_SKUS`, `PRICE_AGAINST_SKUS`, `PRICE_OF_SOLD_OUT`,
+ * - data against data: `ATTRIBUTE_AGAINST_SKUS`, `FAQ_AGAINST_DATA` (an FAQ that says an item sold without
+ *   seven-day returns can be returned), `PRICE_AGAINST_SKUS`, `PRICE_OF_SOLD_OUT`,
  *   `RETURN_RESULT_SELF_CONTRADICTS`, `COUPON_LISTING_HIDES_STATE`, `COUPON_FOR_SOLD_OUT`;
  * - the harness's rules against its own texts (base and every compiled preset variant):
  *   `BANNED_WORD_IN_HARNESS_TEXT` (a forbidden word the skills or the prompt use), `ENDING_AGAINST_KIND`
@@ -56,6 +57,7 @@ export const CONTRADICTION_CODES = [
   'FACT_UNSEEN',
   'MESSAGE_AGAINST_DATA',
   'ATTRIBUTE_AGAINST_SKUS',
+  'FAQ_AGAINST_DATA',
   'PRICE_AGAINST_SKUS',
   'PRICE_OF_SOLD_OUT',
   'RETURN_RESULT_SELF_CONTRADICTS',
@@ -120,15 +122,23 @@ const ORDER_CLAIMS: readonly { zh: RegExp; en: RegExp; statuses: readonly string
 // ---------------------------------------------------------------------------------------------------
 
 const ZH_UNITS = '粒|片|包|袋|瓶|支|盒|条|只|罐|贴|枚|颗';
-const COUNT_ZH = new RegExp(`[×xX*]\\s*(\\d+)\\s*(${ZH_UNITS})`, 'g');
-const COUNT_EN = /\b[x×*]\s*(\d+)\s+(softgels?|tablets?|capsules?|bags?|packs?|sachets?|bottles?|boxes?|pieces?|sticks?|pads?|patches?|cans?)\b/gi;
+// An option names its count ("180粒", "60 tablets"); an attribute states a pack as "1.0g×90粒" / "1.0 g x 90 softgels"
+// (a dose such as "每次1粒" is not a pack size).
+const OPTION_ZH = new RegExp(`(\\d+)\\s*(${ZH_UNITS})`, 'g');
+const PACK_ZH = new RegExp(`[×xX*]\\s*(\\d+)\\s*(${ZH_UNITS})`, 'g');
+const EN_UNITS = 'softgels?|tablets?|capsules?|bags?|packs?|sachets?|bottles?|boxes?|pieces?|sticks?|pads?|patches?|cans?';
+const OPTION_EN = new RegExp(`(\\d+)\\s+(${EN_UNITS})\\b`, 'gi');
+const PACK_EN = new RegExp(`(?:^|\\s)[x×*]\\s*(\\d+)\\s+(${EN_UNITS})\\b`, 'gi');
 
-function counts(text: string, locale: Locale): { n: number; unit: string }[] {
-  const re = locale === 'en' ? COUNT_EN : COUNT_ZH;
+function counts(text: string, locale: Locale, pack: boolean): { n: number; unit: string }[] {
+  const re = pack ? (locale === 'en' ? PACK_EN : PACK_ZH) : locale === 'en' ? OPTION_EN : OPTION_ZH;
   const out: { n: number; unit: string }[] = [];
   for (const m of text.matchAll(re)) out.push({ n: Number(m[1]), unit: m[2].toLowerCase().replace(/(?:es|s)$/, '') });
   return out;
 }
+
+/** An FAQ answer that says the item can be returned (some way) within the seven days. */
+const RETURNABLE_SAID = /可以七天无理由|未拆封可以|标准款可以|可以退|7-day returns|can be returned|(?:unopened|sealed)[^;.]*\bcan\b|standard ones can/i;
 
 /** What the world check reads through (tests plant a faulty service or prompt line here). */
 export interface WorldSeams {
@@ -144,9 +154,9 @@ export function worldContradictions(world: World, locale: Locale, seams: WorldSe
   const probe = (name: string, args: { [k: string]: unknown }, viewer: string): ToolOutcome =>
     call(name, args, { world, state: emptyWorldState(), viewer_id: viewer });
   for (const p of world.products) {
-    const skuCounts = p.skus.flatMap((s) => counts(s.spec_text, locale));
+    const skuCounts = p.skus.flatMap((s) => counts(s.spec_text, locale, false));
     for (const [k, v] of Object.entries(p.attributes)) {
-      for (const c of counts(v, locale)) {
+      for (const c of counts(v, locale, true)) {
         const same = skuCounts.filter((s) => s.unit === c.unit);
         if (same.length > 0 && !same.some((s) => s.n === c.n))
           out.push({
@@ -156,6 +166,14 @@ export function worldContradictions(world: World, locale: Locale, seams: WorldSe
           });
       }
     }
+    if (!p.after_sales.seven_day_return)
+      for (const f of p.faq)
+        if (RETURNABLE_SAID.test(f.answer))
+          out.push({
+            code: 'FAQ_AGAINST_DATA',
+            a: `${p.item_id}'s FAQ ${f.faq_id}: "${f.answer}"`,
+            b: `the product is sold without seven-day returns`,
+          });
     const prices = [...new Set(p.skus.map((s) => s.price))];
     const line = priceLine(p, locale);
     if (prices.length > 1 && !/起|\bfrom\b/i.test(line))

@@ -629,7 +629,10 @@ function buildProduct(lt: LocalTemplate, linkNo: number, r: Rng, L: 0 | 1, used:
   const pick = attrKey * SHIP_PICKS + (hours * CITIES.length + city) * CARRIERS.length + carrier;
   const nFaq = r.int(Math.min(2, tp.faq.length), Math.min(5, tp.faq.length));
   const faqIdx = sortSmall(r.sample(indices(tp.faq.length), nFaq), lessNumber);
-  const faq = faqIdx.map((fi, k): Faq => {
+  // A product sold without seven-day returns has no FAQ saying when it can be returned (the answer would
+  // contradict the product's own policy); the draw above is unchanged, so the rest of the room is too.
+  const faqKept = after_sales.seven_day_return ? faqIdx : faqIdx.filter((fi) => !lt.faq[fi].tags.includes('退货'));
+  const faq = faqKept.map((fi, k): Faq => {
     const f = lt.faq[fi];
     return { faq_id: `fq_${suffix}_${k + 1}`, question: f.question, answer: fillAnswer(f.answer, pick), tags: f.tags };
   });

@@ -112,7 +112,9 @@ describe('consistency: each kind of contradiction is caught when planted', () =>
   it('FACT_NOT_ASKED: a price required of a greeting', () => {
     const g = findTask('en', 'chitchat', (t) => !/how much|price/i.test(t.messages.join(' ')));
     expect(taskContradictions(g, set)).toEqual([]);
-    const bad = withKey(g, { required_facts: [...g.answer_key.required_facts, { key: 'live_price', values: [String(worldOfTask(g).products[0].live_price)] }] });
+    const w = worldOfTask(g);
+    const onScreen = w.products.find((p) => p.link_no === w.room.current_link) ?? w.products[0];
+    const bad = withKey(g, { required_facts: [...g.answer_key.required_facts, { key: 'live_price', values: [String(onScreen.live_price)] }] });
     expect(codes(taskContradictions(bad, set))).toEqual(['FACT_NOT_ASKED']);
   });
 
@@ -149,6 +151,22 @@ describe('consistency: each kind of contradiction is caught when planted', () =>
       p.attributes = { ...p.attributes, 规格: '1.0g×90粒' };
       const found = worldContradictions(w, 'zh-CN').filter((f) => f.code === 'ATTRIBUTE_AGAINST_SKUS');
       expect(found).toEqual([{ code: 'ATTRIBUTE_AGAINST_SKUS', a: `${p.item_id} attribute 规格: 1.0g×90粒`, b: 'its SKUs: 180粒' }]);
+    });
+
+    it('FAQ_AGAINST_DATA: an FAQ saying an item sold without seven-day returns can be returned unopened', () => {
+      const w = worldCopy(t);
+      const p = w.products[0];
+      p.after_sales = { ...p.after_sales, seven_day_return: false };
+      p.faq = [{ faq_id: 'fq_x_1', question: '拆开试穿了能退吗？', answer: '贴身衣物拆封后因卫生原因不支持退换，未拆封可以七天无理由', tags: ['退货'] }];
+      expect(worldContradictions(w, 'zh-CN').filter((f) => f.code === 'FAQ_AGAINST_DATA')).toEqual([
+        {
+          code: 'FAQ_AGAINST_DATA',
+          a: `${p.item_id}'s FAQ fq_x_1: "贴身衣物拆封后因卫生原因不支持退换，未拆封可以七天无理由"`,
+          b: 'the product is sold without seven-day returns',
+        },
+      ]);
+      p.after_sales = { ...p.after_sales, seven_day_return: true };
+      expect(worldContradictions(w, 'zh-CN').filter((f) => f.code === 'FAQ_AGAINST_DATA')).toEqual([]);
     });
 
     it('PRICE_AGAINST_SKUS: one live price in the prompt for options that cost different amounts', () => {
