@@ -256,6 +256,7 @@ describe('calibrate', () => {
       false_positive_rate: 0.333333,
       // Rewards [1 ×5, 0.02 ×3] (ranks 6, 2) against grades ranked [8, 6.5, 3, 4, 5, 1, 2, 6.5]: 16 / sqrt(30 × 41.5).
       spearman: 0.453456,
+      stale: [],
       reward_mean: 0.6325, // (5 + 3 × 0.02) / 8
       grade_mean: 0.56875, // 4.55 / 8
       flawed: { episodes: 3, reward_mean: 0.02 },
@@ -363,7 +364,7 @@ describe('calibrate', () => {
     });
   });
 
-  it('with rekey plays the recorded actions again: an edited trace does not count, and actions that no longer end the episode fall back to the recorded key', () => {
+  it('with rekey plays the recorded actions again: an edited trace does not count, and an episode the actions no longer end is stale (left out, named)', () => {
     const cut = structuredClone(byId('eval-300'));
     cut.record.episode_id = 'cut-300';
     cut.record.steps = cut.record.steps.slice(0, -1);
@@ -376,6 +377,7 @@ describe('calibrate', () => {
     expect({
       rewards: report.disagreements.map((d) => [d.episode, d.reward, d.reasons.length]),
       scored: report.scored,
+      stale: report.stale,
       flawed: report.flawed,
       failures: report.failures,
     }).toEqual({
@@ -384,17 +386,33 @@ describe('calibrate', () => {
       scored: [
         { episode: 'eval-300', reward: 1, grade: 1 },
         { episode: 'flawed-300', reward: 1, grade: 0 },
-        { episode: 'cut-300', reward: 1, grade: 1 },
       ],
+      stale: [{ episode: 'cut-300', why: 'the recorded actions no longer end the episode' }],
       flawed: { episodes: 1, reward_mean: 1 },
-      failures: ['agreement 66.7% < 90.0%', 'false positives 100.0% > 5.0%', "flawed replies' mean 1 > 0.3"],
+      failures: ['agreement 50.0% < 90.0%', 'false positives 100.0% > 5.0%', "flawed replies' mean 1 > 0.3"],
     });
-    // The cut record agrees (its recorded trace is the oracle's) and says why it was scored as recorded.
-    const again = calibrate([cut], [{ episode: 'cut-300', grade: 0, verdict: 'block' }], DEFAULT_PROFILE, defaultRegistry(), {
-      rekey: true,
-    });
-    expect(again.disagreements.map((d) => [d.episode, d.reward, d.reasons[0]])).toEqual([
-      ['cut-300', 1, '(the actions no longer end this episode: scored against its recorded key)'],
+    // A record whose question the generator no longer asks is stale too, and so is one whose reply the
+    // hooks now judge by other rules (a required ending it did not know).
+    const asked = structuredClone(byId('eval-300'));
+    asked.record.episode_id = 'asked-300';
+    asked.record.source_task = { ...asked.record.source_task, messages: ['a question the generator never asked'] };
+    const ruled = structuredClone(byId('eval-300'));
+    ruled.record.episode_id = 'ruled-300';
+    ruled.record.trace = { ...ruled.record.trace, required_ending: 'Thanks for watching!' };
+    const again = calibrate(
+      [asked, ruled],
+      [
+        { episode: 'asked-300', grade: 1, verdict: 'air' },
+        { episode: 'ruled-300', grade: 1, verdict: 'air' },
+      ],
+      DEFAULT_PROFILE,
+      defaultRegistry(),
+      { rekey: true },
+    );
+    expect(again.episodes).toBe(0);
+    expect(again.stale.map((x) => [x.episode, x.why.slice(0, 50)])).toEqual([
+      ['asked-300', 'the generator now asks another question for this s'],
+      ['ruled-300', 'the rules the reply was judged by changed (recorde'],
     ]);
   });
 
@@ -522,15 +540,16 @@ describe("the repository's graded corpus (calibration/corpus)", () => {
     if (!read.ok) throw new Error(read.message);
     expect(read.result.warnings).toEqual([]);
     const report = calibrate(read.result.records, grades.grades, DEFAULT_PROFILE, defaultRegistry(), { rekey: true });
-    // The corpus's own shape: both locales, every intent at least 8 times, at least 60 flawed replies.
+    // The corpus's own shape: both locales, every intent at least 8 times, at least 40 flawed replies scored.
     expect(report.graded_without_record).toEqual([]);
     expect(report.episodes).toBeGreaterThanOrEqual(260);
     expect(Object.keys(report.slices.locale)).toEqual(['en', 'zh-CN']);
     expect(Object.values(report.slices.intent).every((s) => s.episodes >= 8)).toBe(true);
     expect(Object.keys(report.slices.intent)).toHaveLength(10);
-    expect(report.flawed.episodes).toBeGreaterThanOrEqual(60);
-    // Every graded episode replays against today's keys (none falls back to its recorded key).
-    expect(report.disagreements.filter((d) => d.reasons.some((r) => r.includes('no longer end')))).toEqual([]);
+    expect(report.flawed.episodes).toBeGreaterThanOrEqual(40);
+    // Episodes the generator or the harness changed under are left out, named; most still count.
+    expect(report.stale.length).toBeLessThanOrEqual(120);
+    expect(report.episodes + report.stale.length).toBe(grades.grades.length);
     expect(report.failures).toEqual([]);
   });
 });
