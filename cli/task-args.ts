@@ -8,8 +8,9 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { TASK_SPLITS, mixLabel, parseMix, parseMixText } from '../env/index.js';
-import type { IntentMix, TaskSplit, VariantSplit } from '../env/index.js';
+import { TASK_SPLITS, defaultEnvConfig, mixLabel, parseMix, parseMixText, taskDefaultProblems } from '../env/index.js';
+import type { EnvConfig, IntentMix, TaskSplit, VariantSplit } from '../env/index.js';
+import type { Locale } from '../protocol/domain.js';
 import { choiceOption } from './args.js';
 import { fileError, usageError } from './errors.js';
 
@@ -97,4 +98,21 @@ export function axesLine(taskSplit: TaskSplit, variantSplit: VariantSplit, mix?:
   const harness = variantSplit === 'none' ? 'variant split none (the base harness)' : `variant split ${variantSplit}`;
   const m = mixLabel(mix);
   return `task split ${taskSplit}, ${harness}${m === 'production' ? '' : `, mix ${m}`}`;
+}
+
+/**
+ * Check `--task-split` and `--mix` against the tasks a command plays (its harness and task files, in its
+ * locales) before anything runs: a split the task files have no task of, or a mix of intents none of which
+ * is served, is a usage error naming the flag and what to give instead, not a run of failed episodes.
+ */
+export function checkTaskFlags(config: Partial<EnvConfig>, f: TaskFlags, locales?: readonly Locale[]): void {
+  const base = defaultEnvConfig(config);
+  const env: EnvConfig = { ...base, defaults: { ...base.defaults, task_split: f.taskSplit, ...(f.mix !== undefined ? { task_mix: f.mix.mix } : {}) } };
+  const problems = taskDefaultProblems(env, { split: true, ...(locales !== undefined ? { locales } : {}) });
+  if (problems.length === 0) return;
+  const first = (problems[0] as string)
+    .replace(/^defaults\.task_split: (\w+), but/, '--task-split $1:')
+    .replace(/give task split (\w+)$/, 'give --task-split $1')
+    .replace(/^defaults\.task_mix: /, '--mix: ');
+  throw usageError(`${first}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`);
 }

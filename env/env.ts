@@ -334,9 +334,10 @@ export function resolveTask(
  * What is wrong with a config's task defaults for its task source, one line each naming the key: a mix
  * that gives weight to no intent the source serves in some locale and split the defaults reach (every reset
  * there would be `UNKNOWN_TASK`), and, with `split`, a task split the source has no task of in a locale
- * it serves. Locales of the harness where the source serves nothing at all are left out. Empty: fine.
+ * it serves. `locales` (default: the harness's) are the locales checked; those where the source serves
+ * nothing at all are left out. Empty: fine. The CLI checks its `--task-split` and `--mix` with it too.
  */
-export function taskDefaultProblems(config: EnvConfig, check: { split?: boolean } = {}): string[] {
+export function taskDefaultProblems(config: EnvConfig, check: { split?: boolean; locales?: readonly Locale[] } = {}): string[] {
   const source = config.taskSource;
   if (source.served === undefined || (config.defaults.task_mix === undefined && check.split !== true)) return [];
   const served = (locale: Locale, split: Split) => (source.served as NonNullable<TaskSource['served']>).call(source, locale, split);
@@ -344,12 +345,14 @@ export function taskDefaultProblems(config: EnvConfig, check: { split?: boolean 
   const mix = config.defaults.task_mix;
   const name = source.name === 'generator' ? `harness "${config.harness.identity.name}"` : source.name;
   const out: string[] = [];
-  for (const locale of config.harness.locales) {
+  for (const locale of check.locales ?? config.harness.locales) {
+    if (!config.harness.locales.includes(locale)) continue;
     if (served(locale, 'train').length === 0 && served(locale, 'eval').length === 0) continue;
     for (const split of splitsOf(choice)) {
       const intents = served(locale, split);
       if (intents.length === 0) {
-        if (check.split) out.push(`defaults.task_split: ${choice}, but ${name} has no ${split} task in locale ${locale}; give a split it has tasks of`);
+        const other: Split = split === 'train' ? 'eval' : 'train';
+        if (check.split) out.push(`defaults.task_split: ${choice}, but ${name} has no ${split} task in locale ${locale} (it has ${other} tasks); give task split ${other}`);
         continue;
       }
       if (mix !== undefined && mixIntent(0, intents, mix) === undefined) {

@@ -40,7 +40,10 @@ export interface MixColumn {
   failure?: string;
   /** Per intent, in INTENTS order (every intent, 0 when none). */
   intents: Record<string, MixCell>;
-  /** Per intent, per sub-kind of its generated tasks (`(task file)` for tasks of task files). */
+  /**
+   * Per intent, per sub-kind (the `SUB_KINDS` entry that built each generated task; `(task file)` for
+   * tasks of task files), its share of the intent's tasks.
+   */
   sub_kinds: Record<string, Record<string, MixCell>>;
   /** The largest |share - weight| over the intents. */
   max_abs_diff: number;
@@ -88,9 +91,9 @@ export function measureMix(opts: MixOptions): MixReport {
         const task = picked.task;
         tasks++;
         intents.set(task.intent, (intents.get(task.intent) ?? 0) + 1);
-        // A generated task's sub-kind: the one its id regenerates it with.
+        // A generated task's sub-kind: the entry of SUB_KINDS its id regenerates it with.
         const ref = parseGeneratedTaskId(task.id);
-        const kind = ref ? (generateForWithKind(config.harness, ref.seed, ref.locale, ref.intent, ref.split)?.sub_kind ?? '(unknown)') : '(task file)';
+        const kind = ref ? (generateForWithKind(config.harness, ref.seed, ref.locale, ref.intent, ref.split)?.kind ?? '(unknown)') : '(task file)';
         let byKind = kinds.get(task.intent);
         if (!byKind) kinds.set(task.intent, (byKind = new Map()));
         byKind.set(kind, (byKind.get(kind) ?? 0) + 1);

@@ -15,7 +15,7 @@ import { loadProfileFile, loadRewardSet } from '../../rewards/index.js';
 import { collect, intArg, listArg, rateArg } from '../args.js';
 import { CliError, EXIT, fileError, joinErrors } from '../errors.js';
 import { harnessOption } from './harness.js';
-import { addTaskOptions } from '../task-args.js';
+import { addTaskOptions, checkTaskFlags } from '../task-args.js';
 import type { TaskFlags } from '../task-args.js';
 
 interface AuditFlags extends TaskFlags {
@@ -74,6 +74,7 @@ export function registerAuditCommand(program: Command): void {
         }
         config = { ...config, registry: loaded.set.registry, profiles: loaded.set.profiles };
       }
+      checkTaskFlags(config, f, f.locales);
       const report = runAudit({
         config,
         ...(profileName !== undefined ? { rewards: profileName } : {}),

@@ -14,7 +14,7 @@ import { evaluate, evaluateRemote } from '../../eval/index.js';
 import type { EvalSummary } from '../../eval/index.js';
 import { formatSummary } from '../format.js';
 import { choiceOption, collect, intArg, rateArg, urlListArg } from '../args.js';
-import { fileError, usageError } from '../errors.js';
+import { fileError, runError, usageError } from '../errors.js';
 import { writableDir } from '../files.js';
 import { InOrderRecorder } from '../record-order.js';
 import { embeddedHarness } from '../../harness/index.js';
@@ -22,7 +22,8 @@ import { harnessOption, tasksOption } from './harness.js';
 import { serverFailure } from '../remote.js';
 import { addVariantOptions, resolveVariantFlags } from '../variant-args.js';
 import type { VariantFlags } from '../variant-args.js';
-import { addTaskOptions } from '../task-args.js';
+import { addTaskOptions, checkTaskFlags } from '../task-args.js';
+import { EnvError } from '../../protocol/errors.js';
 import type { TaskFlags } from '../task-args.js';
 import { registerMixCommand } from './mix.js';
 
@@ -79,6 +80,8 @@ export function registerLocalCommands(program: Command): void {
       if (opts.record !== undefined) writableDir(opts.record, '--record');
       const { harness } = harnessOption(opts.harness);
       const config = { ...(harness ? { harness } : {}), ...tasksOption(opts.tasks, harness ?? embeddedHarness()) };
+      // A split the task files have no task of, or a mix of intents none served, fails here (exit 2).
+      checkTaskFlags(config, opts, [opts.locale]);
       // The memorizer plays the harness it is run in, as if fine-tuned on it.
       const policy = policyFor(opts.policy, harness ?? embeddedHarness()) as Policy;
       const common = {
@@ -126,7 +129,13 @@ export function registerLocalCommands(program: Command): void {
       } else {
         const env = defaultEnvConfig();
         if (opts.record !== undefined) makeRecorder({ limits: env.limits, defaults: env.defaults }, `eval-${opts.policy}-s${opts.seed}-n${opts.episodes}`);
-        summary = evaluate({ ...common, recorder });
+        try {
+          summary = evaluate({ ...common, recorder });
+        } catch (e) {
+          // An episode the environment refused to create (a task the files do not have): the run failed.
+          if (e instanceof EnvError) throw runError(`an episode could not be created: ${e.message}`);
+          throw e;
+        }
       }
       if (recorder) {
         await recorder.close();
@@ -147,6 +156,7 @@ export function registerLocalCommands(program: Command): void {
   addTaskOptions(taskCmd).action((opts: TaskFlags & { seed: number; locale: Locale; intent?: string; harness?: string; json?: boolean }) => {
       if (opts.mix !== undefined && opts.intent !== undefined) throw usageError('--intent forces the intent and --mix draws it: give one of them');
       const harness = harnessOption(opts.harness);
+      checkTaskFlags(harness, opts, [opts.locale]);
       const env = new HarnessGymEnv({ ...harness, ...(opts.mix !== undefined ? { defaults: { ...DEFAULT_DEFAULTS, task_mix: opts.mix.mix } } : {}) });
       const split = taskSplitFor(opts.seed, opts.taskSplit);
       const { observation, info } = env.reset({

@@ -27,7 +27,7 @@ import { fileError, runError, usageError } from '../errors.js';
 import { serverFailure } from '../remote.js';
 import { addVariantOptions, resolveVariantFlags } from '../variant-args.js';
 import type { VariantFlags } from '../variant-args.js';
-import { addTaskOptions, axesLine } from '../task-args.js';
+import { addTaskOptions, axesLine, checkTaskFlags } from '../task-args.js';
 import type { TaskFlags } from '../task-args.js';
 import { mixShares, parseMix, taskSplitFor, variantSplitOf } from '../../env/index.js';
 import type { IntentMix } from '../../env/index.js';
@@ -159,7 +159,7 @@ export function registerRolloutCommand(program: Command): void {
         return { split, intent: picked.task.intent };
       };
       // A mix that serves nothing fails here, not as a run of failed episodes.
-      if (mixConfig !== undefined) taskOf(f.seed);
+      if (mixConfig !== undefined) checkTaskFlags(harness, f, f.locale ? [f.locale] : undefined);
       if (f.out) {
         // Fail before the run, not after it: the records are written at the end.
         try {

@@ -20,7 +20,7 @@ import { choiceOption, intArg, listArg, numberListArg, rateArg } from '../args.j
 import { CliError, EXIT, usageError } from '../errors.js';
 import { addVariantOptions, resolveVariantFlags } from '../variant-args.js';
 import type { VariantFlags } from '../variant-args.js';
-import { addTaskOptions, axesLine, tasksLabel } from '../task-args.js';
+import { addTaskOptions, axesLine, checkTaskFlags, tasksLabel } from '../task-args.js';
 import type { TaskFlags } from '../task-args.js';
 import { mixShares, taskSplitFor } from '../../env/index.js';
 import type { EnvConfig, IntentMix, TaskSplit } from '../../env/index.js';
@@ -325,6 +325,7 @@ export function registerVariantCommands(program: Command): void {
       const spec = resolved.spec;
       if (spec === null) throw usageError('--variant identity is the base harness: nothing to compare; give train, eval or a spec');
       const env = defaultEnvConfig(harnessOption(opts.harness));
+      checkTaskFlags(env, opts, [opts.locale]);
       const base = env.harness.get(opts.locale);
       // The task an episode of this seed plays in the harness (generated in its names, or its own).
       if (opts.mix !== undefined && opts.intent !== undefined) throw usageError('--intent forces the intent and --mix draws it: give one of them');
@@ -391,6 +392,7 @@ export function registerVariantCommands(program: Command): void {
     .option('--json', 'print one JSON line');
   addTaskOptions(report).action((opts: VariantFlags & TaskFlags & { episodes: number; seed: number; locale: Locale; harness?: string; json?: boolean }) => {
       const config = harnessOption(opts.harness);
+      checkTaskFlags(config, opts, [opts.locale]);
       const na = notApplicableIn(config.harness ?? embeddedHarness(), [opts.locale]);
       const tasks = { taskSplit: opts.taskSplit, ...(opts.mix !== undefined ? { mix: opts.mix.mix } : {}) };
       const run = (policy: typeof oraclePolicy, variant: string | VariantSpec) =>
@@ -478,6 +480,7 @@ export function registerVariantCommands(program: Command): void {
         json?: boolean;
       }) => {
         const config = harnessOption(opts.harness);
+        checkTaskFlags(config, opts, [opts.locale]);
         const tasks = { taskSplit: opts.taskSplit, ...(opts.mix !== undefined ? { mix: opts.mix.mix } : {}) };
         const share = opts.identityShare;
         const fams = opts.families as VariantSpec['families'];
@@ -534,6 +537,7 @@ export function registerVariantCommands(program: Command): void {
     .option('--json', 'print one JSON line');
   addTaskOptions(sizes).action((opts: VariantFlags & TaskFlags & { episodes: number; seed: number; locale?: Locale; harness?: string; json?: boolean }) => {
       const harness = harnessOption(opts.harness).harness;
+      checkTaskFlags(harness ? { harness } : {}, opts, opts.locale ? [opts.locale] : undefined);
       const tasks = { taskSplit: opts.taskSplit, ...(opts.mix !== undefined ? { mix: opts.mix.mix } : {}) };
       const targets: { label: string; variant: string | VariantSpec }[] = variantFlagsGiven(opts)
         ? [resolveVariantFlags(opts, 'train')].map((r) => ({ label: r.label, variant: r.variant }))

@@ -109,7 +109,7 @@ export function generateTaskInWorld(
   locale: Locale,
   intent: Intent,
   split: Split,
-): { task: Task; sub_kind: string } {
+): { task: Task; sub_kind: string; kind: string } {
   const built = tryTaskInWorld(world, seed, locale, intent, split);
   if (!built) throw new Error(`no ${intent} task fits world ${world.seed} (${locale})`);
   return built;
@@ -121,7 +121,7 @@ function probe(world: World, name: string, args: { [key: string]: unknown }, vie
 }
 
 /** The task of `(seed, intent)` in this world, or null when no sub-kind of the intent fits it. */
-function tryTaskInWorld(world: World, seed: number, locale: Locale, intent: Intent, split: Split): { task: Task; sub_kind: string } | null {
+function tryTaskInWorld(world: World, seed: number, locale: Locale, intent: Intent, split: Split): { task: Task; sub_kind: string; kind: string } | null {
   // The build stream depends on the intent, so a forced intent and a sampled one give the same task.
   const rng = new Rng(seed, `task/build/${intent}`);
   const current = world.products.find((p) => p.link_no === world.room.current_link) ?? world.products[0];
@@ -147,7 +147,7 @@ function tryTaskInWorld(world: World, seed: number, locale: Locale, intent: Inte
       // The key follows the skills it serves: every look-up they name to call is at least optional.
       answer_key: withInstructedLookups(d.answer_key, embeddedHarness().get(locale)),
     };
-    return { task, sub_kind: d.sub_kind };
+    return { task, sub_kind: d.sub_kind, kind: kind.name };
   }
   return null;
 }
@@ -161,10 +161,12 @@ export function generateTask(seed: number, locale: Locale, opts: GenerateOptions
 }
 
 /**
- * `generateTask` with the sub-kind that built the task (the traffic-mix measurement counts them,
- * `harness-gym mix`): the same task, byte for byte.
+ * `generateTask` with what built the task (the traffic-mix measurement counts them, `harness-gym mix`):
+ * `kind`, the entry of `SUB_KINDS` (whose weights order the tries), and `sub_kind`, the name its draft
+ * gives (one kind may build several, e.g. marketing's `flash_time` builds `flash_start` or `flash_end`).
+ * The same task, byte for byte.
  */
-export function generateTaskWithKind(seed: number, locale: Locale, opts: GenerateOptions = {}): { task: Task; sub_kind: string } {
+export function generateTaskWithKind(seed: number, locale: Locale, opts: GenerateOptions = {}): { task: Task; sub_kind: string; kind: string } {
   const split = opts.split ?? 'train';
   const intent = opts.intent ?? sampleIntent(seed);
   // A forced intent may need what a world lacks (a coupon this viewer can take, a nameable flash sale):

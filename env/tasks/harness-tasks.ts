@@ -79,7 +79,7 @@ export function generateFor(set: HarnessSet, seed: number, locale: Locale, inten
 }
 
 /** `generateFor` with the sub-kind that built the task (the traffic-mix measurement counts them). */
-export function generateForWithKind(set: HarnessSet, seed: number, locale: Locale, intent: Intent, split: Split): { task: Task; sub_kind: string } | null {
+export function generateForWithKind(set: HarnessSet, seed: number, locale: Locale, intent: Intent, split: Split): { task: Task; sub_kind: string; kind: string } | null {
   const b = set.bindings;
   if (b.identity) return generateTaskWithKind(seed, locale, { intent, split });
   if (b.intents.get(intent)?.generate !== true) return null;
@@ -87,7 +87,7 @@ export function generateForWithKind(set: HarnessSet, seed: number, locale: Local
     const s = k === 0 ? seed : deriveSeed(seed, `serve:${k}`);
     const built = generateTaskWithKind(s, locale, { intent, split });
     const adapted = adaptTask(built.task, b);
-    if (adapted) return { task: k === 0 ? adapted : { ...adapted, id: generatedTaskId(seed, locale, intent, split) }, sub_kind: built.sub_kind };
+    if (adapted) return { task: k === 0 ? adapted : { ...adapted, id: generatedTaskId(seed, locale, intent, split) }, sub_kind: built.sub_kind, kind: built.kind };
   }
   return null;
 }

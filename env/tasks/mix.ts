@@ -104,7 +104,7 @@ export function parseMix(input: unknown): MixResult {
       return { ok: false, message: `unknown intent "${key}"${near ? ` (did you mean ${near}?)` : ''}; intents are ${INTENTS.join(', ')}` };
     }
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      return { ok: false, message: `the weight of ${key} must be a finite number >= 0, got ${JSON.stringify(value) ?? String(value)}` };
+      return { ok: false, message: `the weight of ${key} must be a finite number >= 0, got ${typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value))}` };
     }
     weights[key as Intent] = value;
   }

@@ -29,7 +29,7 @@ describe('variants sweep', () => {
       cli(['variants', 'sweep', '--episodes', '3', '--families', 'prompt', '--intensities', '0.5', '--policies', 'random']),
       cli(['variants', 'sweep', '--intensities', '0,,1']),
     ]);
-    expect(table.stdout).toMatch(/^mean reward over 3 episodes from seed 1 \(zh-CN, split train\)\nfamilies\s+policy\s+i=0\.5\nprompt\s+random\s+\d\.\d{4}\n$/);
+    expect(table.stdout).toMatch(/^mean reward over 3 episodes from seed 1 \(zh-CN, task split train, variant split train\)\nfamilies\s+policy\s+i=0\.5\nprompt\s+random\s+\d\.\d{4}\n$/);
     expect(expectFailure(bad, EXIT.usage, 'variants sweep')).toContain('--intensities must be a comma-separated list of numbers in [0, 1]');
   }, 60_000);
 });

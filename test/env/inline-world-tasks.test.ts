@@ -236,7 +236,8 @@ describe('inline worlds', () => {
 
   it('record and replay: eval --tasks --record, then replay, identical', async () => {
     const dir = tempDir('hg-inline-rec-');
-    const played = await cli(['eval', '--tasks', EXAMPLE, '--episodes', '8', '--variant', 'train', '--record', dir, '--json']);
+    // The production log's tasks are all held out (split eval): the eval names that split (the default is train).
+    const played = await cli(['eval', '--tasks', EXAMPLE, '--task-split', 'eval', '--episodes', '8', '--variant', 'train', '--record', dir, '--json']);
     expect(played.status).toBe(0);
     expect(JSON.parse(played.stdout)).toMatchObject({ episodes: 8, reward: { mean: 1 } });
     const replayed = await cli(['replay', dir]);

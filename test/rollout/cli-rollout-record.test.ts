@@ -84,7 +84,7 @@ describe('harness-gym rollout --out --record', () => {
         cli(['rollout', '--url', srv.url, '--base-url', fake.baseUrl, '--model', 'm', '--episodes', '1', '--harness', 'harness']),
         cli(['rollout', '--url', srv.url, '--base-url', fake.baseUrl, '--model', 'm', '--episodes', '1', '--record', tempDir('hg-r-'), '--harness', '/nonexistent/h']),
       ]);
-      expect(expectFailure(lone, EXIT.usage, 'rollout')).toBe('harness-gym rollout: --harness is for --record DIR (the server plays in its own harness)');
+      expect(expectFailure(lone, EXIT.usage, 'rollout')).toBe('harness-gym rollout: --harness is for --record DIR and --mix (the server plays in its own harness)');
       expect(expectFailure(bad, EXIT.files, 'rollout')).toMatch(/^harness-gym rollout: --harness \/nonexistent\/h is not a valid harness directory: /);
       expect(fake.requests).toBe(0);
     } finally {

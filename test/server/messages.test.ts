@@ -40,7 +40,29 @@ const EXPECTED_INFO = {
     ping_interval_s: 20,
     replay_window: 64,
   },
-  defaults: { variant: 'identity', parser: 'auto', max_turns: 12, observation: 'delta', locale: 'zh-CN', rewards: 'default' },
+  defaults: {
+    variant: 'identity',
+    parser: 'auto',
+    max_turns: 12,
+    observation: 'delta',
+    locale: 'zh-CN',
+    rewards: 'default',
+    // Both held-out axes (issue 37): the tasks' split and the default variant's; the production mix.
+    task_split: 'train',
+    variant_split: 'none',
+    task_mix: {
+      product_qa: 0.46,
+      chitchat: 0.19,
+      clarification: 0.16,
+      after_sales: 0.07,
+      purchase: 0.03,
+      marketing: 0.03,
+      multi_intent: 0.02,
+      risky: 0.02,
+      whitelist: 0.01,
+      handoff: 0.01,
+    },
+  },
   reward_profiles: [
     {
       name: 'default',
