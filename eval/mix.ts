@@ -111,7 +111,10 @@ export function measureMix(opts: MixOptions): MixReport {
         const byKind = kinds.get(intent);
         if (!byKind) continue;
         const total = intents.get(intent) ?? 0;
-        const order = [...SUB_KINDS[intent as Intent].map((k) => k.name), ...[...byKind.keys()].filter((k) => !SUB_KINDS[intent as Intent].some((s) => s.name === k)).sort()];
+        // Every sub-kind of an intent the generator served (those never built show as 0), then the rest.
+        const generated = [...byKind.keys()].some((k) => SUB_KINDS[intent as Intent].some((s) => s.name === k));
+        const known = generated ? SUB_KINDS[intent as Intent].map((k) => k.name) : [];
+        const order = [...known, ...[...byKind.keys()].filter((k) => !known.includes(k)).sort()];
         subKinds[intent] = {};
         for (const k of order) {
           const n = byKind.get(k) ?? 0;

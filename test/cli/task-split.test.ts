@@ -168,6 +168,27 @@ describe('eval --url: the run names its split and mix in every reset', () => {
   }, 60_000);
 });
 
+describe('variants and inspect name both splits', () => {
+  it('variants sweep, show and sizes take --task-split; inspect prints the record splits', async () => {
+    const dir = tempDir('hg-split-inspect-');
+    const [sweep, show, sizes, played] = await Promise.all([
+      cli(['variants', 'sweep', '--episodes', '4', '--families', 'prompt', '--intensities', '0.5', '--policies', 'oracle', '--split', 'eval', '--task-split', 'eval', '--json']),
+      cli(['variants', 'show', '--seed', '7', '--task-split', 'eval', '--json']),
+      cli(['variants', 'sizes', '--episodes', '2', '--locale', 'en', '--variant', 'train', '--task-split', 'all', '--json']),
+      cli(['eval', '--episodes', '1', '--seed', '3', '--variant', 'eval', '--task-split', 'eval', '--record', dir]),
+    ]);
+    expect([sweep.status, show.status, sizes.status, played.status]).toEqual([0, 0, 0, 0]);
+    expect(JSON.parse(sweep.stdout)).toMatchObject({ split: 'eval', task_split: 'eval', rows: [{ families: ['prompt'], intensity: 0.5, mean: { oracle: 1 } }] });
+    const v = JSON.parse(show.stdout);
+    expect([v.task_id.split('-').slice(0, 5).join('-'), v.task_split, v.variant_split]).toEqual(['gen-eval-zh-CN-7', 'eval', 'train']);
+    const z = JSON.parse(sizes.stdout);
+    expect([z.task_split, z.rows[0].locale, z.rows[0].variant, z.rows[0].part]).toEqual(['all', 'en', 'train', 'system']);
+    const inspect = await cli(['inspect', dir]);
+    expect(inspect.status).toBe(0);
+    expect(inspect.stdout.split('\n')[0]).toMatch(/^=== episode eval-3 {2}seed 3 {2}task gen-eval-zh-CN-3-\w+ {2}intent \w+ {2}locale zh-CN {2}task split eval {2}variant split eval$/);
+  }, 60_000);
+});
+
 describe('bad task flags: one line, non-zero exit', () => {
   it('usage errors (exit 2) and unreadable files (exit 4)', async () => {
     const missing = join(tempDir('hg-mix-missing-'), 'none.yaml');
