@@ -3,7 +3,7 @@
     python3 clients/python/examples/verl/make_dataset.py --groups 512 --seed 0 --variant identity \\
         --locale zh-CN --out ~/data/harness_gym/train.parquet
     python3 clients/python/examples/verl/make_dataset.py --groups 64 --seed 1000000 --variant eval \\
-        --out ~/data/harness_gym/val.parquet
+        --task-split eval --out ~/data/harness_gym/val.parquet
 
 Each row has the columns verl's ``RLHFDataset`` reads: ``prompt`` (a short placeholder chat; the agent
 loop replaces it with the episode's reset messages and tools, so ``data.filter_overlong_prompts`` says
@@ -13,7 +13,11 @@ loop), ``ability``, ``reward_model`` (unused: the loop sets ``reward_score``), a
 does not depend on whether the variant is a preset name or a spec).
 
 ``.parquet`` needs pandas with pyarrow (as verl does); ``.jsonl`` writes JSON lines with the standard library.
-``--variant`` is a preset name or a VariantSpec as JSON (the curriculum: docs/CURRICULUM.md).
+``--variant`` is a preset name or a VariantSpec as JSON (the curriculum: docs/CURRICULUM.md): which
+harness, held out with ``eval``. ``--task-split`` is which tasks: ``eval`` puts ``task: {split: "eval"}`` in
+every row (held-out rooms and tasks); absent, the rows name no split and the server's
+``defaults.task_split`` applies (``train`` unless configured). The two axes are independent
+(docs/CURRICULUM.md "Held-out tasks and held-out harnesses"). ``--split`` is verl's dataset split label.
 """
 
 from __future__ import annotations
@@ -69,11 +73,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--locale", default=None, help="zh-CN or en (default: the server's)")
     parser.add_argument("--group-size", type=int, default=8, help="recorded in the row; set rollout.n to it")
     parser.add_argument("--options", default=None, help="reset options as JSON, shared by every sibling")
-    parser.add_argument("--split", default="train")
+    parser.add_argument("--task-split", choices=["train", "eval"], default=None,
+                        help="task split of every row (default: none named, the server's defaults.task_split)")
+    parser.add_argument("--split", default="train", help="verl's dataset split label (extra_info.split)")
     parser.add_argument("--out", required=True, help="FILE.parquet or FILE.jsonl")
     args = parser.parse_args(argv)
     variant: Any = json.loads(args.variant) if args.variant.lstrip().startswith("{") else args.variant
     rows = group_rows(args.groups, seed=args.seed, variant=variant, locale=args.locale, group_size=args.group_size,
+                      task={"split": args.task_split} if args.task_split else None,
                       options=json.loads(args.options) if args.options else None)
     write(verl_rows(rows, split=args.split), args.out)
     print(json.dumps({"rows": len(rows), "out": args.out, "first_seed": args.seed}))
