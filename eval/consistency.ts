@@ -13,7 +13,8 @@
  *   `FACT_UNSEEN` (a required fact whose numbers nothing the agent sees contains),
  *   `MESSAGE_AGAINST_DATA` (the viewer says something the data denies);
  * - data against data: `ATTRIBUTE_AGAINST_SKUS`, `FAQ_AGAINST_DATA` (an FAQ that says an item sold without
- *   seven-day returns can be returned), `PRICE_AGAINST_SKUS`, `PRICE_OF_SOLD_OUT`,
+ *   seven-day returns can be returned, or names an option the item is not sold in), `POLICY_SELF_CONTRADICTS`
+ *   (exceptions to seven-day returns listed for an item sold without them), `PRICE_AGAINST_SKUS`, `PRICE_OF_SOLD_OUT`,
  *   `RETURN_RESULT_SELF_CONTRADICTS`, `COUPON_LISTING_HIDES_STATE`, `COUPON_FOR_SOLD_OUT`;
  * - the harness's rules against its own texts (base and every compiled preset variant):
  *   `BANNED_WORD_IN_HARNESS_TEXT` (a forbidden word the skills or the prompt use), `ENDING_AGAINST_KIND`
@@ -29,6 +30,7 @@ import type { HarnessSet } from '../harness/index.js';
 import { PRESETS, buildVariant } from '../harness-variants/index.js';
 import type { World } from '../mock-services/index.js';
 import { callService, worldOfTask } from '../mock-services/index.js';
+import { optionCodes } from '../mock-services/generate.js';
 import { renderSystemPrompt } from '../env/index.js';
 import { productPriceLine } from '../env/prompt.js';
 import { generateFor, generatedIntents } from '../env/tasks/harness-tasks.js';
@@ -58,6 +60,7 @@ export const CONTRADICTION_CODES = [
   'MESSAGE_AGAINST_DATA',
   'ATTRIBUTE_AGAINST_SKUS',
   'FAQ_AGAINST_DATA',
+  'POLICY_SELF_CONTRADICTS',
   'PRICE_AGAINST_SKUS',
   'PRICE_OF_SOLD_OUT',
   'RETURN_RESULT_SELF_CONTRADICTS',
@@ -117,6 +120,12 @@ const ASKS: Readonly<Record<string, { zh: RegExp; en: RegExp }>> = {
 /** What a message claims about an order, and the statuses that make the claim true. */
 const ORDER_CLAIMS: readonly { zh: RegExp; en: RegExp; statuses: readonly string[]; says: string }[] = [
   { zh: /还没到|没收到|怎么还不到/, en: /hasn't arrived|has not arrived|not arrived|still waiting/i, statuses: ['shipped'], says: 'the parcel is on its way but late' },
+  {
+    zh: /收到的|收到就|到了发现|用了两天|用了.{0,3}就坏/,
+    en: /arrived damaged|I got is broken|received the|broke already|after using/i,
+    statuses: ['delivered', 'refunding'],
+    says: 'the goods were received',
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------------
@@ -166,6 +175,12 @@ export function worldContradictions(world: World, locale: Locale, seams: WorldSe
           });
       }
     }
+    if (!p.after_sales.seven_day_return && p.after_sales.return_exclusions.length > 0)
+      out.push({
+        code: 'POLICY_SELF_CONTRADICTS',
+        a: `${p.item_id} is sold without seven-day returns`,
+        b: `its policy lists exceptions to them: ${p.after_sales.return_exclusions.join('; ')}`,
+      });
     if (!p.after_sales.seven_day_return)
       for (const f of p.faq)
         if (RETURNABLE_SAID.test(f.answer))
@@ -174,6 +189,16 @@ export function worldContradictions(world: World, locale: Locale, seams: WorldSe
             a: `${p.item_id}'s FAQ ${f.faq_id}: "${f.answer}"`,
             b: `the product is sold without seven-day returns`,
           });
+    const sold = p.skus.map((s) => s.spec_text).join(' ');
+    for (const f of p.faq) {
+      const missing = optionCodes(f.answer).filter((c) => !sold.includes(c));
+      if (missing.length > 0)
+        out.push({
+          code: 'FAQ_AGAINST_DATA',
+          a: `${p.item_id}'s FAQ ${f.faq_id} names option ${missing.join(', ')}: "${f.answer}"`,
+          b: `its options: ${p.skus.map((s) => s.spec_text).join(' / ')}`,
+        });
+    }
     const prices = [...new Set(p.skus.map((s) => s.price))];
     const line = priceLine(p, locale);
     if (prices.length > 1 && !/起|\bfrom\b/i.test(line))

@@ -301,6 +301,11 @@ function fillAnswer(answer: AnswerTemplate, pick: number): string {
   return text;
 }
 
+/** Option codes an FAQ answer names ("M05", "M08"): a capital letter and two digits, standing alone. */
+export function optionCodes(text: string): string[] {
+  return text.match(/(?<![A-Za-z0-9])[A-Z]\d{2}(?![A-Za-z0-9])/g) ?? [];
+}
+
 /** The stable exclusion codes of a product's after-sales policy (texts in either locale are recognised). */
 export function exclusionCodesOf(product: Product): ExclusionCode[] {
   const out: ExclusionCode[] = [];
@@ -618,10 +623,12 @@ function buildProduct(lt: LocalTemplate, linkNo: number, r: Rng, L: 0 | 1, used:
     free_shipping: r.chance(0.85),
     carrier: CARRIERS[carrier][0][L],
   };
+  const sevenDay = !r.chance(0.06);
   const after_sales = {
     // A few live-room deals are sold without seven-day returns; the rest follow the platform default.
-    seven_day_return: !r.chance(0.06),
-    return_exclusions: lt.exclusions,
+    seven_day_return: sevenDay,
+    // Exceptions to seven-day returns exist only where there are seven-day returns.
+    return_exclusions: sevenDay ? lt.exclusions : [],
     return_shipping_insurance: r.chance(0.6),
     price_protection_days: r.pick(PRICE_PROTECTION_DAYS),
   };
@@ -631,7 +638,13 @@ function buildProduct(lt: LocalTemplate, linkNo: number, r: Rng, L: 0 | 1, used:
   const faqIdx = sortSmall(r.sample(indices(tp.faq.length), nFaq), lessNumber);
   // A product sold without seven-day returns has no FAQ saying when it can be returned (the answer would
   // contradict the product's own policy); the draw above is unchanged, so the rest of the room is too.
-  const faqKept = after_sales.seven_day_return ? faqIdx : faqIdx.filter((fi) => !lt.faq[fi].tags.includes('退货'));
+  // Nor one naming an option code the product is not sold in ("M08" among M01/M05 only).
+  const sold = skus.map((k) => k.spec_text).join(' ');
+  const faqKept = faqIdx.filter(
+    (fi) =>
+      (after_sales.seven_day_return || !lt.faq[fi].tags.includes('退货')) &&
+      optionCodes(fillAnswer(lt.faq[fi].answer, pick)).every((c) => sold.includes(c)),
+  );
   const faq = faqKept.map((fi, k): Faq => {
     const f = lt.faq[fi];
     return { faq_id: `fq_${suffix}_${k + 1}`, question: f.question, answer: fillAnswer(f.answer, pick), tags: f.tags };

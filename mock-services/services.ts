@@ -110,7 +110,8 @@ function tokensOfProduct(p: Product): Set<string> {
   let t = productTokens.get(p);
   if (t === undefined) {
     const cat = CATEGORY_NAMES[p.category];
-    t = searchTokens(`${p.title} ${p.brand} ${cat[0]} ${cat[1]} ${Object.values(p.attributes).join(' ')}`);
+    // The options too: "that black one" finds the links sold in black (the clarify skill looks there).
+    t = searchTokens(`${p.title} ${p.brand} ${cat[0]} ${cat[1]} ${Object.values(p.attributes).join(' ')} ${p.skus.map((k) => k.spec_text).join(' ')}`);
     productTokens.set(p, t);
   }
   return t;

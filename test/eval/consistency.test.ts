@@ -169,6 +169,30 @@ describe('consistency: each kind of contradiction is caught when planted', () =>
       expect(worldContradictions(w, 'zh-CN').filter((f) => f.code === 'FAQ_AGAINST_DATA')).toEqual([]);
     });
 
+    it('FAQ_AGAINST_DATA: an FAQ recommending a shade the item is not sold in', () => {
+      const w = worldCopy(t);
+      const p = w.products[0];
+      p.skus = [{ ...p.skus[0], spec_text: 'M01 正红' }];
+      p.faq = [{ faq_id: 'fq_x_2', question: '黄皮选哪个色？', answer: '黄皮推荐M05豆沙和M08枫叶棕', tags: ['色号'] }];
+      expect(worldContradictions(w, 'zh-CN').filter((f) => f.code === 'FAQ_AGAINST_DATA')).toEqual([
+        { code: 'FAQ_AGAINST_DATA', a: `${p.item_id}'s FAQ fq_x_2 names option M05, M08: "黄皮推荐M05豆沙和M08枫叶棕"`, b: 'its options: M01 正红' },
+      ]);
+    });
+
+    it('POLICY_SELF_CONTRADICTS: exceptions to seven-day returns for an item sold without them', () => {
+      const w = worldCopy(t);
+      const p = w.products[0];
+      p.faq = [];
+      p.after_sales = { ...p.after_sales, seven_day_return: false, return_exclusions: ['化妆品拆封使用后不支持七天无理由退货'] };
+      expect(worldContradictions(w, 'zh-CN').filter((f) => f.code === 'POLICY_SELF_CONTRADICTS')).toEqual([
+        {
+          code: 'POLICY_SELF_CONTRADICTS',
+          a: `${p.item_id} is sold without seven-day returns`,
+          b: 'its policy lists exceptions to them: 化妆品拆封使用后不支持七天无理由退货',
+        },
+      ]);
+    });
+
     it('PRICE_AGAINST_SKUS: one live price in the prompt for options that cost different amounts', () => {
       const w = worldCopy(t);
       const p = w.products.find((x) => x.skus.length >= 2) ?? w.products[0];

@@ -264,7 +264,8 @@ function handoffBuilder(sub: keyof typeof HANDOFF_MSG, statuses?: readonly Order
 /** Hand-off sub-kinds (damaged goods need a delivered order, an address change a shipped one). */
 export const HANDOFF_KINDS: readonly SubKind[] = [
   { name: 'damaged', weight: 2, build: handoffBuilder('damaged', ['delivered']) },
-  { name: 'compensation', weight: 1, build: handoffBuilder('compensation', ['delivered', 'shipped']) },
+  // "It broke after two days" is said of goods received: a delivered order (not one still on its way).
+  { name: 'compensation', weight: 1, build: handoffBuilder('compensation', ['delivered']) },
   { name: 'address_change', weight: 1, build: handoffBuilder('address_change', ['shipped']) },
   // Any order can be escalated on request; this also keeps worlds without shipped orders covered.
   { name: 'complaint', weight: 1, build: handoffBuilder('complaint') },
