@@ -175,6 +175,13 @@ export interface AnswerKey {
   required_facts: Fact[];
   /** Facts the reply must not state (a list price presented as the live price, a sold-out SKU as in stock). */
   forbidden_facts: Fact[];
+  /**
+   * The other reading of an ambiguous request (`expect: "clarify"` only): a reply that answers instead of
+   * asking back, stating each of these facts (the price of every link the viewer may mean), is as right
+   * as the question back; it is then scored as an answer with these as its required facts. Absent: only
+   * asking back is right.
+   */
+  answer_instead?: Fact[];
   /** The expected final world overlay (compared order-insensitively; hand-off reasons are not compared). */
   expected_state: WorldState;
   /**

@@ -7,7 +7,7 @@
  */
 import type { RewardDetail, RewardResult, Task, Trace } from '../protocol/domain.js';
 import { RewardRegistry } from './registry.js';
-import { scoreEpisode } from './score.js';
+import { readingOf, scoreEpisode } from './score.js';
 import type { AsyncScoreContext, RewardModule, RewardProfile } from './types.js';
 
 /** True when some module of `profile` has a `scoreAsync` (the episode must be scored on the async path). */
@@ -35,7 +35,9 @@ function replay(m: RewardModule, settled: { detail: RewardDetail } | { error: un
  * Score a finished episode, awaiting the async modules of the profile concurrently. Never rejects: a
  * module whose `scoreAsync` rejects or resolves out of range is a failed component, as on the sync path.
  */
-export async function scoreEpisodeAsync(trace: Trace, task: Task, profile: RewardProfile, registry: RewardRegistry): Promise<RewardResult> {
+export async function scoreEpisodeAsync(trace: Trace, asked: Task, profile: RewardProfile, registry: RewardRegistry): Promise<RewardResult> {
+  // The reading the reply took (an ambiguous request answered instead of asked back), as the sync path reads it.
+  const task = readingOf(trace, asked);
   const ctx: AsyncScoreContext = { module: (name) => registry.get(name) };
   const settled = new Map<string, RewardModule>();
   await Promise.all(

@@ -4,7 +4,7 @@
  * across platforms.
  */
 import type { RewardDetail, RewardResult, Task, Trace } from '../protocol/domain.js';
-import { clamp01, toolCalls } from './common.js';
+import { asksQuestion, clamp01, factStated, ownWords, toolCalls } from './common.js';
 import type { RewardRegistry } from './registry.js';
 import type { RewardProfile, RewardSegment } from './types.js';
 
@@ -72,7 +72,8 @@ function runModule(
  * and the trace made none (load_skill aside), `reply` is null when there is no final reply. Never throws:
  * a failing module scores 0 with `failed: true`.
  */
-export function scoreEpisode(trace: Trace, task: Task, profile: RewardProfile, registry: RewardRegistry): RewardResult {
+export function scoreEpisode(trace: Trace, asked: Task, profile: RewardProfile, registry: RewardRegistry): RewardResult {
+  const task = readingOf(trace, asked);
   const components: Record<string, number> = {};
   const details: Record<string, RewardDetail> = {};
   const seg = { tool: { w: 0, s: 0 }, reply: { w: 0, s: 0 } };
@@ -127,3 +128,24 @@ export function scoreEpisode(trace: Trace, task: Task, profile: RewardProfile, r
   if (caps !== undefined) result.caps = caps;
   return result;
 }
+
+/**
+ * The reading of the task the reply took: an ambiguous request (`expect: "clarify"` with
+ * `answer_instead`) answered instead of asked back — no question, every fact of the other reading stated
+ * — is scored as that answer (`expect: "answer"`, those facts required); any other reply, as the key says.
+ */
+export function readingOf(trace: Trace, task: Task): Task {
+  const key = task.answer_key;
+  const other = key.answer_instead;
+  const reply = trace.final_reply;
+  if (key.expect !== 'clarify' || other === undefined || reply === null || asksQuestion(reply)) return task;
+  const clauses = ownWords(reply, task.messages)
+    .split(CLAUSE_BREAK)
+    .filter((c) => c.trim() !== '');
+  // Each fact within one clause: "link 6 is 89.9 and link 9 is 59" names each price with its link.
+  if (!other.every((f) => clauses.some((c) => factStated(c, f, task.locale)))) return task;
+  return { ...task, answer_key: { ...key, expect: 'answer', required_facts: other } };
+}
+
+/** Where one statement of a reply ends and the next begins (a decimal point does not end one). */
+const CLAUSE_BREAK = /[，,;；。!！?？、]|(?<!\d)\.(?!\d)|\band\b|\bwhile\b|\bbut\b|\bwhereas\b|而|但/;

@@ -191,6 +191,8 @@ export interface KeyParts {
   optional_tools?: string[];
   required_facts?: Fact[];
   forbidden_facts?: Fact[];
+  /** The other reading of an ambiguous request: the facts a reply answering instead of asking back states. */
+  answer_instead?: Fact[];
   expected_state?: Partial<WorldState>;
   /** Changes either reading allows (made or not). */
   optional_state?: Partial<WorldState>;
@@ -210,6 +212,7 @@ export function answerKey(p: KeyParts): AnswerKey {
     optional_tools: p.optional_tools ?? [],
     required_facts: p.required_facts ?? [],
     forbidden_facts: p.forbidden_facts ?? [],
+    ...(p.answer_instead !== undefined ? { answer_instead: p.answer_instead } : {}),
     expected_state: {
       issued_coupons: p.expected_state?.issued_coupons ?? state.issued_coupons,
       pushed_cards: p.expected_state?.pushed_cards ?? state.pushed_cards,

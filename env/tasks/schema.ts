@@ -31,6 +31,7 @@ export const AnswerKeySchema = z
     optional_tools: z.array(z.string().min(1)),
     required_facts: z.array(FactSchema),
     forbidden_facts: z.array(FactSchema),
+    answer_instead: z.array(FactSchema).min(1).optional(),
     expected_state: WorldStateSchema,
     optional_state: WorldStateSchema.partial().optional(),
     cta: z.boolean(),

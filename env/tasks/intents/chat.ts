@@ -14,7 +14,7 @@ import {
 } from '../../../protocol/phrasebook/index.js';
 import type { Product, Sku } from '../../../mock-services/index.js';
 import type { BuildContext, Draft, SubKind } from '../kit.js';
-import { L, anyViewer, draft, fill, linkFact, otherProducts, say, sayRef } from '../kit.js';
+import { L, anyViewer, draft, fill, linkFact, otherProducts, price, say, sayRef } from '../kit.js';
 
 const CHAT = ['chitchat'];
 
@@ -166,6 +166,7 @@ function clarifyDraft(
   history: HistoryLine[],
   tail: string,
   optional: string[],
+  answerInstead?: Fact[],
 ): Draft | null {
   const v = anyViewer(ctx);
   const reference = fill(CLARIFY_REPLY[ctx.locale], { c: choices(ps, ctx.locale), tail });
@@ -175,6 +176,7 @@ function clarifyDraft(
     optional_tools: optional,
     // Asking back names at least one of the candidates ("link 6 or link 10?"); naming all is not needed.
     required_facts: [{ key: 'candidate', values: ps.flatMap((p) => linkFact('candidate', p.link_no, ctx.locale).values) }],
+    ...(answerInstead !== undefined ? { answer_instead: answerInstead } : {}),
     reference_reply: reference,
   });
 }
@@ -193,7 +195,14 @@ const ambiguousPrice = (ctx: BuildContext): Draft | null => {
     ctx.rng,
     L(ctx.locale, ['这个多少钱', '那这个多少钱呀', '这款什么价'], ['how much is this one?', 'so how much is it?', "what's the price?"]),
   );
-  return clarifyDraft(ctx, 'ambiguous_price', pair, message, twoLinkHistory(ctx, ...pair), '', ['get_product']);
+  // "How much is this one?" right after weighing two links: asking which one is right, and so is giving
+  // both links' prices (looked up), each the other reading of the same message.
+  // Each fact ties a link to its price: both in one clause ("link 6 is 89.9"), so swapped prices are wrong.
+  const both = pair.map((p) => ({
+    key: `live_price:${p.link_no}`,
+    values: [L(ctx.locale, `${p.link_no}号${price(p.live_price)}`, `link ${p.link_no} ${price(p.live_price)}`)],
+  }));
+  return clarifyDraft(ctx, 'ambiguous_price', pair, message, twoLinkHistory(ctx, ...pair), '', ['get_product'], both);
 };
 
 const ambiguousStock = (ctx: BuildContext): Draft | null => {
@@ -232,8 +241,10 @@ const ambiguousColor = (ctx: BuildContext): Draft | null => {
   // The current product must not offer the colour, or "that blue one" would plainly mean it.
   const currentColors = new Set<string>();
   for (const s of ctx.current.skus) addColors(s.spec, currentColors);
+  // Nor may a product's title hold the colour's name ("the Cream one" beside a moisturising cream means it).
+  const titles = ctx.world.products.map((p) => p.title.toLowerCase());
   const options = [...byColor.entries()]
-    .filter(([c, ps]) => ps.length >= 2 && ps.length <= 3 && !currentColors.has(c))
+    .filter(([c, ps]) => ps.length >= 2 && ps.length <= 3 && !currentColors.has(c) && !titles.some((t) => t.includes(c.toLowerCase())))
     .sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
   if (options.length === 0) return null;
   const [color, ps] = ctx.rng.pick(options);
