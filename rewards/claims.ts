@@ -43,14 +43,26 @@ const ZH_CLAIMS: readonly ClaimRule[] = [
   { kind: 'personal experience', re: /我(?:自己)?(?:也)?(?:在)?(?:用过|用了|吃过|穿过|试过)/ },
 ];
 
+// Absolute claims said through a negation ("you won't find a lower price online", "全网找不到更便宜的"): the
+// negation is the claim, so these are read in every clause, negated or not.
+const EN_NEGATED_CLAIMS: readonly ClaimRule[] = [
+  {
+    kind: 'absolute term',
+    re: /\b(?:won't|will not|can't|cannot|never|not|couldn't|wouldn't) (?:find|get|see|beat) (?:a |any |an )?(?:lower|cheaper|better) (?:price|deal|offer)s?\b|\bnowhere (?:cheaper|lower)\b|\bno(?:where| one| other (?:shop|store|seller|place)) (?:else )?(?:is |sells? (?:it )?)?cheaper\b|\bnothing (?:is )?cheaper\b/,
+  },
+];
+const ZH_NEGATED_CLAIMS: readonly ClaimRule[] = [
+  { kind: 'absolute term', re: /找不到(?:比这更|比它更|比这|比它|更)(?:低|便宜)|(?:全网|别家|其他家|外面)(?:都)?没有(?:比这更|比它更|比这|比它|更)(?:低|便宜)|没有更低的价|不会有更低的价/ },
+];
+
 /** Any rule of a locale, in one pattern (a reply that matches none is read no further). */
 const anyOf = (rules: readonly ClaimRule[]): RegExp => new RegExp(rules.map((r) => `(?:${r.re.source})`).join('|'));
 // English claims all hold one of these words; a reply with none of them is not read further (a plain
 // word list is a much cheaper scan than the rules' alternations).
 const EN_CLAIM_WORDS =
-  /sold|selling|sell|order|unit|piece|bottle|bag|box|people|review|rat|star|positive|repeat|restock|stock|guarantee|promise|definitely|for sure|arriv|deliver|tomorrow|next|replacement|compensat|refund|treat|cure|heal|reliev|prevent|lower|whiten|spot|ever|number one|#1|lowest|cheapest|only one|wechat|whatsapp|qq|dm me|number|i use|i used|i tried|i love using|i wear|skin/;
-const EN_ANY = anyOf(EN_CLAIMS);
-const ZH_ANY = anyOf(ZH_CLAIMS);
+  /sold|selling|sell|order|unit|piece|bottle|bag|box|people|review|rat|star|positive|repeat|restock|stock|guarantee|promise|definitely|for sure|arriv|deliver|tomorrow|next|replacement|compensat|refund|treat|cure|heal|reliev|prevent|lower|whiten|spot|ever|number one|#1|lowest|cheapest|cheaper|only one|wechat|whatsapp|qq|dm me|number|i use|i used|i tried|i love using|i wear|skin/;
+const EN_ANY = anyOf([...EN_CLAIMS, ...EN_NEGATED_CLAIMS]);
+const ZH_ANY = anyOf([...ZH_CLAIMS, ...ZH_NEGATED_CLAIMS]);
 
 // A clause that negates or declines: its claims are not made.
 const EN_NEGATION = /\b(?:not|no|never|can't|cannot|won't|don't|doesn't|isn't|aren't|unable|avoid|instead of)\b|n't\b/;
@@ -82,9 +94,11 @@ export function unsupportedClaims(reply: string, locale: Locale, trace: Trace): 
   const negation = locale === 'en' ? EN_NEGATION : ZH_NEGATION;
   let evidence: string | null = null;
   const out: string[] = [];
+  const negatedRules = locale === 'en' ? EN_NEGATED_CLAIMS : ZH_NEGATED_CLAIMS;
   for (const clause of folded.split(CLAUSE_SPLIT)) {
-    if (clause.trim() === '' || negation.test(locale === 'en' ? clause : clause.replace(ZH_NOT_NEGATION, ''))) continue;
-    for (const rule of rules) {
+    if (clause.trim() === '') continue;
+    const negated = negation.test(locale === 'en' ? clause : clause.replace(ZH_NOT_NEGATION, ''));
+    for (const rule of negated ? negatedRules : [...rules, ...negatedRules]) {
       const m = rule.re.exec(clause);
       if (m === null) continue;
       evidence ??= evidenceText(trace);
