@@ -79,6 +79,16 @@ def show(rec: Dict[str, Any], name: str) -> str:
             lines.append(text)
         if out.get("terminated") or out.get("truncated"):
             lines.append(f"[episode ended: {out['info'].get('outcome')}]")
+    # A harness in auto-correct mode repairs a reply's form (emoji, Markdown) and airs the repaired text:
+    # the reviewer grades what went on air, so show it when it differs from what the agent wrote.
+    aired = rec.get("trace", {}).get("final_reply")
+    last = None
+    for step in rec["steps"]:
+        content = step["action"].get("message", {}).get("content") if "message" in step["action"] else step["action"].get("text")
+        if content:
+            last = content
+    if aired is not None and last is not None and aired != last:
+        lines.append(f"[aired: the hook auto-corrected the reply's form before it went on air]\n{aired}")
     final = rec.get("trace", {}).get("final_state", {})
     lines.append("[world changes made by the agent] " + json.dumps(final, ensure_ascii=False))
     return "\n\n".join(lines)
