@@ -4,7 +4,7 @@
  * exactly the generator's own intents; `all` draws each episode's split from its seed; and a reset that
  * names no split or intent gets the config's defaults.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
