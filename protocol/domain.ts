@@ -177,11 +177,11 @@ export interface AnswerKey {
   forbidden_facts: Fact[];
   /**
    * The other reading of an ambiguous request (`expect: "clarify"` only): a reply that answers instead of
-   * asking back, stating each of these facts (the price of every link the viewer may mean), is as right
-   * as the question back; it is then scored as an answer with these as its required facts. Absent: only
-   * asking back is right.
+   * asking back, stating each of `required_facts` (the price of every link the viewer may mean), is as
+   * right as the question back. It is then scored as an answer: these facts required, `reply_skills` the
+   * skills that answer (the clarifying skill allowed too). Absent: only asking back is right.
    */
-  answer_instead?: Fact[];
+  answer_instead?: AnswerInstead;
   /** The expected final world overlay (compared order-insensitively; hand-off reasons are not compared). */
   expected_state: WorldState;
   /**
@@ -193,6 +193,12 @@ export interface AnswerKey {
   cta: boolean;
   /** A reply that passes every hook of the base harness and states every required fact. */
   reference_reply: string;
+}
+
+/** The answering reading of an ambiguous request (`AnswerKey.answer_instead`). */
+export interface AnswerInstead {
+  reply_skills: string[];
+  required_facts: Fact[];
 }
 
 /** A prior dialogue line in the room (the anchor or avatar, and the viewer). */

@@ -143,8 +143,14 @@ export function readingOf(trace: Trace, task: Task): Task {
     .split(CLAUSE_BREAK)
     .filter((c) => c.trim() !== '');
   // Each fact within one clause: "link 6 is 89.9 and link 9 is 59" names each price with its link.
-  if (!other.every((f) => clauses.some((c) => factStated(c, f, task.locale)))) return task;
-  return { ...task, answer_key: { ...key, expect: 'answer', required_facts: other } };
+  if (!other.required_facts.every((f) => clauses.some((c) => factStated(c, f, task.locale)))) return task;
+  // Either skill serves the answer: the clarifying one ("if the context makes it clear, just answer") or
+  // the answering one. The one loaded is required, the other allowed.
+  const clarifying = key.reply_skills.some((s) => trace.loaded_skills.includes(s));
+  const [reply_skills, alsoAllowed] = clarifying ? [key.reply_skills, other.reply_skills] : [other.reply_skills, key.reply_skills];
+  const strategy_skills = [...key.strategy_skills];
+  for (const s of alsoAllowed) if (!strategy_skills.includes(s) && !reply_skills.includes(s)) strategy_skills.push(s);
+  return { ...task, answer_key: { ...key, expect: 'answer', reply_skills, strategy_skills, required_facts: other.required_facts } };
 }
 
 /** Where one statement of a reply ends and the next begins (a decimal point does not end one). */

@@ -59,10 +59,16 @@ export function adaptTask(task: Task, b: HarnessBindings): Task | null {
     return name === undefined ? [] : [name];
   });
   if ((reply.length > 0 || strategy.length > 0) && b.loadSkillTool === undefined) return null;
-  return {
-    ...task,
-    answer_key: { ...key, reply_skills: reply, strategy_skills: strategy, required_calls: requiredCalls, solution, optional_tools: optional },
-  };
+  // The answering reading of an ambiguous request names its skills by the intents they serve.
+  let answerInstead = key.answer_instead;
+  if (answerInstead !== undefined) {
+    const skills = answerInstead.reply_skills.map((s) => b.skillFor(s));
+    answerInstead = skills.every((s): s is string => s !== undefined) ? { ...answerInstead, reply_skills: skills } : undefined;
+  }
+  const adapted: Task['answer_key'] = { ...key, reply_skills: reply, strategy_skills: strategy, required_calls: requiredCalls, solution, optional_tools: optional };
+  if (answerInstead === undefined) delete adapted.answer_instead;
+  else adapted.answer_instead = answerInstead;
+  return { ...task, answer_key: adapted };
 }
 
 /** How many seeds a task of a served intent may try before the harness is said not to serve it. */

@@ -159,9 +159,20 @@ export function sayClock(iso: string, locale: Locale): { phrase: string; values:
   const c = clockParts(iso);
   if (!c) return null;
   const hm = `${c.hour}:${c.minute}`;
-  if (locale === 'en') return { phrase: `${EN_MONTHS[c.month - 1]} ${c.day}, ${hm}`, values: [hm] };
+  // An afternoon or evening time said the way people say it ("8:30 pm", "晚上8点30") is the same time.
+  const h12 = c.hour > 12 ? c.hour - 12 : c.hour;
+  const pm = c.hour >= 12;
+  if (locale === 'en') {
+    const twelve = pm ? (c.minute === '00' ? [`${h12}:00 pm`, `${h12} pm`, `${h12}pm`] : [`${h12}:${c.minute} pm`, `${h12}:${c.minute}pm`]) : [];
+    return { phrase: `${EN_MONTHS[c.month - 1]} ${c.day}, ${hm}`, values: [hm, ...twelve] };
+  }
   const zhTime = c.minute === '00' ? `${c.hour}点` : `${c.hour}点${c.minute}分`;
   const values = c.minute === '00' ? [`${c.hour}点`, hm] : [`${c.hour}点${c.minute}`, hm];
+  if (pm) {
+    const at = c.minute === '00' ? `${h12}点` : `${h12}点${c.minute}`;
+    const parts = c.hour >= 18 ? ['晚上', '晚'] : c.hour === 12 ? ['中午'] : ['下午'];
+    for (const p of parts) values.push(`${p}${at}`);
+  }
   return { phrase: `${c.month}月${c.day}日${zhTime}`, values };
 }
 
@@ -192,7 +203,7 @@ export interface KeyParts {
   required_facts?: Fact[];
   forbidden_facts?: Fact[];
   /** The other reading of an ambiguous request: the facts a reply answering instead of asking back states. */
-  answer_instead?: Fact[];
+  answer_instead?: AnswerKey['answer_instead'];
   expected_state?: Partial<WorldState>;
   /** Changes either reading allows (made or not). */
   optional_state?: Partial<WorldState>;

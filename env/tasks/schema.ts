@@ -31,7 +31,7 @@ export const AnswerKeySchema = z
     optional_tools: z.array(z.string().min(1)),
     required_facts: z.array(FactSchema),
     forbidden_facts: z.array(FactSchema),
-    answer_instead: z.array(FactSchema).min(1).optional(),
+    answer_instead: z.object({ reply_skills: z.array(z.string().min(1)), required_facts: z.array(FactSchema).min(1) }).strict().optional(),
     expected_state: WorldStateSchema,
     optional_state: WorldStateSchema.partial().optional(),
     cta: z.boolean(),

@@ -22,16 +22,16 @@ function call(id: string, calls: [string, unknown][]) {
   };
 }
 
-/** Load the clarify skill, look both links up, then reply `text`; the final reward and its reasons. */
-function play(task: Task, text: string): { reward: number; reasons: string[] } {
+/** Load a skill (the clarify skill by default), look both links up, then reply `text`; the final reward and its reasons. */
+function play(task: Task, text: string, skill = 'clarify-intent'): { reward: number; reasons: string[] } {
   const created = createEpisode(config, { episode_id: 'amb', seed: 1, variant: 'identity', task_override: task });
   if (!created.ok) throw new Error(created.error.message);
   const ep = created.episode;
   ep.reset();
-  const [a, b] = (task.answer_key.answer_instead ?? []).map((f) => Number(f.key.split(':')[1]));
+  const [a, b] = (task.answer_key.answer_instead?.required_facts ?? []).map((f) => Number(f.key.split(':')[1]));
   const first = ep.step(
     call('c1', [
-      ['load_skill', { name: 'clarify-intent' }],
+      ['load_skill', { name: skill }],
       ['get_product', { link_no: a }],
       ['get_product', { link_no: b }],
     ]),
@@ -56,7 +56,7 @@ describe('an ambiguous price question: asking back and answering for both links 
   for (const locale of ['en', 'zh-CN'] as const) {
     const task = ambiguousPriceTask(locale);
     const world = worldOfTask(task);
-    const [fa, fb] = task.answer_key.answer_instead ?? [];
+    const [fa, fb] = task.answer_key.answer_instead?.required_facts ?? [];
     const la = Number(fa.key.split(':')[1]);
     const lb = Number(fb.key.split(':')[1]);
     const priceOf = (n: number) => String(world.products.find((p) => p.link_no === n)?.live_price);
@@ -66,7 +66,8 @@ describe('an ambiguous price question: asking back and answering for both links 
 
     it(`${locale}: the key is a clarification with the other reading given (both links' live prices)`, () => {
       expect(task.answer_key.expect).toBe('clarify');
-      expect(task.answer_key.answer_instead?.map((f) => f.key)).toEqual([`live_price:${la}`, `live_price:${lb}`]);
+      expect(task.answer_key.answer_instead?.required_facts.map((f) => f.key)).toEqual([`live_price:${la}`, `live_price:${lb}`]);
+      expect(task.answer_key.answer_instead?.reply_skills).toEqual(['product-qa']);
       expect(task.history[0].content).toContain(String(la));
     });
 
@@ -78,6 +79,17 @@ describe('an ambiguous price question: asking back and answering for both links 
     it(`${locale}: answering with both links' prices earns the full reward`, () => {
       const r = play(task, say(`Link ${la} is ${pa} live and link ${lb} is ${pb}.`, `${la}号直播价${pa}元，${lb}号${pb}元。`));
       expect(r.reward).toBe(1);
+    });
+
+    it(`${locale}: answering with both prices after loading the product Q&A skill (the answer's own skill) earns the full reward`, () => {
+      const r = play(task, say(`Link ${la} is ${pa} live and link ${lb} is ${pb}.`, `${la}号直播价${pa}元，${lb}号${pb}元。`), 'product-qa');
+      expect(r.reward).toBe(1);
+    });
+
+    it(`${locale}: asking back after loading the product Q&A skill loses the skill-selection share`, () => {
+      const r = play(task, say(`Do you mean link ${la} or link ${lb}?`, `宝宝问的是${la}号还是${lb}号呀？`), 'product-qa');
+      expect(r.reward).toBeLessThan(1);
+      expect(r.reasons).toContain('required reply skill not loaded: clarify-intent');
     });
 
     it(`${locale}: one link's price alone (a guess at which one) is neither reading: below both`, () => {

@@ -176,7 +176,8 @@ function clarifyDraft(
     optional_tools: optional,
     // Asking back names at least one of the candidates ("link 6 or link 10?"); naming all is not needed.
     required_facts: [{ key: 'candidate', values: ps.flatMap((p) => linkFact('candidate', p.link_no, ctx.locale).values) }],
-    ...(answerInstead !== undefined ? { answer_instead: answerInstead } : {}),
+    // Answered instead, the reply is a product answer: the product Q&A skill serves it.
+    ...(answerInstead !== undefined ? { answer_instead: { reply_skills: ['product-qa'], required_facts: answerInstead } } : {}),
     reference_reply: reference,
   });
 }
