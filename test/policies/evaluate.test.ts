@@ -68,9 +68,10 @@ describe('harness-gym eval (command line)', () => {
     expect(first.endsWith('\n')).toBe(true);
     expect(first.trim().split('\n')).toHaveLength(1);
     const parsed = JSON.parse(first);
-    expect(Object.keys(parsed)).toEqual(['policy', 'variant', 'episodes', 'reward', 'components', 'intents', 'outcomes', 'errors']);
+    // The task split, the variant split, the mix and the splits played are issue 37's (docs/CURRICULUM.md).
+    expect(Object.keys(parsed)).toEqual(['policy', 'variant', 'task_split', 'variant_split', 'mix', 'episodes', 'task_splits', 'reward', 'components', 'intents', 'outcomes', 'errors']);
     expect(Object.keys(parsed.reward)).toEqual(['mean', 'p10', 'p50']);
-    expect(parsed).toMatchObject({ policy: 'random', variant: 'identity', episodes: 40 });
+    expect(parsed).toMatchObject({ policy: 'random', variant: 'identity', task_split: 'train', variant_split: 'none', episodes: 40, task_splits: { train: 40 } });
     expect(run()).toBe(first);
     expect(parsed).toEqual(JSON.parse(JSON.stringify(evaluate({ policy: randomPolicy, episodes: 40, seed: 5, variant: 'identity' }))));
   });
