@@ -29,7 +29,7 @@ export type {
   ResolvedVariant,
   SharedVariant,
 } from './env.js';
-export { renderSystemPrompt, promptFacts, renderToolsDoc, renderSkillsIndex, linkName } from './prompt.js';
+export { renderSystemPrompt, promptFacts, renderToolsDoc, renderSkillsIndex, linkName, productPriceLine } from './prompt.js';
 export { PARSERS, coerceArguments } from './parsers.js';
 export { DISCOVER_TOOLS_TOOL, MARKETING_TOOLS, MarketingHub, marketingHub, marketingSchemas, connectMarketingHttp } from './mcp.js';
 export type { ActionParser, ParsedAction, ParsedCall, ParseResult } from './parsers.js';
@@ -40,7 +40,7 @@ export type { SessionEnvOptions, SessionStats, SessionLog, ResetOk, StepOk, Clos
 export { EpisodeWrapper, ActionHints, actionFormat, privilegedView } from './wrappers.js';
 export type { EpisodeHandle, EpisodeStart, EpisodeWrapping, Advisor, AdvisorStart } from './wrappers.js';
 export { GeneratorTaskSource, JsonlTaskSource, generateTask, parseGeneratedTaskId, INTENT_WEIGHTS, loadHarnessTasks, adaptTask, generateFor, generatedIntents } from './tasks/index.js';
-export { SUB_KINDS, generateForWithKind } from './tasks/index.js';
+export { SUB_KINDS, generateForWithKind, toolMentions, instructedLookups, withInstructedLookups } from './tasks/index.js';
 export {
   PRODUCTION_MIX,
   REPORT_TABLE_1,

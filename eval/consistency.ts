@@ -27,17 +27,11 @@ import { hookKind } from '../protocol/harness.js';
 import { extractNumbers, normalizeForMatch } from '../protocol/text.js';
 import { embeddedHarness, harnessSetOf } from '../harness/index.js';
 import type { HarnessSet } from '../harness/index.js';
-import { PRESETS, buildVariant } from '../harness-variants/index.js';
+import { PRESETS, buildVariant, isSalesEnding } from '../harness-variants/index.js';
 import type { World } from '../mock-services/index.js';
-import { callService, worldOfTask } from '../mock-services/index.js';
-import { optionCodes } from '../mock-services/generate.js';
-import { renderSystemPrompt } from '../env/index.js';
-import { productPriceLine } from '../env/prompt.js';
-import { generateFor, generatedIntents } from '../env/tasks/harness-tasks.js';
-import { loadHarnessTasks } from '../env/tasks/source.js';
-import { toolMentions } from '../env/tasks/instructed.js';
+import { callService, optionCodes, worldOfTask } from '../mock-services/index.js';
+import { generateFor, generatedIntents, loadHarnessTasks, productPriceLine, renderSystemPrompt, toolMentions } from '../env/index.js';
 export { toolMentions };
-import { isSalesEnding } from '../harness-variants/ops/pools-hooks.js';
 
 /** One contradiction: what disagrees with what, where. */
 export interface Contradiction {

@@ -15,3 +15,7 @@ export { recordTranscripts } from './rollout-records.js';
 export type { TranscriptRecording } from './rollout-records.js';
 export { calibrate, formatCalibration, readGrades, spearman, rewardReasons, DEFAULT_THRESHOLDS, GradeSchema } from './calibrate.js';
 export type { CalibrationReport, CalibrationThresholds, CalibratedEpisode, Grade } from './calibrate.js';
+export { runConsistency, formatConsistency, taskContradictions, worldContradictions, ruleContradictions, CONTRADICTION_CODES } from './consistency.js';
+export type { ConsistencyReport, ConsistencyOptions, Contradiction, ContradictionCode, WorldSeams } from './consistency.js';
+export { measureMix, formatMix } from './mix.js';
+export type { MixOptions, MixCell, MixColumn, MixReport } from './mix.js';

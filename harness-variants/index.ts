@@ -19,5 +19,6 @@ export type { BuiltVariant, StartedPool } from './build.js';
 export { VariantSpecSchema, PRESETS, PRESET_NAMES, parseVariant, variantRangeError, normalizeSpec, variantId } from './spec.js';
 export type { SpecResult } from './spec.js';
 export { OPERATORS } from './ops/index.js';
+export { isSalesEnding } from './ops/pools-hooks.js';
 export { TableMap } from './surface-map.js';
 export { materialize, textRewriter } from './materialize.js';

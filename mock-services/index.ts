@@ -1,6 +1,6 @@
 /** Public surface of `mock-services/`: the world generator, its types and the canonical tool services. */
 export { worldFor, worldOfTask, setWorldCacheShare, WORLD_CACHE_SIZE } from './cache.js';
-export { generateWorld, couponCovers, exclusionCodesOf, isCustomSku } from './generate.js';
+export { generateWorld, couponCovers, exclusionCodesOf, isCustomSku, optionCodes } from './generate.js';
 export { CATEGORIES } from './world.js';
 export type {
   Category,

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { LOCALES } from '../../protocol/domain.js';
 import type { Locale, Split } from '../../protocol/domain.js';
-import { formatConsistency, runConsistency } from '../../eval/consistency.js';
+import { formatConsistency, runConsistency } from '../../eval/index.js';
 import { intArg, listArg } from '../args.js';
 import { CliError, EXIT } from '../errors.js';
 import { harnessOption } from './harness.js';

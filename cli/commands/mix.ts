@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { LOCALES } from '../../protocol/domain.js';
 import type { Locale, Split } from '../../protocol/domain.js';
 import { embeddedHarness } from '../../harness/index.js';
-import { formatMix, measureMix } from '../../eval/mix.js';
+import { formatMix, measureMix } from '../../eval/index.js';
 import { collect, intArg, listArg } from '../args.js';
 import { harnessOption, tasksOption } from './harness.js';
 import { mixArg } from '../task-args.js';

@@ -19,6 +19,7 @@ export { GeneratorTaskSource, JsonlTaskSource, loadHarnessTasks } from './source
 export { adaptTask, generateFor, generateForWithKind, generatedIntents } from './harness-tasks.js';
 export type { JsonlError, JsonlLoad, TaskPick, TaskSelector, TaskSource } from './source.js';
 export { REFERENCE_MAX_CHARS } from './kit.js';
+export { toolMentions, instructedLookups, withInstructedLookups } from './instructed.js';
 export {
   PRODUCTION_MIX,
   REPORT_TABLE_1,
