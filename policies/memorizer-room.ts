@@ -79,7 +79,7 @@ const LABELS: Record<Locale, Labels> = {
     currentHeader: 'Now presenting:',
     currentLine: /^link (\d+) (.+) \(item id: (\S+), [^)]+\)$/,
     lineupLine: /^link (\d+) (.+) \(item id: (\S+)\)$/,
-    brandLine: /live price: ([\d.]+)/,
+    brandLine: /live price: (?:from )?([\d.]+)/,
     specs: 'options: ',
     attrSep: '; ',
     ship: /^shipping: ships within (\d+) hours of payment; ([^;]+)/,
@@ -111,6 +111,7 @@ function parseCurrent(lines: readonly string[], L: Labels): CurrentProduct | nul
     if (i > 0) attributes.push([part.slice(0, i), part.slice(i + 2)]);
   }
   const shipM = L.ship.exec(ship);
+  const ranged = /起|: from /.test(brand);
   const exclIdx = after.indexOf(L.exclusions);
   return {
     link_no: Number(head[1]),
@@ -118,7 +119,8 @@ function parseCurrent(lines: readonly string[], L: Labels): CurrentProduct | nul
     item_id: head[3],
     live_price: L.brandLine.exec(brand)?.[1] ?? '',
     attributes,
-    specs: specs.startsWith(L.specs) ? specs.slice(L.specs.length).split(' / ') : [],
+    // Options that cost different amounts carry their price after the name ("90 softgels 74.9").
+    specs: specs.startsWith(L.specs) ? specs.slice(L.specs.length).split(' / ').map((x) => (ranged ? x.replace(/ \d+(?:\.\d+)?$/, '') : x)) : [],
     ship_hours: shipM?.[1] ?? '',
     ships_from: shipM?.[2] ?? '',
     seven_day_return: !after.includes(L.sevenDayNo),

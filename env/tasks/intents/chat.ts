@@ -242,10 +242,15 @@ const ambiguousColor = (ctx: BuildContext): Draft | null => {
   // The current product must not offer the colour, or "that blue one" would plainly mean it.
   const currentColors = new Set<string>();
   for (const s of ctx.current.skus) addColors(s.spec, currentColors);
-  // Nor may a product's title hold the colour's name ("the Cream one" beside a moisturising cream means it).
+  // Nor may a product's title hold the colour's name ("the Cream one" beside a moisturising cream means it),
+  // and the candidates are every link whose options name the colour, on any dimension ("Pink with 2 heads").
   const titles = ctx.world.products.map((p) => p.title.toLowerCase());
-  const options = [...byColor.entries()]
-    .filter(([c, ps]) => ps.length >= 2 && ps.length <= 3 && !currentColors.has(c) && !titles.some((t) => t.includes(c.toLowerCase())))
+  const naming = (c: string): Product[] =>
+    otherProducts(ctx).filter((p) => p.skus.some((k) => k.spec_text.toLowerCase().includes(c.toLowerCase())));
+  const currentNames = (c: string): boolean => ctx.current.skus.some((k) => k.spec_text.toLowerCase().includes(c.toLowerCase()));
+  const options = [...byColor.keys()]
+    .map((c): [string, Product[]] => [c, naming(c)])
+    .filter(([c, ps]) => ps.length >= 2 && ps.length <= 3 && !currentColors.has(c) && !currentNames(c) && !titles.some((t) => t.includes(c.toLowerCase())))
     .sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
   if (options.length === 0) return null;
   const [color, ps] = ctx.rng.pick(options);
