@@ -10,7 +10,8 @@
  *   irrelevant), `DISCOVERY_IRRELEVANT` (the key needs a tool that only discovery offers, but scores the
  *   discovery call irrelevant);
  * - key against the message: `FACT_NOT_ASKED` (a required fact the message does not ask for),
- *   `FACT_UNSEEN` (a required fact whose numbers nothing the agent sees contains),
+ *   `FACT_UNSEEN` (a required fact whose numbers nothing the agent sees contains), `FORBIDDEN_FACT_IN_DATA` (a
+ *   forbidden number that an option of a product in scope names: a right answer would state it),
  *   `MESSAGE_AGAINST_DATA` (the viewer says something the data denies);
  * - data against data: `ATTRIBUTE_AGAINST_SKUS`, `FAQ_AGAINST_DATA` (an FAQ that says an item sold without
  *   seven-day returns can be returned, or names an option the item is not sold in), `POLICY_SELF_CONTRADICTS`
@@ -51,6 +52,7 @@ export const CONTRADICTION_CODES = [
   'DISCOVERY_IRRELEVANT',
   'FACT_NOT_ASKED',
   'FACT_UNSEEN',
+  'FORBIDDEN_FACT_IN_DATA',
   'MESSAGE_AGAINST_DATA',
   'ATTRIBUTE_AGAINST_SKUS',
   'FAQ_AGAINST_DATA',
@@ -340,6 +342,26 @@ export function taskContradictions(task: Task, set: HarnessSet): Finding[] {
   for (const f of key.required_facts) {
     if (!f.values.some((v) => extractNumbers(v).every((n) => evidence.has(n))))
       out.push({ code: 'FACT_UNSEEN', a: `the key requires ${f.key} = ${f.values.join(' / ')}`, b: 'no tool result of the solution, nor the prompt, nor the message contains its numbers' });
+  }
+  // A forbidden number that names an option of a product in the task's scope ("90 softgels" at a list price
+  // of 90): a correct reply naming the option would state the forbidden fact.
+  const scoped = world.products.filter(
+    (p) =>
+      p.link_no === world.room.current_link ||
+      key.solution.some((c) => c.arguments.link_no === p.link_no || c.arguments.item_id === p.item_id),
+  );
+  for (const f of key.forbidden_facts) {
+    for (const v of f.values) {
+      const n = /^\d+(?:\.\d+)?$/.test(v.trim()) ? Number(v) : null;
+      if (n === null) continue;
+      const hit = scoped.find((p) => p.skus.some((k) => extractNumbers(k.spec_text).includes(n)));
+      if (hit)
+        out.push({
+          code: 'FORBIDDEN_FACT_IN_DATA',
+          a: `the key forbids ${f.key} = ${v}`,
+          b: `${hit.item_id}'s options name it: ${hit.skus.map((k) => k.spec_text).join(' / ')}`,
+        });
+    }
   }
   for (const claim of ORDER_CLAIMS) {
     if (!(task.locale === 'en' ? claim.en : claim.zh).test(task.messages.join('\n'))) continue;

@@ -125,6 +125,19 @@ describe('consistency: each kind of contradiction is caught when planted', () =>
     expect(found.find((f) => f.code === 'FACT_UNSEEN')?.a).toBe('the key requires stock = 987654');
   });
 
+  it('FORBIDDEN_FACT_IN_DATA: a list price forbidden that an option of the product names', () => {
+    const t = findTask('en', 'product_qa', (x) => x.answer_key.forbidden_facts.some((f) => f.key === 'list_price_as_live'));
+    expect(taskContradictions(t, set)).toEqual([]);
+    const w = worldOfTask(t);
+    const onScreen = w.products.find((p) => p.link_no === w.room.current_link);
+    const n = onScreen?.skus.flatMap((k) => k.spec_text.match(/\d+/g) ?? [])[0] ?? null;
+    const target = n ?? String(w.room.current_link);
+    const bad = withKey(t, { forbidden_facts: [{ key: 'list_price_as_live', values: [target] }] });
+    const found = taskContradictions(bad, set).filter((f) => f.code === 'FORBIDDEN_FACT_IN_DATA');
+    if (n === null) expect(found).toEqual([]);
+    else expect(found[0]?.a).toBe(`the key forbids list_price_as_live = ${n}`);
+  });
+
   it('MESSAGE_AGAINST_DATA: "still hasn\'t arrived" about an order that is not on its way', () => {
     const t = findTask('en', 'after_sales', (x) => {
       const w = worldOfTask(x);

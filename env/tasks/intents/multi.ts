@@ -3,7 +3,8 @@
  * must answer both. The answer key is the union of the parts' keys, with reply skills in message order and
  * the `multi-intent` strategy skill. Parts are built in compact mode so that both answers fit one reply.
  */
-import type { AnswerKey, Fact } from '../../../protocol/domain.js';
+import type { AnswerKey, CanonicalCall, Fact } from '../../../protocol/domain.js';
+import { extractNumbers } from '../../../protocol/text.js';
 import type { BuildContext, Builder, Draft, SubKind } from '../kit.js';
 import { answerKey, draft, linkFact, reqAny } from '../kit.js';
 import { MARKETING_PARTS, PURCHASE_PARTS } from './commerce.js';
@@ -62,11 +63,31 @@ function eitherLink(ctx: BuildContext, kb: AnswerKey, other: number): AnswerKey 
 const STOCK_CLAIMS = new Set(['sold_out_claim', 'in_stock_claim']);
 const withoutStockClaims = (facts: readonly Fact[]): Fact[] => facts.filter((f) => !STOCK_CLAIMS.has(f.key));
 
+/**
+ * Numbers the option names of the products in a merged key's scope state (the product on screen and every
+ * product its calls name): "50 g + 15 g mini" states 50 and 15.
+ */
+function optionNumbers(ctx: BuildContext, calls: readonly CanonicalCall[]): Set<number> {
+  const out = new Set<number>();
+  for (const p of ctx.world.products) {
+    const inScope =
+      p.link_no === ctx.current.link_no || calls.some((c) => c.arguments.link_no === p.link_no || c.arguments.item_id === p.item_id);
+    if (inScope) for (const k of p.skus) for (const n of extractNumbers(k.spec_text)) out.add(n);
+  }
+  return out;
+}
+
+/** A part's forbidden bare numbers that the other part's product names in an option are no longer forbidden. */
+function withoutNamed(facts: readonly Fact[], named: ReadonlySet<number>): Fact[] {
+  return facts.filter((f) => !f.values.some((v) => /^\d+(?:\.\d+)?$/.test(v.trim()) && named.has(Number(v))));
+}
+
 /** Merge two single-message drafts into one multi-intent draft (null when the joint reply is too long). */
 export function mergeDrafts(ctx: BuildContext, sub: string, a: Draft, b: Draft): Draft | null {
-  const ka: AnswerKey = { ...a.answer_key, forbidden_facts: withoutStockClaims(a.answer_key.forbidden_facts) };
+  const named = optionNumbers(ctx, [...a.answer_key.solution, ...b.answer_key.solution]);
+  const ka: AnswerKey = { ...a.answer_key, forbidden_facts: withoutNamed(withoutStockClaims(a.answer_key.forbidden_facts), named) };
   const asked = linkOf(ka);
-  const kb0: AnswerKey = { ...b.answer_key, forbidden_facts: withoutStockClaims(b.answer_key.forbidden_facts) };
+  const kb0: AnswerKey = { ...b.answer_key, forbidden_facts: withoutNamed(withoutStockClaims(b.answer_key.forbidden_facts), named) };
   const kb: AnswerKey = b.sub_kind === 'buy_current' && asked !== undefined ? eitherLink(ctx, kb0, asked) : kb0;
   const reference =
     ctx.locale === 'en'

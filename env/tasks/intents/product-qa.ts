@@ -4,6 +4,7 @@
  * Some tasks are follow-ups whose history names the link, so the message itself only says "它".
  */
 import type { Fact, HistoryLine } from '../../../protocol/domain.js';
+import { extractNumbers } from '../../../protocol/text.js';
 import {
   ATTRIBUTE_REPLY,
   FAQ_REPLY,
@@ -102,9 +103,12 @@ const PRICE_MSG = {
 function priceFacts(p: Product): { req: Fact[]; forbid: Fact[] } {
   const live = price(p.live_price);
   const list = price(p.list_price);
+  // A list price that is also a number of the options' names ("90 softgels" at a list price of 90) cannot
+  // be told apart from the option a correct answer names: it is not forbidden then.
+  const named = p.skus.some((k) => extractNumbers(k.spec_text).includes(p.list_price));
   return {
     req: [{ key: 'live_price', values: [live] }],
-    forbid: list !== live && !live.includes(list) ? [{ key: 'list_price_as_live', values: [list] }] : [],
+    forbid: list !== live && !live.includes(list) && !named ? [{ key: 'list_price_as_live', values: [list] }] : [],
   };
 }
 
