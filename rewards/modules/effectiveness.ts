@@ -15,6 +15,8 @@
  *   messages are in scope; another product's figures, dumps of the room and repeated clauses cost.
  * - The room's language: a reply in another language serves nobody there.
  * - A call to action where one is due.
+ * - Speech, not the prompt's layout (version 3.1): a reply that reads out the product card's field labels or
+ *   an FAQ's "Q: … A: …" form is pasted, not spoken.
  */
 import type { RewardDetail, Task, Trace, TraceCall } from '../../protocol/domain.js';
 import { charLength, extractNumbers } from '../../protocol/text.js';
@@ -55,7 +57,22 @@ export const EFFECTIVENESS_DEFAULTS = {
   max_unrequested: 4,
   /** Multiplier when the reply says the same clause twice. */
   repetition_factor: 0.7,
+  /**
+   * Multiplier when the reply reads out the prompt's layout instead of speaking: its field labels
+   * ("brand: …; live price: …", "品牌: …；直播价: …") or an FAQ's question-and-answer form ("A: …", "答: …").
+   */
+  prompt_layout_factor: 0.3,
 } as const;
+
+// The field labels of the prompt's product card and FAQ (env/prompt.ts), followed by a colon: a TTS reply
+// never says them. "8:30" and "Plan A" are not labels.
+const PROMPT_LAYOUT_EN = /\b(?:brand|live price|list price|options|shipping|after-sales|item id)\s*:\s|(?:^|[\s?.!,;])[qa]\s*:\s/i;
+const PROMPT_LAYOUT_ZH = /(?:品牌|直播价|原价|可选规格|发货|售后|商品ID|问|答)\s*[:：]/;
+
+/** Whether a reply reads the prompt's layout out (labels, Q/A) instead of speaking. */
+export function readsPromptLayout(reply: string): boolean {
+  return PROMPT_LAYOUT_EN.test(reply) || PROMPT_LAYOUT_ZH.test(reply);
+}
 
 /** Every number inside a tool result: numeric fields, and the numbers in its strings (titles, dates, specs). */
 function collectNumbers(value: unknown, out: Set<number>): void {
@@ -259,6 +276,10 @@ function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<st
     value *= p('repetition_factor');
     reasons.push('repeats itself');
   }
+  if (readsPromptLayout(reply)) {
+    value *= p('prompt_layout_factor');
+    reasons.push("reads out the prompt's layout (field labels or Q/A) instead of speaking");
+  }
 
   // Relevance: numbers outside what the viewer asked about (another product's figures, a dump of the room).
   const said = [...new Set(extractNumbers(reply))];
@@ -279,7 +300,7 @@ function scoreEffectiveness(trace: Trace, task: Task, params: Readonly<Record<st
 /** Whether the reply serves the viewer's message as the task expects, relevantly and briefly. */
 export const effectivenessModule: RewardModule = {
   name: 'effectiveness',
-  version: '3.0.0',
+  version: '3.1.0',
   segment: 'reply',
   score: scoreEffectiveness,
   checkParams: numericParamsChecker(EFFECTIVENESS_DEFAULTS),

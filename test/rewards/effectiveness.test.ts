@@ -659,7 +659,7 @@ describe('effectiveness', () => {
     const known =
       'known: refuse_base, refuse_unrecorded, clarify_no_question, clarify_answered_factor, missing_cta_factor, too_long_factor, ' +
       'too_many_sentences_factor, max_sentences, too_short_factor, min_chars, concise_share, concision_weight, unrequested_factor, ' +
-      'max_unrequested, repetition_factor';
+      'max_unrequested, repetition_factor, prompt_layout_factor';
     expect(check({ budget_ratio: 2.5, budget_slack: 30, too_long_factr: 0.5, max_sentences: '2', concision_weight: Number.NaN })).toEqual([
       `budget_ratio: unknown parameter; ${known}`,
       `budget_slack: unknown parameter; ${known}`,

@@ -176,10 +176,10 @@ describe('examples/rewards', () => {
   it('the example module directory loads on its own', async () => {
     const r = await loadRewardSet(abs({ profiles: [], module_dirs: [EXAMPLE_MODULES] }));
     expect(r.ok && r.set.registry.list().map((m) => [m.name, m.version, m.segment])).toEqual([
-      // Rewards 3.0 changed accuracy, effectiveness and hook_compliance; tool_rationality 1.1.0 counts
+      // Rewards 3.0 changed accuracy, effectiveness (3.1: the prompt-layout paste) and hook_compliance; tool_rationality 1.1.0 counts
       // issue_coupon relevant for an optional coupon; skill_selection, the judge and the example are unchanged.
       ['accuracy', '3.0.0', 'reply'],
-      ['effectiveness', '3.0.0', 'reply'],
+      ['effectiveness', '3.1.0', 'reply'],
       ['hook_compliance', '3.0.0', 'reply'],
       ['tool_rationality', '1.1.0', 'tool'],
       ['skill_selection', '2.0.0', 'tool'],

@@ -249,7 +249,7 @@ describe('profiles', () => {
     const known =
       'refuse_base, refuse_unrecorded, clarify_no_question, clarify_answered_factor, missing_cta_factor, too_long_factor, ' +
       'too_many_sentences_factor, max_sentences, too_short_factor, min_chars, concise_share, concision_weight, ' +
-      'unrequested_factor, max_unrequested, repetition_factor';
+      'unrequested_factor, max_unrequested, repetition_factor, prompt_layout_factor';
     const r = validateProfile(
       {
         name: 'p',
