@@ -68,7 +68,7 @@ const EXPECTED_INFO = {
       name: 'default',
       modules: [
         { name: 'accuracy', version: '3.0.0', weight: 0.3 },
-        { name: 'effectiveness', version: '3.0.0', weight: 0.25 },
+        { name: 'effectiveness', version: '3.1.0', weight: 0.25 },
         { name: 'hook_compliance', version: '3.0.0', weight: 0.15 },
         { name: 'tool_rationality', version: '1.1.0', weight: 0.15 },
         { name: 'skill_selection', version: '2.0.0', weight: 0.15 },
