@@ -56,5 +56,9 @@ export function loadRecordInput(path: string): LoadedRecord[] {
   // A file without a header or a record is not one (a torn record file keeps its header).
   if (r.headers.length === 0 && r.records.length === 0) throw fileError(`${path} is not a record file: ${RECORD_INPUT_HINT}`);
   for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
+  // Every episode was skipped for its shape (each warned above): nothing to work on is a file problem.
+  if (r.records.length === 0 && r.skipped > 0) {
+    throw fileError(`${path} holds no valid episode record (${r.skipped} skipped, see the warnings above): ${RECORD_INPUT_HINT}`);
+  }
   return r.records;
 }

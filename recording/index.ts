@@ -18,6 +18,7 @@ export { RecordWriter } from './writer.js';
 export type { RecordWriterOptions } from './writer.js';
 export { Recorder, EpisodeTape, RecordEpisode, describeVariant } from './recorder.js';
 export type { EpisodeRecorder, RecordStart, RecorderOptions, TapedOutput } from './recorder.js';
+export { episodeRecordSchema, episodeRecordProblem } from './schema.js';
 export { listRecordFiles, readRecordFile, readRecords, decodeRecordBytes } from './reader.js';
 export type { LoadedRecord, ReadResult } from './reader.js';
 export { replayRecord, replayRecords, rebuildEpisode, envConfigFor, diffValues, formatDivergence } from './replay.js';

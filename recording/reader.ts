@@ -1,12 +1,15 @@
 /**
  * Reading record files back. A file is a stream of MessagePack values; a truncated or corrupt tail (a
  * crash mid-write) stops the read of that file with a warning, and every complete record before it is
- * kept: one torn write never costs the whole file.
+ * kept: one torn write never costs the whole file. An episode value of the wrong shape (a tampered or
+ * foreign record: a field missing or of another type, recording/schema.ts) is skipped with a warning
+ * `FILE: episode N: what is wrong`, and the read goes on: one bad episode never costs the others.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { RECORD_EXT, isEpisodeRecord, isFileHeader, recordUnpackr } from './format.js';
 import type { EpisodeRecordV1, RecordFileHeader } from './format.js';
+import { episodeRecordProblem } from './schema.js';
 
 /** One record, and where it came from. */
 export interface LoadedRecord {
@@ -21,8 +24,10 @@ export interface ReadResult {
   files: string[];
   headers: RecordFileHeader[];
   records: LoadedRecord[];
-  /** Problems that did not stop the read (a truncated tail, an unknown value, an unreadable file). */
+  /** Problems that did not stop the read (a truncated tail, an unknown value, an unreadable file, a skipped episode). */
   warnings: string[];
+  /** Episodes skipped for their shape (each has its warning). */
+  skipped: number;
 }
 
 /** The record files of a path: the file itself, or a directory's `*.hgrec` files sorted by name. */
@@ -41,9 +46,14 @@ export function listRecordFiles(path: string): { ok: true; files: string[] } | {
   return { ok: true, files };
 }
 
+/** Whether a decoded value is a map that says it is an episode (its shape is checked apart). */
+function isEpisodeValue(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && (v as { type?: unknown }).type === 'episode';
+}
+
 /** Decode one file's bytes. Never throws. */
 export function decodeRecordBytes(bytes: Uint8Array, file: string): ReadResult {
-  const out: ReadResult = { files: [file], headers: [], records: [], warnings: [] };
+  const out: ReadResult = { files: [file], headers: [], records: [], warnings: [], skipped: 0 };
   if (bytes.length === 0) {
     out.warnings.push(`${file}: empty file`);
     return out;
@@ -62,8 +72,16 @@ export function decodeRecordBytes(bytes: Uint8Array, file: string): ReadResult {
         }
         out.warnings.push(`${file}: no file header (reading anyway)`);
       }
-      if (isEpisodeRecord(value)) out.records.push({ file, index: index++, record: value });
-      else if (isFileHeader(value)) out.headers.push(value);
+      if (isEpisodeValue(value)) {
+        // A complete value that says it is an episode: check its shape; a bad one is skipped, keeping its index.
+        const problem = episodeRecordProblem(value);
+        if (problem === null && isEpisodeRecord(value)) out.records.push({ file, index, record: value });
+        else {
+          out.skipped++;
+          out.warnings.push(`${file}: episode ${index}: ${problem ?? 'not an episode record'} (skipped)`);
+        }
+        index++;
+      } else if (isFileHeader(value)) out.headers.push(value);
       else {
         // Garbage decodes as small values byte by byte: the rest of the file cannot be trusted.
         const at = _start ?? consumed;
@@ -88,7 +106,7 @@ export function readRecordFile(file: string): ReadResult {
   try {
     bytes = readFileSync(file);
   } catch (e) {
-    return { files: [file], headers: [], records: [], warnings: [`${file}: cannot read (${(e as Error).message})`] };
+    return { files: [file], headers: [], records: [], warnings: [`${file}: cannot read (${(e as Error).message})`], skipped: 0 };
   }
   return decodeRecordBytes(bytes, file);
 }
@@ -97,13 +115,14 @@ export function readRecordFile(file: string): ReadResult {
 export function readRecords(path: string): { ok: true; result: ReadResult } | { ok: false; message: string } {
   const listed = listRecordFiles(path);
   if (!listed.ok) return listed;
-  const result: ReadResult = { files: [], headers: [], records: [], warnings: [] };
+  const result: ReadResult = { files: [], headers: [], records: [], warnings: [], skipped: 0 };
   for (const f of listed.files) {
     const r = readRecordFile(f);
     result.files.push(f);
     result.headers.push(...r.headers);
     result.records.push(...r.records);
     result.warnings.push(...r.warnings);
+    result.skipped += r.skipped;
   }
   return { ok: true, result };
 }

@@ -126,6 +126,10 @@ function loadRecords(path: string): ReadResult {
   if (r.files.length === 0) throw new Error(`${path} holds no record file: ${WHAT_TO_GIVE}`);
   // A file without a header or a record is not one (a torn record file keeps its header).
   if (r.headers.length === 0 && r.records.length === 0) throw new Error(`${path} is not a record file: ${WHAT_TO_GIVE}`);
+  // Bad episodes are skipped with a warning each (reader.ts); none left is nothing to show.
+  if (r.records.length === 0 && r.skipped > 0) {
+    throw new Error(`${path} holds no valid episode record (${r.skipped} skipped: ${r.warnings.join('; ')}): ${WHAT_TO_GIVE}`);
+  }
   return r;
 }
 
