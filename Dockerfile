@@ -47,8 +47,8 @@ COPY examples ./examples
 # 1000 is the base image's user `node`, numeric so that Kubernetes' runAsNonRoot can check it.
 USER 1000:1000
 EXPOSE 8080
-# /readyz: 200 when taking new sessions, 503 while draining or at max_sessions. No curl or wget in the
-# slim image: node's fetch does it.
+# /readyz: 200 when taking new sessions, 503 while its workers start, while draining or at max_sessions.
+# No curl or wget in the slim image: node's fetch does it.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:8080/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "dist/cli/main.js"]

@@ -22,7 +22,8 @@ export type GymApp = FastifyInstance;
 const cores = new WeakMap<object, ServerCore>();
 
 /**
- * Build the server (not listening). Call `await app.ready()` before `app.injectWS`; `app.close()` shuts
+ * Build the server (not listening); its episode workers start at once. Call `await app.ready()` before
+ * `app.injectWS` (and `await serverReady(app)` to wait for the workers); `app.close()` shuts
  * down gracefully (requests already received are answered, later ones get `SHUTTING_DOWN`, sockets close
  * with 1001).
  */
@@ -63,8 +64,9 @@ export function buildServer(config: ServerConfig, deps: ServerDeps = {}): GymApp
     },
   });
 
-  // Worker shards start with the server: `await app.ready()` (and listening) waits for them.
-  app.addHook('onReady', () => core.hosts.ready());
+  // Worker shards start with the core (ServerCore.startup), beside fastify and not in one of its hooks:
+  // fastify gives a hook 10 s, and a loaded machine can need more. `serverReady(app)` waits for them;
+  // /readyz answers 503 until they are up.
 
   app.register(async (scope) => {
     scope.get(WIRE_PATH, { websocket: true }, (socket) => {
@@ -73,6 +75,7 @@ export function buildServer(config: ServerConfig, deps: ServerDeps = {}): GymApp
     scope.get('/healthz', async () => ({ status: 'ok' }));
     scope.get('/readyz', async (_req, reply) => {
       if (core.shuttingDown) return reply.code(503).send({ status: 'shutting_down' });
+      if (!core.started) return reply.code(503).send({ status: core.startError === null ? 'starting' : 'failed' });
       if (core.full) return reply.code(503).send({ status: 'at_capacity' });
       return { status: 'ready' };
     });
@@ -83,6 +86,16 @@ export function buildServer(config: ServerConfig, deps: ServerDeps = {}): GymApp
     });
   });
   return app;
+}
+
+/**
+ * Resolves once every episode worker has started (at once without workers); rejects if one could not
+ * start. No timeout: a slow start is slow, not fatal. Requests sent before are queued, not refused.
+ */
+export function serverReady(app: GymApp): Promise<void> {
+  const core = cores.get(app);
+  if (!core) return Promise.reject(new TypeError('not a harness-gym server'));
+  return core.startup;
 }
 
 /** A snapshot of a server's sessions, episodes and in-flight requests (tests, diagnostics). */
@@ -128,11 +141,28 @@ export interface RunningServer {
   url: string;
   /** Graceful shutdown. */
   close(): Promise<void>;
+  /** Resolves once every episode worker has started (`serverReady`). */
+  ready: Promise<void>;
 }
 
-/** Build and listen on `config.host:config.port` (port 0 picks a free port). */
-export async function startServer(config: ServerConfig, deps: ServerDeps = {}): Promise<RunningServer> {
+/**
+ * Build and listen on `config.host:config.port` (port 0 picks a free port). The workers start beside
+ * listening: /healthz answers at once and /readyz 503 (`starting`) until they are up. By default this
+ * resolves once they are (no timeout; a worker that cannot start closes the server and rejects); with
+ * `{ waitReady: false }` it resolves once listening, and `ready` follows the workers.
+ */
+export async function startServer(config: ServerConfig, deps: ServerDeps = {}, opts: { waitReady?: boolean } = {}): Promise<RunningServer> {
   const app = buildServer(config, deps);
+  const ready = serverReady(app);
   const url = await app.listen({ host: config.host, port: config.port });
-  return { app, url, close: () => closeServer(app) };
+  const running = { app, url, close: () => closeServer(app), ready };
+  if (opts.waitReady !== false) {
+    try {
+      await ready;
+    } catch (e) {
+      await closeServer(app).catch(() => {});
+      throw e;
+    }
+  }
+  return running;
 }

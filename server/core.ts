@@ -53,6 +53,11 @@ export interface ServerDeps {
   workerFile?: string;
   /** The LLM judge's bearer token for shard workers' reward catalogs (serve passes HARNESS_GYM_JUDGE_API_KEY). */
   judgeApiKey?: string;
+  /**
+   * Test only: milliseconds to wait before the episode workers' start-up check begins, standing in for a
+   * slow start on a loaded machine (test/server/slow-start.test.ts). Default 0.
+   */
+  startDelayMs?: number;
 }
 
 /** A snapshot of a server's state, for tests and diagnostics. */
@@ -61,6 +66,8 @@ export interface ServerState {
   episodes: number;
   inFlight: number;
   shuttingDown: boolean;
+  /** Whether every episode worker has started (until then /readyz answers 503 `starting`). */
+  ready: boolean;
   /** Worker threads owning the episodes (0: the main thread). */
   workers: number;
 }
@@ -95,6 +102,16 @@ export class ServerCore implements SessionServer, ConnectionServer {
   /** Where the episodes live: this thread, or worker threads. */
   readonly hosts: EpisodeHost;
   shuttingDown = false;
+  /**
+   * Start-up of the episode workers, begun by the constructor beside (not inside) fastify's hooks, with
+   * no timeout: a slow machine starts slowly. Resolves once every worker answered; rejects if one could
+   * not start (`started` below says so too).
+   */
+  readonly startup: Promise<void>;
+  /** Whether `startup` resolved (readiness). */
+  started = false;
+  /** Why start-up failed, once it has. */
+  startError: unknown = null;
   /** Collects the main thread's heap once requests stop after sessions ended (server/idle-collect.ts). */
   readonly #collector = new IdleCollector();
   /** Stops compiling the variant pools in the background (docs/HARNESS.md "How its variants are drawn"). */
@@ -144,6 +161,21 @@ export class ServerCore implements SessionServer, ConnectionServer {
             harnessHash: this.#env.harness.identity.hash,
             onRecycle: () => this.metrics.workerRecycles.inc(),
           });
+    // The workers start now, whatever fastify does: readiness (/readyz) follows this, not a framework hook
+    // with a timeout (fastify's onReady gives up after 10 s; a busy 2-core box needs 6-11 s).
+    const delay = Math.max(0, deps.startDelayMs ?? 0);
+    const startup = (delay > 0 ? new Promise<void>((resolve) => setTimeout(resolve, delay)) : Promise.resolve()).then(() => this.hosts.ready());
+    this.startup = startup.then(
+      () => {
+        this.started = true;
+      },
+      (e: unknown) => {
+        this.startError = e;
+        throw e;
+      },
+    );
+    // The failure is also read from `startError`; a caller that never awaits `startup` sees no unhandled rejection.
+    this.startup.catch(() => {});
     // The episodes live on this thread (workers: 0): compile the rest of each preset's variant pool here,
     // in the background, once a reset draws from it; workers compile their own (server/worker.ts).
     if (workers === 0) {
@@ -258,6 +290,7 @@ export class ServerCore implements SessionServer, ConnectionServer {
       episodes,
       inFlight: this.#inFlight,
       shuttingDown: this.shuttingDown,
+      ready: this.started,
       workers: this.hosts.workers,
     };
   }

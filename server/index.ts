@@ -1,5 +1,5 @@
 /** Public surface of `server/`: build or start the WebSocket environment server, and its configuration. */
-export { buildServer, startServer, serverState, closeServer, reloadRewards, writeHeapSnapshots } from './app.js';
+export { buildServer, startServer, serverReady, serverState, closeServer, reloadRewards, writeHeapSnapshots } from './app.js';
 export type { GymApp, RunningServer } from './app.js';
 export type { ServerDeps, ServerState } from './core.js';
 export {

@@ -4,7 +4,7 @@
  */
 import { MsgpackCodec } from '../../protocol/codec.js';
 import WebSocket from 'ws';
-import { buildServer, parseServerConfig } from '../../server/index.js';
+import { buildServer, parseServerConfig, serverReady } from '../../server/index.js';
 import type { GymApp, ServerConfig, ServerDeps } from '../../server/index.js';
 
 // The project's codec: integers outside 32 bits go out as int64, as a Python client sends them.
@@ -21,11 +21,12 @@ export function testConfig(overrides: Record<string, unknown> = {}): ServerConfi
   return r.config;
 }
 
-/** Build and ready a server. */
+/** Build and ready a server (fastify's plugins and the episode workers). */
 export async function makeApp(overrides: Record<string, unknown> = {}, deps: ServerDeps = {}): Promise<GymApp> {
   const inProcess = deps.env !== undefined && overrides.workers === undefined ? { workers: 0 } : {};
   const app = buildServer(testConfig({ ...overrides, ...inProcess }), deps);
   await app.ready();
+  await serverReady(app);
   return app;
 }
 

@@ -63,7 +63,7 @@ describe('graceful shutdown', () => {
     expect(big.items.every((i: { ok: boolean }) => i.ok)).toBe(true);
     expect((await c.closed).code).toBe(1001);
     await done;
-    expect(serverState(app)).toEqual({ sessions: 0, episodes: 0, inFlight: 0, shuttingDown: true, workers: expect.any(Number) });
+    expect(serverState(app)).toEqual({ sessions: 0, episodes: 0, inFlight: 0, shuttingDown: true, ready: true, workers: expect.any(Number) });
   });
 
   it('over a real socket: a new hello is refused and /readyz is 503 while draining', async () => {
