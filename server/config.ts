@@ -228,9 +228,34 @@ function merge(base: Record<string, unknown>, over: Record<string, unknown>, pat
   for (const [k, v] of Object.entries(over)) {
     if (v === undefined) continue;
     const at = path === '' ? k : `${path}.${k}`;
-    out[k] = isRecord(v) && isRecord(out[k]) && !WHOLE_VALUES.has(at) ? merge(out[k] as Record<string, unknown>, v, at) : v;
+    const value = isRecord(v) && isRecord(out[k]) && !WHOLE_VALUES.has(at) ? merge(out[k] as Record<string, unknown>, v, at) : v;
+    // Defined, never assigned: `out["__proto__"] = v` would set the prototype instead of a key (and the
+    // parse below then reports the key instead of quietly reading through it).
+    Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The paths of every prototype key (`__proto__`, `constructor`, `prototype`) in a parsed value: never a
+ * configuration key, and dangerous to merge (`{"__proto__": {"max_sessions": 2}}` would otherwise set
+ * defaults through the prototype). Reported as unknown keys, like any other.
+ */
+export function prototypeKeyPaths(value: unknown, path: readonly string[] = []): string[] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => prototypeKeyPaths(v, [...path, String(i)]));
+  if (value === null || typeof value !== 'object') return [];
+  const out: string[] = [];
+  for (const k of Object.keys(value)) {
+    if (PROTOTYPE_KEYS.has(k)) out.push([...path, k].join('.'));
+    else out.push(...prototypeKeyPaths((value as Record<string, unknown>)[k], [...path, k]));
+  }
+  return out;
+}
+
+function prototypeKeyErrors(value: unknown): string[] {
+  return prototypeKeyPaths(value).map((p) => `${p}: unknown key (a prototype key is never a configuration key)`);
 }
 
 /** One message per issue, naming the key path: `limits.max_batch: ...`, `limits.max_bach: unknown key`. */
@@ -255,6 +280,8 @@ function freeze<T extends object>(o: T): T {
 
 /** Parse a configuration object (defaults filled in) and freeze it. */
 export function parseServerConfig(input: unknown = {}): ConfigResult {
+  const proto = prototypeKeyErrors(input);
+  if (proto.length > 0) return { ok: false, errors: proto };
   const r = ServerConfigSchema.safeParse(input);
   if (!r.success) return { ok: false, errors: formatIssues(r.error.issues) };
   if (typeof r.data.worker_heap_mb === 'number' && r.data.workers === 0) {
@@ -287,6 +314,8 @@ export function readConfigFile(path: string): { ok: true; value: Record<string, 
   }
   if (value === null || value === undefined) value = {};
   if (!isRecord(value)) return { ok: false, errors: [`${path}: the config must be a map of keys`] };
+  const proto = prototypeKeyErrors(value);
+  if (proto.length > 0) return { ok: false, errors: proto.map((e) => `${path}: ${e}`) };
   return { ok: true, value };
 }
 
@@ -299,6 +328,8 @@ export function loadServerConfig(
   opts: { file?: string; overrides?: Record<string, unknown>; base?: Record<string, unknown> } = {},
 ): ConfigResult {
   let input: Record<string, unknown> = opts.base ?? {};
+  const given = [...prototypeKeyErrors(opts.base ?? {}), ...prototypeKeyErrors(opts.overrides ?? {})];
+  if (given.length > 0) return { ok: false, errors: given };
   if (opts.file !== undefined) {
     const file = readConfigFile(opts.file);
     if (!file.ok) return file;

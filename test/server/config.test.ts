@@ -5,6 +5,7 @@ import { describe, it, expect } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { defaultServerConfig, loadServerConfig, parseServerConfig } from '../../server/index.js';
 import { flagsToOverrides, nodeSetsPretenuring } from '../../cli/commands/serve.js';
 
@@ -181,5 +182,45 @@ describe('server config', () => {
       ok: true,
       config: { workers: 2, backpressure: { send_high_water_bytes: 1048576, stall_timeout_s: 30, max_queued_requests: 64 } },
     });
+  });
+});
+
+describe('prototype keys (issue 39): never a configuration key, in a file, a base or an override', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hg-proto-'));
+
+  it('a JSON file with "__proto__" is refused, naming the file and the key, and sets nothing', () => {
+    const file = join(dir, 'proto.json');
+    writeFileSync(file, '{"__proto__": {"limits": {"max_batch": 3}, "max_sessions": 2}}');
+    expect(loadServerConfig({ file })).toEqual({
+      ok: false,
+      errors: [`${file}: __proto__: unknown key (a prototype key is never a configuration key)`],
+    });
+    // Nothing leaked into the defaults through a prototype.
+    const d = defaultServerConfig();
+    expect(d.max_sessions).toBe(256);
+    expect(d.limits.max_batch).not.toBe(3);
+  });
+
+  it('a YAML file with a nested "constructor" key is refused with its path', () => {
+    const file = join(dir, 'proto.yaml');
+    writeFileSync(file, 'limits:\n  constructor:\n    max_batch: 3\n');
+    expect(loadServerConfig({ file })).toEqual({
+      ok: false,
+      errors: [`${file}: limits.constructor: unknown key (a prototype key is never a configuration key)`],
+    });
+  });
+
+  it('an override or a parsed object carrying "__proto__" as an own key is refused too', () => {
+    const evil = JSON.parse('{"__proto__": {"max_sessions": 2}}') as Record<string, unknown>;
+    expect(parseServerConfig(evil)).toEqual({ ok: false, errors: ['__proto__: unknown key (a prototype key is never a configuration key)'] });
+    expect(loadServerConfig({ overrides: evil })).toEqual({ ok: false, errors: ['__proto__: unknown key (a prototype key is never a configuration key)'] });
+  });
+
+  it('harness-gym serve --config with a prototype key: exit 4 and one line', () => {
+    const file = join(dir, 'serve-proto.json');
+    writeFileSync(file, '{"__proto__": {"max_sessions": 2}}');
+    const r = spawnSync(process.execPath, [join(import.meta.dirname, '../../dist/cli/main.js'), 'serve', '--config', file, '--port', '0'], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(4);
+    expect(r.stderr).toBe(`harness-gym serve: --config ${file}: __proto__: unknown key (a prototype key is never a configuration key)\n`);
   });
 });
