@@ -17,7 +17,7 @@ import { itemError } from '../protocol/errors.js';
 import { Rng, deriveSeed } from '../protocol/rng.js';
 import { stableJson } from '../protocol/stable-json.js';
 import type { ItemError, ResetItem } from '../protocol/wire.js';
-import { ResetItemSchema, StepItemSchema, wireIssues } from '../protocol/wire.js';
+import { ResetItemSchema, StepItemSchema, isWireId, wireIssues } from '../protocol/wire.js';
 import { variantRangeError } from '../harness-variants/index.js';
 import { createEpisode, sharedVariantOf } from './env.js';
 import type { EnvConfig, EpisodeRequest, ResetOptions, SharedVariant } from './env.js';
@@ -163,9 +163,12 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The `episode_id` of a raw item, when it can be read (an empty id is still the id the item named). */
+/**
+ * The `episode_id` of a raw item, when it can be read (an empty id is still the id the item named). An id
+ * over `max_id_chars` is not read: the item fails the schema, and its error does not echo the id back.
+ */
 export function rawEpisodeId(raw: unknown): string | undefined {
-  return isRecord(raw) && typeof raw.episode_id === 'string' ? raw.episode_id : undefined;
+  return isRecord(raw) && isWireId(raw.episode_id) ? raw.episode_id : undefined;
 }
 
 /** The episodes of one session. Requests must not overlap (the caller queues them). */

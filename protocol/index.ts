@@ -50,6 +50,10 @@ export { ERROR_CODES, EnvError, wireError, itemError, errorFrame } from './error
 export {
   WIRE_PROTOCOL_VERSION,
   WIRE_PATH,
+  WIRE_STRING_LIMITS,
+  WireIdSchema,
+  WireNameSchema,
+  isWireId,
   REQUEST_TYPES,
   RequestIdSchema,
   Uint32Schema,

@@ -17,8 +17,37 @@ export const WIRE_PROTOCOL_VERSION = 1;
 /** The WebSocket path of the environment endpoint. */
 export const WIRE_PATH = '/v1/env';
 
+/**
+ * Bounds on the strings and arrays a client sends that the server keeps or echoes (PROTOCOL.md "Limits"),
+ * whatever `max_frame_bytes` allows; lengths are in characters (JavaScript string length, UTF-16 code
+ * units). `max_id_chars` and `max_name_chars` are announced in `welcome.limits`. An over-long field fails
+ * the schema like any wrong field: `INVALID_MESSAGE`, its issue naming the field's path and the limit.
+ */
+export const WIRE_STRING_LIMITS = {
+  /** Ids: `episode_id` (reset, step, close), `group_id`, `task.id`, a string request `id`, `hello.resume`. */
+  max_id_chars: 256,
+  /** Names: `task.intent`, `options.parser`, `options.rewards`, a variant preset, a family, `hello.client`. */
+  max_name_chars: 128,
+  /** `hello.token` (compared, never kept). */
+  max_token_chars: 4096,
+  /** Entries of `VariantSpec.families`. */
+  max_variant_families: 64,
+} as const;
+
+const tooLong = (limit: keyof typeof WIRE_STRING_LIMITS): string =>
+  `too long: at most ${WIRE_STRING_LIMITS[limit]} characters (limits.${limit})`;
+/** A client id string: at most `max_id_chars`. */
+export const WireIdSchema = z.string().max(WIRE_STRING_LIMITS.max_id_chars, tooLong('max_id_chars'));
+/** A client name string (intent, parser, profile, preset, family, client): at most `max_name_chars`. */
+export const WireNameSchema = z.string().max(WIRE_STRING_LIMITS.max_name_chars, tooLong('max_name_chars'));
+
+/** Whether a value is a string id within `max_id_chars` (an id the server may echo back). */
+export function isWireId(v: unknown): v is string {
+  return typeof v === 'string' && v.length <= WIRE_STRING_LIMITS.max_id_chars;
+}
+
 /** A request id: a client-chosen string or an integer within ±(2^53-1), echoed back with the same type. */
-export const RequestIdSchema = z.union([z.string(), z.int()]);
+export const RequestIdSchema = z.union([WireIdSchema, z.int()]);
 /** A request id. */
 export type RequestId = z.infer<typeof RequestIdSchema>;
 
@@ -43,10 +72,10 @@ export const HelloSchema = z.object({
   type: z.literal('hello'),
   id: RequestIdSchema,
   protocol: z.int(),
-  client: z.string().optional(),
-  token: z.string().optional(),
+  client: WireNameSchema.optional(),
+  token: z.string().max(WIRE_STRING_LIMITS.max_token_chars, tooLong('max_token_chars')).optional(),
   seed: Uint32Schema.optional(),
-  resume: z.string().optional(),
+  resume: WireIdSchema.optional(),
 });
 /** The `hello` request. */
 export type Hello = z.infer<typeof HelloSchema>;
@@ -56,7 +85,12 @@ export type Hello = z.infer<typeof HelloSchema>;
  * [0, 1] is `INVALID_VARIANT` (an item error), not a schema failure, so the ranges are not in the schema.
  */
 export const VariantSpecSchema = z.object({
-  families: z.array(z.string()),
+  families: z
+    .array(WireNameSchema)
+    .max(
+      WIRE_STRING_LIMITS.max_variant_families,
+      `too many: at most ${WIRE_STRING_LIMITS.max_variant_families} families (limits.max_variant_families)`,
+    ),
   intensity: z.number(),
   split: z.enum(['train', 'eval']),
   seed: Uint32Schema.optional(),
@@ -67,8 +101,8 @@ export type VariantSpec = z.infer<typeof VariantSpecSchema>;
 
 /** Task selector of a reset item. */
 export const TaskSelectorSchema = z.object({
-  id: z.string().optional(),
-  intent: z.string().optional(),
+  id: WireIdSchema.optional(),
+  intent: WireNameSchema.optional(),
   split: z.enum(['train', 'eval']).optional(),
 });
 /** Task selector of a reset item. */
@@ -76,11 +110,11 @@ export type TaskSelectorWire = z.infer<typeof TaskSelectorSchema>;
 
 /** Per-episode options of a reset item (PROTOCOL.md `ResetItem.options`). */
 export const ResetOptionsSchema = z.object({
-  parser: z.string().optional(),
+  parser: WireNameSchema.optional(),
   /** May only lower the cap; a larger value is clamped by the environment, not rejected. */
   max_turns: z.int().min(1).optional(),
   locale: z.enum(['zh-CN', 'en']).optional(),
-  rewards: z.string().optional(),
+  rewards: WireNameSchema.optional(),
   faults: z.number().min(0).max(1).optional(),
   group_share: z.enum(['task', 'task+variant']).optional(),
   observation: z.enum(['delta', 'full']).optional(),
@@ -91,11 +125,11 @@ export type ResetOptionsWire = z.infer<typeof ResetOptionsSchema>;
 
 /** One item of a `reset` batch. */
 export const ResetItemSchema = z.object({
-  episode_id: z.string().min(1).optional(),
+  episode_id: WireIdSchema.min(1).optional(),
   seed: Uint32Schema.optional(),
-  group_id: z.string().min(1).optional(),
+  group_id: WireIdSchema.min(1).optional(),
   task: TaskSelectorSchema.optional(),
-  variant: z.union([z.string(), VariantSpecSchema]).optional(),
+  variant: z.union([WireNameSchema, VariantSpecSchema]).optional(),
   options: ResetOptionsSchema.optional(),
 });
 /** One reset item. */
@@ -133,7 +167,7 @@ export const ActionSchema = z.union([
 export type Action = z.infer<typeof ActionSchema>;
 
 /** One item of a `step` batch; `action` is checked by the episode's parser (`INVALID_ACTION`). */
-export const StepItemSchema = z.object({ episode_id: z.string(), action: z.unknown() });
+export const StepItemSchema = z.object({ episode_id: WireIdSchema, action: z.unknown() });
 /** One step item. */
 export type StepItem = z.infer<typeof StepItemSchema>;
 
@@ -143,7 +177,7 @@ export const StepSchema = z.object({ type: z.literal('step'), id: RequestIdSchem
 export type Step = z.infer<typeof StepSchema>;
 
 /** `close`: free episodes. */
-export const CloseSchema = z.object({ type: z.literal('close'), id: RequestIdSchema, episode_ids: z.array(z.string()) });
+export const CloseSchema = z.object({ type: z.literal('close'), id: RequestIdSchema, episode_ids: z.array(WireIdSchema) });
 /** The `close` request. */
 export type Close = z.infer<typeof CloseSchema>;
 
@@ -187,6 +221,10 @@ export const WireLimitsSchema = z.object({
   resume_grace_s: z.int(),
   ping_interval_s: z.int(),
   replay_window: z.int(),
+  /** Additive (PROTOCOL.md "Limits"): characters of a client id; absent from older servers. */
+  max_id_chars: z.int().optional(),
+  /** Additive: characters of a client name (intent, parser, profile, preset, family, client). */
+  max_name_chars: z.int().optional(),
 });
 /** The server's limits as `welcome` carries them. */
 export type WireLimits = z.infer<typeof WireLimitsSchema>;
@@ -383,8 +421,20 @@ export interface WireIssue {
 
 /** Turn zod issues into the `details.issues` of an `INVALID_MESSAGE` (no input values: they may be huge). */
 export function wireIssues(issues: readonly z.core.$ZodIssue[]): WireIssue[] {
-  return issues.map((i) => ({
+  return issues.flatMap(unionBranch).map((i) => ({
     path: i.path.map((p) => (typeof p === 'number' ? p : String(p))),
     message: i.code === 'unrecognized_keys' ? `unknown keys: ${i.keys.join(', ')}` : i.message,
   }));
+}
+
+/**
+ * A union's failure as the issues of the one branch the value had the type of, when there is exactly one
+ * (a `variant` map that fails `VariantSpec`, e.g. too many families, names what failed instead of
+ * "Invalid input"); otherwise the union's own issue.
+ */
+function unionBranch(i: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (i.code !== 'invalid_union') return [i];
+  const typed = i.errors.filter((branch) => branch.length > 0 && !branch.some((b) => b.code === 'invalid_type' && b.path.length === 0));
+  if (typed.length !== 1) return [i];
+  return typed[0].flatMap((b) => unionBranch({ ...b, path: [...i.path, ...b.path] } as z.core.$ZodIssue));
 }

@@ -16,6 +16,7 @@ import {
   ResetEnvelopeSchema,
   StepEnvelopeSchema,
   WIRE_PROTOCOL_VERSION,
+  isWireId,
   wireIssues,
 } from '../protocol/wire.js';
 import type { Logger } from 'pino';
@@ -64,9 +65,12 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** The request id when it can be read: a string or a safe integer. */
+/**
+ * The request id when it can be read: a string within `max_id_chars` or a safe integer. A longer string
+ * is not echoed back (its error carries `id: null`): a reply never copies an over-limit client string.
+ */
 function readId(v: unknown): RequestId | null {
-  return typeof v === 'string' || Number.isSafeInteger(v) ? (v as RequestId) : null;
+  return isWireId(v) || Number.isSafeInteger(v) ? (v as RequestId) : null;
 }
 
 function toBuffer(data: RawData): Buffer {

@@ -5,7 +5,7 @@
 import type { EnvConfig } from '../env/index.js';
 import { PARSERS, VARIANT_FAMILIES, VARIANT_PRESETS, mixShares, variantSplitOf } from '../env/index.js';
 import type { RequestId, ServerInfo } from '../protocol/wire.js';
-import { WIRE_PROTOCOL_VERSION } from '../protocol/wire.js';
+import { WIRE_PROTOCOL_VERSION, WIRE_STRING_LIMITS } from '../protocol/wire.js';
 import { builtinRewardSetHash } from '../rewards/index.js';
 import type { ServerConfig } from './config.js';
 
@@ -30,6 +30,9 @@ export function buildServerInfo(
       resume_grace_s: l.resume_grace_s,
       ping_interval_s: l.ping_interval_s,
       replay_window: l.replay_window,
+      // Additive to protocol 1 (PROTOCOL.md "Limits"): bounds on client strings, fixed by the protocol module.
+      max_id_chars: WIRE_STRING_LIMITS.max_id_chars,
+      max_name_chars: WIRE_STRING_LIMITS.max_name_chars,
     },
     defaults: {
       // A string on the wire (protocol 1): a preset as its name, a spec as its compact JSON.

@@ -39,6 +39,8 @@ const EXPECTED_INFO = {
     resume_grace_s: 60,
     ping_interval_s: 20,
     replay_window: 64,
+    max_id_chars: 256,
+    max_name_chars: 128,
   },
   defaults: {
     variant: 'identity',
