@@ -44,7 +44,9 @@ const value = fc.letrec<{ v: unknown }>((tie) => ({
     { depthSize: 'small' },
     leaf,
     fc.array(tie('v'), { maxLength: 20 }),
-    fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('observation', 'info', 'ok')), tie('v'), { maxKeys: 20 }),
+    // No "__proto__" key: msgpackr's decoder renames it on purpose (prototype safety), so re-encoding the
+    // decoded value, as `expected` does, measures one byte less than the bytes the skim reader counts.
+    fc.dictionary(fc.oneof(fc.string().filter((k) => k !== '__proto__'), fc.constantFrom('observation', 'info', 'ok')), tie('v'), { maxKeys: 20 }),
   ),
 })).v;
 
