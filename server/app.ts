@@ -13,6 +13,7 @@ import { WIRE_PATH } from '../protocol/wire.js';
 import type { ServerConfig } from './config.js';
 import { Connection } from './connection.js';
 import { ServerCore } from './core.js';
+import { hostAllowed, originAllowed } from './http-policy.js';
 import type { ServerDeps, ServerState } from './core.js';
 import { applyV8Flags } from './v8-flags.js';
 
@@ -68,10 +69,40 @@ export function buildServer(config: ServerConfig, deps: ServerDeps = {}): GymApp
   // fastify gives a hook 10 s, and a loaded machine can need more. `serverReady(app)` waits for them;
   // /readyz answers 503 until they are up.
 
-  app.register(async (scope) => {
-    scope.get(WIRE_PATH, { websocket: true }, (socket) => {
-      new Connection(core, socket);
+  // Host and Origin policies (server/http-policy.ts, docs/DEPLOY.md "Threat model"), before any route
+  // and before the WebSocket upgrade: a refused upgrade gets a plain HTTP answer and never a socket.
+  const allowedHosts = config.allowed_hosts;
+  if (allowedHosts.length > 0) {
+    app.addHook('onRequest', async (req, reply) => {
+      const path = req.url.split('?', 1)[0];
+      if (path === '/healthz' || path === '/readyz') return;
+      if (hostAllowed(req.headers.host, allowedHosts)) return;
+      return reply
+        .code(421)
+        .send({ error: { code: 'MISDIRECTED_HOST', message: 'this server does not answer this Host (allowed_hosts)' } });
     });
+  }
+
+  app.register(async (scope) => {
+    scope.get(
+      WIRE_PATH,
+      {
+        websocket: true,
+        preValidation: async (req, reply) => {
+          const origin = req.headers.origin;
+          if (originAllowed(origin, config.allowed_origins, config.token !== null)) return;
+          return reply.code(403).send({
+            error: {
+              code: 'FORBIDDEN_ORIGIN',
+              message: 'WebSocket upgrades from browser origins need allowed_origins or a token (docs/DEPLOY.md "Threat model")',
+            },
+          });
+        },
+      },
+      (socket) => {
+        new Connection(core, socket);
+      },
+    );
     scope.get('/healthz', async () => ({ status: 'ok' }));
     scope.get('/readyz', async (_req, reply) => {
       if (core.shuttingDown) return reply.code(503).send({ status: 'shutting_down' });

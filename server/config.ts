@@ -14,6 +14,7 @@ import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { MAX_VARIANT_POOL, VARIANT_POOL, parseVariant } from '../harness-variants/index.js';
+import { HOST_ENTRY, canonicalOrigin } from './http-policy.js';
 
 /** Per-session and per-episode limits (PROTOCOL.md `welcome.limits`); all integers. */
 export const ServerLimitsSchema = z.strictObject({
@@ -99,6 +100,29 @@ export const ServerConfigSchema = z.strictObject({
   seed: z.int().min(0).max(0xffffffff).default(0),
   /** Shared secret every `hello` must carry; null accepts any client. */
   token: z.string().min(1).nullable().default(null),
+  /**
+   * The Host header values the server answers (server/http-policy.ts; docs/DEPLOY.md "Threat model"): each a
+   * host name or address, with a port to match only that port. Others get 421 on every route but /healthz
+   * and /readyz (probes address a pod by its IP). Empty (the default): any host, as behind a load balancer.
+   */
+  allowed_hosts: z
+    .array(z.string().max(261).regex(HOST_ENTRY, { message: 'not a host name (a name or address, optionally ":port"; no scheme or path)' }))
+    .default([]),
+  /**
+   * Browser origins whose WebSocket upgrades are accepted when no token is set: `scheme://host[:port]`. An
+   * upgrade carrying another `Origin` gets 403 before the upgrade; one carrying none (every non-browser
+   * client) is not affected; with a token set, any origin may upgrade and `hello` must carry the token.
+   */
+  allowed_origins: z
+    .array(
+      z.string().superRefine((v, ctx) => {
+        const o = canonicalOrigin(v);
+        if (o === null) ctx.addIssue({ code: 'custom', message: `not an http(s) origin (scheme://host[:port]): "${v}"` });
+        else if (o !== v)
+          ctx.addIssue({ code: 'custom', message: `write the origin as "${o}" (scheme://host[:port], lower case, no path)` });
+      }),
+    )
+    .default([]),
   /** Honour `options.oracle_hints` (testing only, never training). */
   allow_oracle_hints: z.boolean().default(false),
   /**

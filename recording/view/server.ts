@@ -5,6 +5,10 @@
  * the view `harness-gym inspect` prints, with where it came from). Binds 127.0.0.1 only: records hold
  * whole tasks. An episode's link names its file and its index there (`#/episode/<file>/<index>`), not
  * the list position, so a link still opens the same episode after more files were written.
+ *
+ * Only requests naming the viewer itself are answered (`Host` 127.0.0.1:PORT, localhost:PORT or
+ * [::1]:PORT); others get 421: a page on another site whose name is made to resolve to 127.0.0.1 (DNS
+ * rebinding) would otherwise read every recorded task and transcript (docs/DEPLOY.md "Threat model").
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
@@ -137,11 +141,21 @@ function loadRecords(path: string): ReadResult {
  * Build the viewer app over a file or directory (not listening). Throws an Error naming the path when
  * it does not exist or holds no record file.
  */
-export function buildViewer(path: string): { app: FastifyInstance; episodes: number; warnings: string[] } {
+export function buildViewer(path: string): { app: FastifyInstance; episodes: number; warnings: string[]; hosts: Set<string> } {
   const { records, warnings } = loadRecords(path);
   const rows = episodeRows(records);
   const dir = staticDir();
   const app = Fastify({ logger: false });
+  // The Host values answered (lower case); empty until the caller knows its port (`viewerHosts`).
+  const hosts = new Set<string>();
+  app.addHook('onRequest', async (req, reply) => {
+    const host = req.headers.host?.toLowerCase();
+    if (host !== undefined && hosts.has(host)) return;
+    return reply
+      .code(421)
+      .type('text/plain; charset=utf-8')
+      .send('421 Misdirected Request: the viewer answers only 127.0.0.1, localhost and [::1] at its own port\n');
+  });
   for (const [route, file] of Object.entries(STATIC_FILES)) {
     app.get(route, async (_req, reply) => reply.type(TYPES[file]).send(readFileSync(join(dir, file))));
   }
@@ -154,7 +168,13 @@ export function buildViewer(path: string): { app: FastifyInstance; episodes: num
     const detail: EpisodeDetail = { ...inspectRecord(r.record), source: { key, file: row.file, session: row.session, index: row.index } };
     return detail;
   });
-  return { app, episodes: rows.length, warnings };
+  return { app, episodes: rows.length, warnings, hosts };
+}
+
+/** The Host header values a viewer on loopback port `port` answers (a browser leaves out port 80). */
+export function viewerHosts(port: number): string[] {
+  const names = ['127.0.0.1', 'localhost', '[::1]'];
+  return [...names.map((n) => `${n}:${port}`), ...(port === 80 ? names : [])];
 }
 
 /**
@@ -162,7 +182,10 @@ export function buildViewer(path: string): { app: FastifyInstance; episodes: num
  * when it does not exist or holds no record file.
  */
 export async function startViewer(opts: { path: string; port: number }): Promise<RunningViewer> {
-  const { app, episodes, warnings } = buildViewer(opts.path);
+  const { app, episodes, warnings, hosts } = buildViewer(opts.path);
   const url = await app.listen({ host: '127.0.0.1', port: opts.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : opts.port;
+  for (const h of viewerHosts(port)) hosts.add(h);
   return { app, url, episodes, warnings, close: () => app.close() };
 }

@@ -22,6 +22,8 @@ const DEFAULTS = {
   seed: 0,
   token: null,
   allow_oracle_hints: false,
+  allowed_hosts: [],
+  allowed_origins: [],
   harness: null,
   tasks: [],
   limits: {
