@@ -31,7 +31,7 @@ import type { HarnessSet } from '../harness/index.js';
 import { PRESETS, buildVariant, isSalesEnding } from '../harness-variants/index.js';
 import type { World } from '../mock-services/index.js';
 import { callService, optionCodes, worldOfTask } from '../mock-services/index.js';
-import { generateFor, generatedIntents, loadHarnessTasks, productPriceLine, renderSystemPrompt, toolMentions } from '../env/index.js';
+import { MARKETING_TOOLS, generateFor, generatedIntents, loadHarnessTasks, productPriceLine, renderSystemPrompt, toolMentions } from '../env/index.js';
 export { toolMentions };
 
 /** One contradiction: what disagrees with what, where. */
@@ -267,8 +267,8 @@ function isLookup(set: HarnessSet, tool: string): boolean {
 /** The tools only discovery offers, in a harness (empty when it has no discovery tool). */
 function hiddenTools(set: HarnessSet, h: Harness): Set<string> {
   if (set.bindings.discoverTool === undefined) return new Set();
-  const marketing = new Set(['get_promotions', 'get_coupon', 'issue_coupon', 'push_link_card']);
-  return new Set(h.tools.map((t) => t.function.name).filter((n) => marketing.has(set.bindings.opOf(n) ?? '')));
+  // The tools the router hides until discovery (env/tool-router.ts), by the operation each answers.
+  return new Set(h.tools.map((t) => t.function.name).filter((n) => (MARKETING_TOOLS as readonly string[]).includes(set.bindings.opOf(n) ?? '')));
 }
 
 /** The key against the skills it serves, the message and the data: contradictions of one task. */
