@@ -11,6 +11,11 @@
  *   `coerceArguments` gives them the types of the tool's JSON schema.
  * - `auto`: picks one of the above from the action's shape and text.
  *
+ * Bounds (PROTOCOL.md "Limits"): an action over `max_action_chars` characters, or with more than
+ * `max_action_calls` tool calls, is `INVALID_ACTION` naming the bound. The characters are summed before
+ * any parsing; the calls are counted after (text calls are known only once parsed, and the text is
+ * already bounded), with a message's `tool_calls` counted before parsing too.
+ *
  * Errors are data: a malformed action is `{ok:false, code:'INVALID_ACTION'}`, a malformed call is a
  * `ParsedCall` with a `PARSE_ERROR` (the rest of the action survives). Nothing here throws on any input;
  * this is the hot path of every step, so scanning uses `indexOf` over precompiled constants, not
@@ -18,6 +23,7 @@
  */
 import { z } from 'zod';
 import type { JsonSchema } from '../protocol/domain.js';
+import { WIRE_STRING_LIMITS } from '../protocol/wire.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Public contract
@@ -379,7 +385,27 @@ function invalid(message: string): ParseResult {
   return { ok: false, code: 'INVALID_ACTION', message };
 }
 
+const MAX_ACTION_CHARS = WIRE_STRING_LIMITS.max_action_chars;
+const MAX_ACTION_CALLS = WIRE_STRING_LIMITS.max_action_calls;
+
+function tooLong(chars: number): ParseResult {
+  return invalid(`action too long: ${chars} characters, at most ${MAX_ACTION_CHARS} (limits.max_action_chars)`);
+}
+
+function tooMany(calls: number): ParseResult {
+  return invalid(`too many tool calls: ${calls}, at most ${MAX_ACTION_CALLS} (limits.max_action_calls)`);
+}
+
+/** A validated message's characters: content, reasoning and every call's id, name and arguments. */
+function messageChars(message: AssistantMessage): number {
+  let n = (message.content?.length ?? 0) + (message.reasoning_content?.length ?? 0);
+  const calls = message.tool_calls;
+  if (calls) for (const c of calls) n += c.id.length + c.function.name.length + c.function.arguments.length;
+  return n;
+}
+
 function finish(thinking: string | null, rest: string, calls: ParsedCall[]): ParseResult {
+  if (calls.length > MAX_ACTION_CALLS) return tooMany(calls.length);
   const content = rest.trim();
   return { ok: true, action: { thinking, content: content === '' ? null : content, calls } };
 }
@@ -392,9 +418,12 @@ function parseText(text: string, prior: string | null | undefined, format: TextF
 
 /** Parses a validated assistant message: its structured calls first, then its content in `format`. */
 function parseMessage(message: AssistantMessage, format: TextFormat, turn: number): ParseResult {
+  const chars = messageChars(message);
+  if (chars > MAX_ACTION_CHARS) return tooLong(chars);
   const calls: ParsedCall[] = [];
   const toolCalls = message.tool_calls;
   if (toolCalls) {
+    if (toolCalls.length > MAX_ACTION_CALLS) return tooMany(toolCalls.length);
     for (let i = 0; i < toolCalls.length; i++) {
       const tc = toolCalls[i];
       // An empty id cannot be answered by a tool message; give it the deterministic one.
@@ -423,6 +452,7 @@ function parseAction(action: unknown, turn: number, mode: Mode): ParseResult {
   if (hasText) {
     const text = action['text'];
     if (typeof text !== 'string') return invalid('"text" must be a string');
+    if (text.length > MAX_ACTION_CHARS) return tooLong(text.length);
     const format: TextFormat = mode === 'openai' ? 'none' : mode === 'auto' ? (text.includes(FN_OPEN) ? 'qwen3_xml' : 'hermes') : mode;
     return parseText(text, null, format, turn, []);
   }

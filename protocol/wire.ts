@@ -20,8 +20,10 @@ export const WIRE_PATH = '/v1/env';
 /**
  * Bounds on the strings and arrays a client sends that the server keeps or echoes (PROTOCOL.md "Limits"),
  * whatever `max_frame_bytes` allows; lengths are in characters (JavaScript string length, UTF-16 code
- * units). `max_id_chars` and `max_name_chars` are announced in `welcome.limits`. An over-long field fails
- * the schema like any wrong field: `INVALID_MESSAGE`, its issue naming the field's path and the limit.
+ * units). `max_id_chars`, `max_name_chars`, `max_action_chars` and `max_action_calls` are announced in
+ * `welcome.limits`. An over-long field fails the schema like any wrong field: `INVALID_MESSAGE`, its issue
+ * naming the field's path and the limit; an action past its bounds is the item's `INVALID_ACTION`
+ * (env/parsers.ts, where the episode's parser reads it).
  */
 export const WIRE_STRING_LIMITS = {
   /** Ids: `episode_id` (reset, step, close), `group_id`, `task.id`, a string request `id`, `hello.resume`. */
@@ -32,6 +34,16 @@ export const WIRE_STRING_LIMITS = {
   max_token_chars: 4096,
   /** Entries of `VariantSpec.families`. */
   max_variant_families: 64,
+  /**
+   * An action's characters: `text`, or a message's `content` + `reasoning_content` + every tool call's
+   * `id`, `function.name` and `function.arguments`. Past it the step item is `INVALID_ACTION`.
+   */
+  max_action_chars: 65536,
+  /**
+   * Tool calls of one action: a message's `tool_calls` and, for the text parsers, the calls written in its
+   * text. Past it the step item is `INVALID_ACTION`.
+   */
+  max_action_calls: 64,
 } as const;
 
 const tooLong = (limit: keyof typeof WIRE_STRING_LIMITS): string =>
@@ -225,6 +237,10 @@ export const WireLimitsSchema = z.object({
   max_id_chars: z.int().optional(),
   /** Additive: characters of a client name (intent, parser, profile, preset, family, client). */
   max_name_chars: z.int().optional(),
+  /** Additive: characters of one action (text, or a message's content, reasoning and tool calls). */
+  max_action_chars: z.int().optional(),
+  /** Additive: tool calls of one action. */
+  max_action_calls: z.int().optional(),
 });
 /** The server's limits as `welcome` carries them. */
 export type WireLimits = z.infer<typeof WireLimitsSchema>;

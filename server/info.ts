@@ -33,6 +33,8 @@ export function buildServerInfo(
       // Additive to protocol 1 (PROTOCOL.md "Limits"): bounds on client strings, fixed by the protocol module.
       max_id_chars: WIRE_STRING_LIMITS.max_id_chars,
       max_name_chars: WIRE_STRING_LIMITS.max_name_chars,
+      max_action_chars: WIRE_STRING_LIMITS.max_action_chars,
+      max_action_calls: WIRE_STRING_LIMITS.max_action_calls,
     },
     defaults: {
       // A string on the wire (protocol 1): a preset as its name, a spec as its compact JSON.

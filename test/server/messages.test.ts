@@ -41,6 +41,8 @@ const EXPECTED_INFO = {
     replay_window: 64,
     max_id_chars: 256,
     max_name_chars: 128,
+    max_action_chars: 65536,
+    max_action_calls: 64,
   },
   defaults: {
     variant: 'identity',
