@@ -50,6 +50,9 @@ export function serverFailure(e: unknown, urls: string | readonly string[]): Cli
       return runError(`${url} is full: ${msg}; try again later, or raise the server's max_sessions / max_episodes`);
     case 'SHUTTING_DOWN':
       return runError(`${url} is shutting down: ${msg}`);
+    case 'CONFIG_MISMATCH':
+      // The code stays in the line: a configuration to fix, not a refusal or a bug.
+      return runError(`${url} does not match this run: ${e.message}`);
     default:
       return runError(`${url} refused: ${e.message}`);
   }

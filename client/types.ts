@@ -43,9 +43,20 @@ export type WireErrorCode = WireCode;
  * Codes the client raises itself (never on the wire): a request that got no reply in time, a connection
  * that closed (or could not be opened or resumed) with requests outstanding, a reply the client cannot read;
  * and from a `ShardedClient` (client/sharded.ts), item errors: the episode's replica went down
- * (`REPLICA_DOWN`, `details.replica`), no replica is live to place an item on (`NO_REPLICA`).
+ * (`REPLICA_DOWN`, `details.replica`), no replica is live to place an item on (`NO_REPLICA`). And
+ * `CONFIG_MISMATCH`: the server (or its replicas) and this client disagree on what they must share to
+ * play the same episodes (the harness served, the replicas' caps, a server's default intent mix, the task
+ * a seed resolves to, a reply that differs from this build's): a configuration to fix, not a bug
+ * (eval/remote.ts).
  */
-export type ClientErrorCode = 'CLIENT_TIMEOUT' | 'CONNECTION_CLOSED' | 'CONNECTION_FAILED' | 'BAD_REPLY' | 'REPLICA_DOWN' | 'NO_REPLICA';
+export type ClientErrorCode =
+  | 'CLIENT_TIMEOUT'
+  | 'CONNECTION_CLOSED'
+  | 'CONNECTION_FAILED'
+  | 'BAD_REPLY'
+  | 'REPLICA_DOWN'
+  | 'NO_REPLICA'
+  | 'CONFIG_MISMATCH';
 
 /** Every code a `HarnessGymError` may carry. Unknown future server codes pass through as strings. */
 export type ErrorCode = WireErrorCode | ClientErrorCode | (string & {});

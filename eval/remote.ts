@@ -144,7 +144,7 @@ function replicaLost(res: { ok: boolean; error?: { code: string } }): boolean {
 /** The server and this build disagree: records would not replay, and the figures are not this build's. */
 function mismatch(episodeId: string, seed: number, what: string): HarnessGymError {
   return new HarnessGymError({
-    code: 'INTERNAL',
+    code: 'CONFIG_MISMATCH',
     message: `the server's ${what} of episode ${episodeId} (seed ${seed}) differs from this build's: the server runs another version or config, and its episodes cannot be recorded to replay here`,
   });
 }
@@ -163,7 +163,7 @@ async function runEpisodes(client: EpisodeClient, welcomes: readonly WelcomeMess
     const b = (client.welcome as { harness?: { hash: string } }).harness?.hash;
     if (a !== b || w.limits.max_turns !== limits.max_turns || w.limits.max_errors !== limits.max_errors) {
       throw new HarnessGymError({
-        code: 'INTERNAL',
+        code: 'CONFIG_MISMATCH',
         message: `the replicas differ (harness ${String(b)} with max_turns ${limits.max_turns} and max_errors ${limits.max_errors}, against harness ${String(a)} with ${w.limits.max_turns} and ${w.limits.max_errors}): give replicas of one config`,
       });
     }
@@ -177,7 +177,7 @@ async function runEpisodes(client: EpisodeClient, welcomes: readonly WelcomeMess
   const mine = config.harness.identity;
   if (served !== undefined && served.hash !== mine.hash) {
     throw new HarnessGymError({
-      code: 'INTERNAL',
+      code: 'CONFIG_MISMATCH',
       message: `the server serves harness ${harnessLabel(served)} and this eval has ${harnessLabel(mine)}: give the server's harness directory with --harness DIR`,
     });
   }
@@ -186,7 +186,7 @@ async function runEpisodes(client: EpisodeClient, welcomes: readonly WelcomeMess
   const serverMix = client.welcome.defaults.task_mix;
   if (opts.mix === undefined && opts.intent === undefined && serverMix !== undefined && !sameShares(serverMix, mixShares(undefined))) {
     throw new HarnessGymError({
-      code: 'INTERNAL',
+      code: 'CONFIG_MISMATCH',
       message: `the server draws intents with its own default mix (${Object.entries(serverMix).map(([i, w]) => `${i}=${w}`).join(',')}): give the eval a mix with --mix (--mix production for the production mix), and it draws each episode's intent itself`,
     });
   }
@@ -300,7 +300,7 @@ async function startEpisodes(
     const params = local.episode.params;
     if (params.task.id !== ok.info.task_id) {
       throw new HarnessGymError({
-        code: 'INTERNAL',
+        code: 'CONFIG_MISMATCH',
         message: `the server and the local env resolved seed ${seed} to different tasks (${String(ok.info.task_id)} vs ${params.task.id}): different configs or versions`,
       });
     }
