@@ -130,6 +130,21 @@ export class HeapBudget {
   }
 }
 
+/**
+ * Whether a worker task failed because its worker ran out of heap: Node ends a worker thread that reaches
+ * its `resourceLimits` with `ERR_WORKER_OUT_OF_MEMORY`, and piscina rejects the worker's in-flight tasks
+ * with that error. The admission above is meant to keep a worker from getting there; when it does anyway
+ * (one frame's garbage on a nearly full heap), the request is answered as a memory shortage, not a bug.
+ */
+export function isWorkerOutOfMemory(e: unknown): boolean {
+  return e instanceof Error && (e as Error & { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY';
+}
+
+/** What an item whose worker ran out of memory says: the heap was full, at its limit (MiB). */
+export function outOfMemoryRefusal(limitMb: number): HeapRefusal {
+  return { reason: 'memory', heap_live_mb: limitMb, heap_limit_mb: limitMb, retry_after_ms: HEAP_RETRY_AFTER_MS };
+}
+
 function isMajor(e: PerformanceEntry): boolean {
   const detail = (e as PerformanceEntry & { detail?: { kind?: number } }).detail;
   return detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR;

@@ -24,6 +24,8 @@ import type { ServerConfig } from './config.js';
 import type { EpisodeHost, SessionRef } from './hosts.js';
 import type { FreeReason, ServerMetrics } from './metrics.js';
 import { ReplayWindow } from './replay-window.js';
+import { isWorkerOutOfMemory, outOfMemoryRefusal } from './heap-budget.js';
+import { workerHeapLimitMb } from './worker-heap.js';
 import type { ArrivedRequest, StoredReply } from './replay-window.js';
 
 /** What a session needs of its server (server/core.ts). */
@@ -247,7 +249,7 @@ export class Session implements SessionRef {
         } catch (e) {
           // The shard's task failed as a whole (a worker error or crash): every item of this request fails.
           core.metrics.workerFailures.inc();
-          bytes = core.codec.encode(this.#failed(req, this.#trace(e)), binary);
+          bytes = core.codec.encode(this.#failed(req, e, this.#trace(e)), binary);
         }
       }
       this.#replay.remember(req.id, arrived, { bytes, binary });
@@ -264,18 +266,32 @@ export class Session implements SessionRef {
     }
   }
 
-  /** The reply to a request whose worker task failed: INTERNAL for each item (or for the frame). */
-  #failed(req: SessionRequest, trace_id: string): object {
+  /**
+   * The reply to a request whose worker task failed, for each item (or for the frame): CAPACITY_REACHED
+   * with `details.reason: "memory"` when the worker ran out of heap (a resource limit, as the admission's
+   * refusal says it, server/heap-budget.ts), INTERNAL otherwise (a bug).
+   */
+  #failed(req: SessionRequest, e: unknown, trace_id: string): object {
     const core = this.#core;
-    const error = { code: 'INTERNAL' as const, message: 'internal error (worker)', details: { trace_id } };
+    let error: { code: 'INTERNAL' | 'CAPACITY_REACHED'; message: string; details: object };
+    if (isWorkerOutOfMemory(e)) {
+      const limitMb = workerHeapLimitMb(core.config.worker_heap_mb);
+      error = {
+        code: 'CAPACITY_REACHED',
+        message: `the episode worker ran out of memory (heap limit ${limitMb} MiB); its episodes are lost: retry later, or give the server more memory (worker_heap_mb)`,
+        details: { ...outOfMemoryRefusal(limitMb), trace_id },
+      };
+    } else {
+      error = { code: 'INTERNAL', message: 'internal error (worker)', details: { trace_id } };
+    }
     if (req.type === 'reset' || req.type === 'step') {
       const items = req.items.map((raw) => {
-        core.countError('INTERNAL');
+        core.countError(error.code);
         return itemError(rawEpisodeId(raw), error);
       });
       return { type: `${req.type}_result`, id: req.id, items };
     }
-    return core.frameError(req.id, 'INTERNAL', error.message, error.details);
+    return core.frameError(req.id, error.code, error.message, error.details);
   }
 
   /** A stored reply in the other encoding (a resumed client switched between JSON and MessagePack). */

@@ -42,3 +42,14 @@ export function workerHeapMb(
   const v8DefaultMb = Math.floor(heapSizeLimit / MIB) - YOUNG_GENERATION_MB;
   return v8DefaultMb > AUTO_WORKER_HEAP_MB ? AUTO_WORKER_HEAP_MB : null;
 }
+
+/**
+ * The old-generation limit a worker actually has (MiB): `workerHeapMb`'s, or V8's default for a thread
+ * (this thread's `heap_size_limit` less the young generation) when that is null.
+ */
+export function workerHeapLimitMb(
+  setting: ServerConfig['worker_heap_mb'],
+  heapSizeLimit: number = getHeapStatistics().heap_size_limit,
+): number {
+  return workerHeapMb(setting, heapSizeLimit) ?? Math.floor(heapSizeLimit / MIB) - YOUNG_GENERATION_MB;
+}
