@@ -22,6 +22,8 @@ export const EXIT = {
   files: 4,
   /** The run failed: the server refused the session or a request, the server and this build disagree, every rollout episode failed. */
   run: 5,
+  /** A resource limit was reached: the disk is full, too many open files, memory exhausted (a worker's or the process's), a string or array past V8's largest. Not a bug. */
+  resource: 6,
   /** An internal error: a bug of harness-gym (EX_SOFTWARE). */
   internal: 70,
 } as const;
@@ -57,10 +59,14 @@ export function runError(message: string): CliError {
   return new CliError(EXIT.run, message);
 }
 
-/** Several messages (a config file's bad keys) as one line: the first few, and how many more. */
-export function joinErrors(errors: readonly string[], max = 4): string {
+/**
+ * Several messages (a config file's bad keys) as one line: the first few, and how many more (`unlisted`:
+ * problems counted by the loader but not listed, e.g. past a task file's first hundred).
+ */
+export function joinErrors(errors: readonly string[], max = 4, unlisted = 0): string {
   const shown = errors.slice(0, max).join('; ');
-  return errors.length > max ? `${shown}; and ${errors.length - max} more` : shown;
+  const more = Math.max(0, errors.length - max) + unlisted;
+  return more > 0 ? `${shown}; and ${more} more` : shown;
 }
 
 /** A message on one line (multi-line messages of libraries are folded). */
@@ -97,12 +103,51 @@ function systemMessage(e: SystemError): string {
 
 const FILE_SYSCALLS = new Set(['open', 'stat', 'lstat', 'mkdir', 'scandir', 'read', 'write', 'access', 'rename', 'unlink', 'opendir', 'copyfile']);
 
+const GIVE_NODE_MEMORY = 'give node more memory with NODE_OPTIONS=--max-old-space-size=MB';
+const SPLIT = 'use smaller inputs (split the file or the run)';
+
+/** What ran out and what to do about it, by the error's code (system errors, Node's worker). */
+const RESOURCE_CODES: Readonly<Record<string, { what: string; todo: string }>> = {
+  ENOSPC: { what: 'no space left on the device', todo: 'free disk space, or write to another disk' },
+  EMFILE: { what: 'too many open files in this process', todo: 'raise the limit with ulimit -n (e.g. ulimit -n 65536), or open fewer at once' },
+  ENFILE: {
+    what: 'too many open files on this machine',
+    todo: "close other programs' files or raise the system's limit (fs.file-max), or open fewer at once",
+  },
+  ENOMEM: { what: 'the machine is out of memory', todo: 'free memory, or use smaller inputs' },
+  ERR_WORKER_OUT_OF_MEMORY: {
+    what: 'a worker thread ran out of memory',
+    todo: `${GIVE_NODE_MEMORY} (serve: --worker-heap-mb MB), or use smaller inputs`,
+  },
+};
+
+/** V8's RangeErrors that mean a size limit, not a wrong value, by message. */
+const RESOURCE_RANGE_ERRORS: Readonly<Record<string, { what: string; todo: string }>> = {
+  'Array buffer allocation failed': { what: 'out of memory', todo: `${GIVE_NODE_MEMORY}, or use smaller inputs` },
+  'Invalid string length': { what: "a string longer than V8's largest", todo: SPLIT },
+  'Invalid array length': { what: "an array longer than V8's largest", todo: SPLIT },
+};
+
+/** The line of a resource limit reached (exit 6), or null when `e` is not one. */
+function resourceFailure(e: unknown): string | null {
+  if (!(e instanceof Error)) return null;
+  const code = (e as SystemError).code;
+  const known = typeof code === 'string' ? RESOURCE_CODES[code] : undefined;
+  const range = e instanceof RangeError ? RESOURCE_RANGE_ERRORS[e.message] : undefined;
+  const hit = known ?? range;
+  return hit ? `resource limit reached: ${hit.what} (${oneLine(e.message)}); ${hit.todo}` : null;
+}
+
 /**
- * The exit code and line of any error a command let through. Foreseen failures are `CliError`s; system
- * errors of files and sockets are classified by their syscall; anything else is an internal error.
+ * The exit code and line of any error a command let through. Foreseen failures are `CliError`s; a
+ * resource limit (a full disk, too many open files, memory, V8's largest string or array) is exit 6
+ * whatever the syscall; other system errors of files and sockets are classified by their syscall;
+ * anything else is an internal error.
  */
 export function describeFailure(e: unknown): { exitCode: number; message: string } {
   if (e instanceof CliError) return { exitCode: e.exitCode, message: oneLine(e.message) };
+  const resource = resourceFailure(e);
+  if (resource !== null) return { exitCode: EXIT.resource, message: resource };
   const err = e as SystemError;
   if (err instanceof Error && typeof err.code === 'string') {
     if (typeof err.syscall === 'string' && FILE_SYSCALLS.has(err.syscall)) {
