@@ -130,7 +130,9 @@ class UnknownEpisodeError(ItemError):
 
 
 class InvalidActionError(ItemError):
-    """``INVALID_ACTION``: neither a string ``text`` nor a valid assistant ``message``."""
+    """``INVALID_ACTION``: neither a string ``text`` nor a valid assistant ``message``, or an action past
+    ``limits.max_action_chars`` characters or ``limits.max_action_calls`` tool calls (the message names the
+    bound); the episode is unchanged."""
 
 
 class ReplicaDownError(ItemError):
