@@ -5,7 +5,7 @@
  * name no intent (env/tasks/mix.ts). Checked as they are parsed: a bad value is one line and exit 2 (a
  * `--mix` file that cannot be read or holds a bad mix: exit 4).
  */
-import { readFileSync } from 'node:fs';
+import { FILE_LIMITS, FileProblem, depthProblem, parseMessage, readText } from '../protocol/files.js';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { TASK_SPLITS, defaultEnvConfig, mixLabel, parseMix, parseMixText, taskDefaultProblems } from '../env/index.js';
@@ -51,17 +51,19 @@ export function mixArg(flag: string) {
     }
     let raw: string;
     try {
-      raw = readFileSync(text, 'utf8');
+      raw = readText(text, { maxBytes: FILE_LIMITS.settings_bytes, what: 'a mix file' });
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-      throw fileError(`${flag} ${value}: cannot read it (${code}); give the weights as intent=weight pairs, e.g. ${PAIRS_EXAMPLE}, or a JSON or YAML file of them`);
+      const why = e instanceof FileProblem ? (e.missing ? 'ENOENT' : e.reason) : ((e as NodeJS.ErrnoException).code ?? (e as Error).message);
+      throw fileError(`${flag} ${value}: cannot read it (${why}); give the weights as intent=weight pairs, e.g. ${PAIRS_EXAMPLE}, or a JSON or YAML file of them`);
     }
     let doc: unknown;
     try {
       doc = parseYaml(raw); // YAML reads JSON too
     } catch (e) {
-      throw fileError(`${flag} ${value}: not JSON or YAML (${(e as Error).message.split('\n')[0]})`);
+      throw fileError(`${flag} ${value}: not JSON or YAML (${parseMessage(e)})`);
     }
+    const deep = depthProblem(doc);
+    if (deep !== null) throw fileError(`${flag} ${value}: ${deep}`);
     const parsed = parseMix(doc);
     if (!parsed.ok) throw fileError(`${flag} ${value}: ${parsed.message}`);
     return { mix: parsed.mix, weights: { ...(doc as Record<string, unknown>) } };

@@ -39,7 +39,7 @@ export { SessionEnv, MAX_CLOSED_GROUPS, emptyStats, rawEpisodeId } from './sessi
 export type { SessionEnvOptions, SessionStats, SessionLog, ResetOk, StepOk, CloseOutcome } from './session.js';
 export { EpisodeWrapper, ActionHints, actionFormat, privilegedView } from './wrappers.js';
 export type { EpisodeHandle, EpisodeStart, EpisodeWrapping, Advisor, AdvisorStart } from './wrappers.js';
-export { GeneratorTaskSource, JsonlTaskSource, generateTask, parseGeneratedTaskId, INTENT_WEIGHTS, loadHarnessTasks, adaptTask, generateFor, generatedIntents } from './tasks/index.js';
+export { GeneratorTaskSource, JsonlTaskSource, generateTask, parseGeneratedTaskId, INTENT_WEIGHTS, loadHarnessTasks, listErrors, MAX_LISTED_ERRORS, adaptTask, generateFor, generatedIntents } from './tasks/index.js';
 export { SUB_KINDS, generateForWithKind, toolMentions, instructedLookups, withInstructedLookups } from './tasks/index.js';
 export {
   PRODUCTION_MIX,

@@ -8,7 +8,7 @@
  * `{"episode": ID, "grade": 0..1, "verdict": "air"|"fix"|"block", "why"?: string, "flawed"?: bool}`.
  * Every graded episode is rescored with the profile and compared with its grade.
  */
-import { readFileSync } from 'node:fs';
+import { FILE_LIMITS, FileProblem, depthProblem, readText } from '../protocol/files.js';
 import { z } from 'zod';
 import type { RewardResult, Task, Trace } from '../protocol/domain.js';
 import { createEpisode, generateTask, parseGeneratedTaskId } from '../env/index.js';
@@ -111,8 +111,9 @@ export interface CalibrationReport {
 export function readGrades(path: string): { ok: true; grades: Grade[] } | { ok: false; errors: string[] } {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readText(path, { maxBytes: FILE_LIMITS.grades_bytes, what: 'a grades file' });
   } catch (e) {
+    if (e instanceof FileProblem) return { ok: false, errors: [e.missing ? `${path}: cannot read (ENOENT)` : e.message] };
     return { ok: false, errors: [`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`] };
   }
   const grades: Grade[] = [];
@@ -125,6 +126,11 @@ export function readGrades(path: string): { ok: true; grades: Grade[] } | { ok: 
       raw = JSON.parse(line);
     } catch (e) {
       errors.push(`${path}:${i + 1}: not JSON (${(e as Error).message})`);
+      return;
+    }
+    const deep = depthProblem(raw);
+    if (deep !== null) {
+      errors.push(`${path}:${i + 1}: ${deep}`);
       return;
     }
     const r = GradeSchema.safeParse(raw, {

@@ -7,9 +7,10 @@
  * result is deep-frozen and shared.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { packageRoot } from '../protocol/package.js';
+import { FILE_LIMITS, FileProblem, depthProblem, forEachChunk, listFiles as listDirFiles, parseMessage, readText as readBoundedText, walkFiles } from '../protocol/files.js';
 import YAML from 'yaml';
 import type { Intent, JsonSchema, Locale, ToolSchema } from '../protocol/domain.js';
 import type { Harness, HookSpec, PromptBlock, PromptSpec, RetryPolicy, Skill } from '../protocol/harness.js';
@@ -32,30 +33,56 @@ export function harnessDataDir(): string {
   return resolve(packageRoot(), 'harness');
 }
 
+/** The size limit and name of a harness file, by its place in the directory. */
+function fileKind(rel: string): { maxBytes: number; what: string } {
+  if (rel.startsWith('skills/')) return { maxBytes: FILE_LIMITS.skill_bytes, what: 'a skill file' };
+  if (rel.startsWith('tools/') && !rel.startsWith('tools/i18n/')) return { maxBytes: FILE_LIMITS.tool_bytes, what: 'a tool file' };
+  return { maxBytes: FILE_LIMITS.harness_yaml_bytes, what: `${rel}` };
+}
+
+/**
+ * A file of the directory as text: a regular file inside it, within its kind's size limit, valid UTF-8
+ * (protocol/files.ts); anything else is the file's error.
+ */
 function readText(dir: string, rel: string): string {
   try {
-    return readFileSync(join(dir, rel), 'utf8');
+    return readBoundedText(join(dir, rel), { ...fileKind(rel), within: dir });
   } catch (err) {
+    if (err instanceof FileProblem) {
+      if (err.missing) throw new HarnessDataError(rel, '(file)', 'cannot read: no such file');
+      throw new HarnessDataError(rel, '(file)', err.reason);
+    }
     throw new HarnessDataError(rel, '(file)', `cannot read: ${(err as Error).message}`);
   }
 }
 
+/** A parsed value walked by recursive code (zod, deepFreeze): refused when nested too deep. */
+function shallow(rel: string, value: unknown): unknown {
+  const deep = depthProblem(value);
+  if (deep !== null) throw new HarnessDataError(rel, '(file)', deep);
+  return value;
+}
+
 function readYaml(dir: string, rel: string): unknown {
+  const text = readText(dir, rel);
+  let value: unknown;
   try {
-    return YAML.parse(readText(dir, rel));
+    value = YAML.parse(text);
   } catch (err) {
-    if (err instanceof HarnessDataError) throw err;
-    throw new HarnessDataError(rel, '(file)', `invalid YAML: ${(err as Error).message.split('\n')[0]}`);
+    throw new HarnessDataError(rel, '(file)', `invalid YAML: ${parseMessage(err)}`);
   }
+  return shallow(rel, value);
 }
 
 function readJson(dir: string, rel: string): unknown {
   const text = readText(dir, rel);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
-    throw new HarnessDataError(rel, '(file)', `invalid JSON: ${(err as Error).message}`);
+    throw new HarnessDataError(rel, '(file)', `invalid JSON: ${parseMessage(err)}`);
   }
+  return shallow(rel, value);
 }
 
 /** Run one check of a harness file, turning a HarnessDataError into an error line (anything else is a bug). */
@@ -78,12 +105,17 @@ export function zodIssueLines(file: string, error: z.ZodError, base: readonly (s
 
 /** The `.md` / `.json` file names of a folder of the directory, sorted; undefined (and an error) when it is missing. */
 function listFolder(dir: string, folder: string, ext: string, errors: string[], missing: string): string[] | undefined {
-  try {
-    return readdirSync(join(dir, folder))
-      .filter((f) => f.endsWith(ext) && !f.startsWith('.'))
-      .sort();
-  } catch {
+  if (!existsSync(join(dir, folder))) {
     errors.push(`${folder}: (folder): missing: ${missing}`);
+    return undefined;
+  }
+  try {
+    const entries = listDirFiles(join(dir, folder), (f) => f.endsWith(ext));
+    // An entry that is not a regular file inside the directory, or whose name collides but for case, is refused by name.
+    for (const e of entries) if (e.problem !== undefined) errors.push(`${folder}/${e.name}: (file): ${e.problem}`);
+    return entries.filter((e) => e.problem === undefined).map((e) => e.name);
+  } catch (err) {
+    errors.push(`${folder}: (folder): ${err instanceof FileProblem ? err.reason : (err as Error).message}`);
     return undefined;
   }
 }
@@ -246,12 +278,7 @@ function loadHooks(dir: string, locale: Locale, errors: string[]): Pick<Harness,
   const kindAt = new Map<HookKind, number>();
   // The harness's tools, for the tool names of required_call hooks: the `tools/*.json` file names (a
   // missing folder is loadTools' error; then the names are not checked).
-  let toolNames: string[] | undefined;
-  try {
-    toolNames = readdirSync(join(dir, 'tools')).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort();
-  } catch {
-    toolNames = undefined;
-  }
+  const toolNames = listFolder(dir, 'tools', '.json', [], '')?.map((f) => f.replace(/\.json$/, ''));
   const hooks: HookSpec[] = [];
   file.hooks.forEach((h, i) => {
     const at = `${rel}: hooks.${i}`;
@@ -399,26 +426,32 @@ export function harnessSetOf(base: Harness): HarnessSet {
   return SETS.get(base) ?? embeddedHarness();
 }
 
-/** The files of a directory, sorted, relative, dotfiles and dot-folders left out. */
-function listFiles(dir: string, sub = ''): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(dir, sub)).sort()) {
-    if (name.startsWith('.')) continue;
-    const rel = sub === '' ? name : `${sub}/${name}`;
-    if (statSync(join(dir, rel)).isDirectory()) out.push(...listFiles(dir, rel));
-    else out.push(rel);
+/**
+ * The content hash of a harness directory: sha256 over each file's path and bytes, in sorted order, and
+ * the problems of its entries (a special file, a link out of the directory, a file over its limit): a
+ * directory with problems is refused, so nothing is read that could hang or exhaust the server.
+ */
+function hashDir(dir: string): { hash: string; problems: string[] } {
+  const h = createHash('sha256');
+  const { files, problems } = walkFiles(dir);
+  for (const rel of files) {
+    if (rel.endsWith('.ts') || rel.endsWith('.js') || rel.endsWith('.map') || rel.endsWith('.d.ts')) continue;
+    h.update(rel).update('\0');
+    try {
+      forEachChunk(join(dir, rel), { maxBytes: FILE_LIMITS.other_bytes, what: 'a file of a harness directory', within: dir }, (c) => h.update(c));
+    } catch (err) {
+      problems.push(`${rel}: ${err instanceof FileProblem ? err.reason : (err as Error).message}`);
+    }
+    h.update('\0');
   }
-  return out;
+  return { hash: `sha256:${h.digest('hex')}`, problems };
 }
 
 /** The content hash of a harness directory: sha256 over each file's path and bytes, in sorted order. */
 export function harnessHash(dir: string): string {
-  const h = createHash('sha256');
-  for (const rel of listFiles(dir)) {
-    if (rel.endsWith('.ts') || rel.endsWith('.js') || rel.endsWith('.map') || rel.endsWith('.d.ts')) continue;
-    h.update(rel).update('\0').update(readFileSync(join(dir, rel))).update('\0');
-  }
-  return `sha256:${h.digest('hex')}`;
+  const { hash, problems } = hashDir(dir);
+  if (problems.length > 0) throw new FileProblem(dir, problems[0]);
+  return hash;
 }
 
 /** The outcome of loading a harness directory: the set, or every error (each `file: key: message`). */
@@ -435,7 +468,9 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     return { ok: false, errors: [`${path}: not a directory (a harness is a directory with harness.yaml, skills/, tools/, prompt.yaml and hooks.yaml)`] };
   }
-  const hash = harnessHash(dir);
+  const hashed = hashDir(dir);
+  if (hashed.problems.length > 0) return { ok: false, errors: hashed.problems.map((p) => p.replace(/^([^:]+): /, '$1: (file): ')) };
+  const hash = hashed.hash;
   const key = `${dir}\0${hash}`;
   const hit = loaded.get(key);
   if (hit) return { ok: true, harness: hit };
@@ -530,7 +565,7 @@ function manifestSections(dir: string, manifest: Manifest | undefined): Manifest
   if (manifest) return { present: true, intents: manifest.intents, strategies: manifest.strategies, tools: manifest.tools };
   let raw: unknown;
   try {
-    raw = YAML.parse(readFileSync(join(dir, 'harness.yaml'), 'utf8'));
+    raw = shallow('harness.yaml', YAML.parse(readText(dir, 'harness.yaml')));
   } catch {
     return { present: false };
   }

@@ -9,11 +9,12 @@
  * Kept free of loader.ts imports (loader.ts imports this module): the error lines replicate its
  * `zodIssueLines` format, `file: key.path: message`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { LOCALES } from '../protocol/domain.js';
+import { FILE_LIMITS, FileProblem, depthProblem, parseMessage, readText } from '../protocol/files.js';
 import type { Locale } from '../protocol/domain.js';
 import { PROMPT_PLACEHOLDERS } from './names.js';
 
@@ -149,6 +150,15 @@ function bare<T>(r: Record<string, T> | undefined): Record<string, T> {
   return Object.assign(Object.create(null) as Record<string, T>, r ?? {});
 }
 
+/** Whether a path is a link (a dangling one does not "exist", and is still refused). */
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Load `paraphrases.yaml` of a harness directory: undefined when the file is absent (no error), or when
  * it is invalid, with every problem pushed as `paraphrases.yaml: key.path: message` (a key naming no
@@ -157,19 +167,24 @@ function bare<T>(r: Record<string, T> | undefined): Record<string, T> {
  */
 export function loadParaphrases(dir: string, names: ParaphraseNames, errors: string[]): Paraphrases | undefined {
   const path = join(dir, PARAPHRASES_FILE);
-  if (!existsSync(path)) return undefined;
+  if (!existsSync(path) && !isLink(path)) return undefined;
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readText(path, { maxBytes: FILE_LIMITS.harness_yaml_bytes, what: PARAPHRASES_FILE, within: dir });
   } catch (err) {
-    errors.push(`${PARAPHRASES_FILE}: (file): cannot read: ${(err as Error).message}`);
+    errors.push(`${PARAPHRASES_FILE}: (file): ${err instanceof FileProblem ? err.reason : `cannot read: ${(err as Error).message}`}`);
     return undefined;
   }
   let raw: unknown;
   try {
     raw = YAML.parse(text);
   } catch (err) {
-    errors.push(`${PARAPHRASES_FILE}: (file): invalid YAML: ${(err as Error).message.split('\n')[0]}`);
+    errors.push(`${PARAPHRASES_FILE}: (file): invalid YAML: ${parseMessage(err)}`);
+    return undefined;
+  }
+  const deep = depthProblem(raw);
+  if (deep !== null) {
+    errors.push(`${PARAPHRASES_FILE}: (file): ${deep}`);
     return undefined;
   }
   const before = errors.length;

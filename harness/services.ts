@@ -6,11 +6,11 @@
  * Node 20.19+ supports for modules without top-level await), once per process and file content.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Locale, ToolErrorCode, ToolOutcome, WorldState } from '../protocol/domain.js';
 import { TOOL_ERROR_CODES } from '../protocol/domain.js';
+import { FILE_LIMITS, FileProblem, readBytes } from '../protocol/files.js';
 
 const require = createRequire(import.meta.url);
 
@@ -48,9 +48,10 @@ export function loadCustomService(dir: string, name: string, errors: string[]): 
   const file = join(dir, rel);
   let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
-  } catch {
-    errors.push(`${rel}: (file): missing: harness.yaml binds a tool to custom.${name}, which is answered by this module`);
+    bytes = readBytes(file, { maxBytes: FILE_LIMITS.module_bytes, what: 'a service module', within: dir });
+  } catch (err) {
+    if (err instanceof FileProblem && !err.missing) errors.push(`${rel}: (file): ${err.reason}`);
+    else errors.push(`${rel}: (file): missing: harness.yaml binds a tool to custom.${name}, which is answered by this module`);
     return undefined;
   }
   const key = `${file}\0${createHash('sha256').update(bytes).digest('hex')}`;

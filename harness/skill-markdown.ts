@@ -4,6 +4,7 @@
  * key); rendering is the inverse, so variants can write skills back out.
  */
 import YAML from 'yaml';
+import { depthProblem, parseMessage } from '../protocol/files.js';
 import type { z } from 'zod';
 import type { Skill } from '../protocol/harness.js';
 import { SkillFrontMatterSchema } from './schema.js';
@@ -43,8 +44,10 @@ export function parseSkillMarkdown(text: string, file: string): Skill {
   try {
     data = YAML.parse(m[1]);
   } catch (err) {
-    throw new HarnessDataError(file, 'front matter', `invalid YAML: ${(err as Error).message.split('\n')[0]}`);
+    throw new HarnessDataError(file, 'front matter', `invalid YAML: ${parseMessage(err)}`);
   }
+  const deep = depthProblem(data);
+  if (deep !== null) throw new HarnessDataError(file, 'front matter', deep);
   const parsed = SkillFrontMatterSchema.safeParse(data ?? {});
   if (!parsed.success) throwZodIssue(file, parsed.error);
   const body = normalized.slice(m[0].length).replace(/^\s*\n/, '').trimEnd();

@@ -118,3 +118,5 @@ export {
   type ErrorMessage,
   type Reply,
 } from './wire.js';
+export type { ReadOptions, Line, DirEntry } from './files.js';
+export { FILE_LIMITS, FileProblem, formatBytes, entryProblem, readBytes, readText, readLines, forEachChunk, utf8Text, depthProblem, parseMessage, listFiles, walkFiles } from './files.js';

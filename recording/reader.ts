@@ -5,8 +5,8 @@
  * foreign record: a field missing or of another type, recording/schema.ts) is skipped with a warning
  * `FILE: episode N: what is wrong`, and the read goes on: one bad episode never costs the others.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
+import { FILE_LIMITS, FileProblem, listFiles, readBytes } from '../protocol/files.js';
 import { RECORD_EXT, isEpisodeRecord, isFileHeader, recordUnpackr } from './format.js';
 import type { EpisodeRecordV1, RecordFileHeader } from './format.js';
 import { episodeRecordProblem } from './schema.js';
@@ -30,20 +30,29 @@ export interface ReadResult {
   skipped: number;
 }
 
-/** The record files of a path: the file itself, or a directory's `*.hgrec` files sorted by name. */
-export function listRecordFiles(path: string): { ok: true; files: string[] } | { ok: false; message: string } {
+/**
+ * The record files of a path: the file itself, or a directory's `*.hgrec` files sorted by name. Entries
+ * of a directory that cannot be read as records (a FIFO, a device, a link out of the directory, a name
+ * that differs from another only in case) are left out, each with a warning.
+ */
+export function listRecordFiles(path: string): { ok: true; files: string[]; warnings: string[] } | { ok: false; message: string } {
   let st;
   try {
     st = statSync(path);
   } catch (e) {
     return { ok: false, message: `${path}: ${(e as Error).message}` };
   }
-  if (st.isFile()) return { ok: true, files: [path] };
-  const files = readdirSync(path)
-    .filter((n) => n.endsWith(RECORD_EXT))
-    .sort()
-    .map((n) => join(path, n));
-  return { ok: true, files };
+  if (!st.isDirectory()) return { ok: true, files: [path], warnings: [] };
+  try {
+    const entries = listFiles(path, (n) => n.endsWith(RECORD_EXT));
+    return {
+      ok: true,
+      files: entries.filter((e) => e.problem === undefined).map((e) => e.path),
+      warnings: entries.filter((e) => e.problem !== undefined).map((e) => `${e.path}: ${e.problem} (skipped)`),
+    };
+  } catch (e) {
+    return { ok: false, message: e instanceof FileProblem ? e.message : `${path}: ${(e as Error).message}` };
+  }
 }
 
 /** Whether a decoded value is a map that says it is an episode (its shape is checked apart). */
@@ -100,13 +109,17 @@ export function decodeRecordBytes(bytes: Uint8Array, file: string): ReadResult {
   return out;
 }
 
-/** Read one file. Never throws: an unreadable file is a warning. */
+/**
+ * Read one file. Never throws: an unreadable file is a warning (a special file or one over
+ * `FILE_LIMITS.record_bytes` among them: it is never opened for a blocking read, nor read whole).
+ */
 export function readRecordFile(file: string): ReadResult {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
+    bytes = readBytes(file, { maxBytes: FILE_LIMITS.record_bytes, what: 'a record file' });
   } catch (e) {
-    return { files: [file], headers: [], records: [], warnings: [`${file}: cannot read (${(e as Error).message})`], skipped: 0 };
+    const why = e instanceof FileProblem ? e.reason : (e as Error).message;
+    return { files: [file], headers: [], records: [], warnings: [`${file}: cannot read (${why})`], skipped: 0 };
   }
   return decodeRecordBytes(bytes, file);
 }
@@ -115,13 +128,14 @@ export function readRecordFile(file: string): ReadResult {
 export function readRecords(path: string): { ok: true; result: ReadResult } | { ok: false; message: string } {
   const listed = listRecordFiles(path);
   if (!listed.ok) return listed;
-  const result: ReadResult = { files: [], headers: [], records: [], warnings: [], skipped: 0 };
+  const result: ReadResult = { files: [], headers: [], records: [], warnings: [...listed.warnings], skipped: 0 };
   for (const f of listed.files) {
     const r = readRecordFile(f);
     result.files.push(f);
-    result.headers.push(...r.headers);
-    result.records.push(...r.records);
-    result.warnings.push(...r.warnings);
+    // Appended one by one: a spread of a file's hundred thousand records would overflow the stack.
+    for (const h of r.headers) result.headers.push(h);
+    for (const rec of r.records) result.records.push(rec);
+    for (const w of r.warnings) result.warnings.push(w);
     result.skipped += r.skipped;
   }
   return { ok: true, result };

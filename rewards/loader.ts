@@ -8,10 +8,11 @@
  * (and with the other files) from one start-up or one SIGHUP, not one problem per round.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { extname, join, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseDocument } from 'yaml';
+import { FILE_LIMITS, FileProblem, depthProblem, listFiles, parseMessage, readBytes, readText } from '../protocol/files.js';
 import { createLlmJudgeModule } from './modules/llm-judge.js';
 import type { LlmJudgeOptions } from './modules/llm-judge.js';
 import { stableStringify } from './common.js';
@@ -33,37 +34,35 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The first line of a parser's message (YAML appends a code frame after it; a report is one line per problem). */
-function firstLine(message: string): string {
-  const line = message.split('\n', 1)[0];
-  return line.endsWith(':') ? line.slice(0, -1) : line;
-}
-
 /**
  * Read a JSON or YAML file (by extension) into a value, or the reasons (naming the file) it failed.
  * YAML reports every syntax error of the file (each with its line and column); JSON.parse stops at the
  * first. A file with syntax errors is not validated further: what it would contain is unknown.
  */
 function readStructured(path: string): { ok: true; value: unknown } | { ok: false; errors: string[] } {
+  const ext = extname(path).toLowerCase();
+  if (ext !== '.json' && ext !== '.yaml' && ext !== '.yml') return { ok: false, errors: [`${path}: unknown profile format "${ext}" (use .json, .yaml or .yml)`] };
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readText(path, { maxBytes: FILE_LIMITS.settings_bytes, what: 'a reward profile' });
   } catch (e) {
-    return { ok: false, errors: [`${path}: cannot read (${(e as Error).message})`] };
+    return { ok: false, errors: [e instanceof FileProblem ? e.message : `${path}: cannot read (${(e as Error).message})`] };
   }
-  const ext = extname(path).toLowerCase();
+  let value: unknown;
   try {
-    if (ext === '.json') return { ok: true, value: JSON.parse(text) };
-    if (ext === '.yaml' || ext === '.yml') {
+    if (ext === '.json') value = JSON.parse(text);
+    else {
       const doc = parseDocument(text);
-      if (doc.errors.length > 0) return { ok: false, errors: doc.errors.map((e) => `${path}: ${firstLine(e.message)}`) };
-      return { ok: true, value: doc.toJS() };
+      if (doc.errors.length > 0) return { ok: false, errors: doc.errors.map((e) => `${path}: ${parseMessage(e)}`) };
+      value = doc.toJS();
     }
   } catch (e) {
     // JSON syntax, or a YAML alias that resolves to nothing (found only when converting).
-    return { ok: false, errors: [`${path}: ${firstLine((e as Error).message)}`] };
+    return { ok: false, errors: [`${path}: ${parseMessage(e)}`] };
   }
-  return { ok: false, errors: [`${path}: unknown profile format "${ext}" (use .json, .yaml or .yml)`] };
+  const deep = depthProblem(value);
+  if (deep !== null) return { ok: false, errors: [`${path}: ${deep}`] };
+  return { ok: true, value };
 }
 
 /** A profile file's outcome, and the name it declares when it has one (for the duplicate-name check). */
@@ -105,17 +104,27 @@ export function checkModuleShape(value: unknown): string[] {
 
 /** The module files of a directory: every `*.js` / `*.mjs`, sorted by name (a stable registration order). */
 function moduleFiles(dir: string): { ok: true; files: string[] } | { ok: false; errors: string[] } {
-  let names: string[];
+  let entries;
   try {
-    names = readdirSync(dir);
+    entries = listFiles(dir, (n) => n.endsWith('.js') || n.endsWith('.mjs'));
   } catch (e) {
-    return { ok: false, errors: [`${dir}: cannot read module directory (${(e as Error).message})`] };
+    return { ok: false, errors: [`${dir}: cannot read module directory (${e instanceof FileProblem ? e.reason : (e as Error).message})`] };
   }
-  const files = names
-    .filter((n) => n.endsWith('.js') || n.endsWith('.mjs'))
-    .sort()
-    .map((n) => join(dir, n));
-  return { ok: true, files };
+  // A module is code the server runs: a regular file inside the directory, of a bounded size.
+  const errors: string[] = [];
+  for (const e of entries) {
+    if (e.problem !== undefined) errors.push(`${e.path}: ${e.problem}`);
+    else {
+      try {
+        const st = statSync(e.path);
+        if (st.size > FILE_LIMITS.module_bytes) errors.push(`${e.path}: too large (a reward module may have at most ${FILE_LIMITS.module_bytes / (1024 * 1024)} MiB)`);
+      } catch (err) {
+        errors.push(`${e.path}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      }
+    }
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, files: entries.map((e) => e.path) };
 }
 
 /**
@@ -219,7 +228,7 @@ export function rewardSetHash(registry: RewardRegistry, profiles: ReadonlyMap<st
   for (const file of moduleFiles) {
     let bytes: Buffer;
     try {
-      bytes = readFileSync(file);
+      bytes = readBytes(file, { maxBytes: FILE_LIMITS.module_bytes, what: 'a reward module' });
     } catch {
       bytes = Buffer.alloc(0);
     }

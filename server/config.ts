@@ -5,13 +5,13 @@
  * name the key path, so a typo such as `limits.max_bach` is reported rather than silently ignored.
  * This module never reads `process.env`; the serve command does.
  */
-import { DEFAULT_DEFAULTS, JsonlTaskSource, TASK_SPLITS, loadHarnessTasks, parseMix } from '../env/index.js';
+import { DEFAULT_DEFAULTS, JsonlTaskSource, TASK_SPLITS, listErrors, loadHarnessTasks, parseMix } from '../env/index.js';
 import type { EnvDefaults } from '../env/index.js';
 import { embeddedHarness, loadHarnessDir } from '../harness/index.js';
 import type { HarnessSet } from '../harness/index.js';
-import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { FILE_LIMITS, FileProblem, depthProblem, parseMessage, readText } from '../protocol/files.js';
 import { z } from 'zod';
 import { MAX_VARIANT_POOL, VARIANT_POOL, parseVariant } from '../harness-variants/index.js';
 import { HOST_ENTRY, canonicalOrigin } from './http-policy.js';
@@ -321,21 +321,22 @@ export function parseServerConfig(input: unknown = {}): ConfigResult {
 
 /** Read a JSON (`.json`) or YAML (`.yaml`/`.yml`) config file into a plain object, or the reason it failed. */
 export function readConfigFile(path: string): { ok: true; value: Record<string, unknown> } | { ok: false; errors: string[] } {
+  const ext = extname(path).toLowerCase();
+  if (ext !== '.json' && ext !== '.yaml' && ext !== '.yml') return { ok: false, errors: [`${path}: unknown config format "${ext}" (use .json, .yaml or .yml)`] };
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readText(path, { maxBytes: FILE_LIMITS.settings_bytes, what: 'a config file' });
   } catch (e) {
-    return { ok: false, errors: [`${path}: cannot read (${(e as Error).message})`] };
+    return { ok: false, errors: [e instanceof FileProblem ? e.message : `${path}: cannot read (${(e as Error).message})`] };
   }
-  const ext = extname(path).toLowerCase();
   let value: unknown;
   try {
-    if (ext === '.json') value = JSON.parse(text);
-    else if (ext === '.yaml' || ext === '.yml') value = parseYaml(text);
-    else return { ok: false, errors: [`${path}: unknown config format "${ext}" (use .json, .yaml or .yml)`] };
+    value = ext === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (e) {
-    return { ok: false, errors: [`${path}: ${(e as Error).message}`] };
+    return { ok: false, errors: [`${path}: ${parseMessage(e)}`] };
   }
+  const deep = depthProblem(value);
+  if (deep !== null) return { ok: false, errors: [`${path}: ${deep}`] };
   if (value === null || value === undefined) value = {};
   if (!isRecord(value)) return { ok: false, errors: [`${path}: the config must be a map of keys`] };
   const proto = prototypeKeyErrors(value);
@@ -380,7 +381,7 @@ export function harnessOf(config: Pick<ServerConfig, 'harness'>): HarnessSet {
   const loaded = loadHarnessDir(config.harness);
   if (!loaded.ok) throw new TypeError(`harness ${config.harness} is invalid: ${loaded.errors.join('; ')}`);
   const tasks = loadHarnessTasks(loaded.harness);
-  if (!tasks.ok) throw new TypeError(`harness ${config.harness} is invalid: ${tasks.errors.join('; ')}`);
+  if (!tasks.ok) throw new TypeError(`harness ${config.harness} is invalid: ${listErrors(tasks.errors, tasks.more)}`);
   return loaded.harness;
 }
 
@@ -408,6 +409,6 @@ export function defaultsOf(config: Pick<ServerConfig, 'defaults' | 'variant_pool
 export function taskSourceOf(config: Pick<ServerConfig, 'tasks'>, harness: HarnessSet): { taskSource?: JsonlTaskSource } {
   if (config.tasks.length === 0) return {};
   const loaded = JsonlTaskSource.fromFiles(config.tasks, harness.get(harness.locales[0]));
-  if (!loaded.ok) throw new TypeError(`task files are invalid: ${loaded.errors.join('; ')}`);
+  if (!loaded.ok) throw new TypeError(`task files are invalid: ${listErrors(loaded.errors, loaded.more)}`);
   return { taskSource: loaded.source };
 }

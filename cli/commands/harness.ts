@@ -23,7 +23,7 @@ export function loadHarnessFlag(dir: string, flag: string): HarnessSet {
   const loaded = loadHarnessDir(dir);
   if (!loaded.ok) throw fileError(`${flag} ${dir} is not a valid harness directory: ${joinErrors(loaded.errors)}`);
   const tasks = loadHarnessTasks(loaded.harness);
-  if (!tasks.ok) throw fileError(`${flag} ${dir} is not a valid harness directory: ${joinErrors(tasks.errors)}`);
+  if (!tasks.ok) throw fileError(`${flag} ${dir} is not a valid harness directory: ${joinErrors(tasks.errors, 4, tasks.more)}`);
   return loaded.harness;
 }
 
@@ -42,7 +42,7 @@ export function tasksOption(files: readonly string[] | undefined, harness: Harne
   if (files === undefined || files.length === 0) return {};
   // Skill and tool names and the limits are the same in every locale of a harness.
   const loaded = JsonlTaskSource.fromFiles(files, harness.get(harness.locales[0]));
-  if (!loaded.ok) throw fileError(`${flag}: ${joinErrors(loaded.errors)}`);
+  if (!loaded.ok) throw fileError(`${flag}: ${joinErrors(loaded.errors, 4, loaded.more)}`);
   return { taskSource: loaded.source };
 }
 
@@ -64,9 +64,10 @@ export function registerHarnessCommands(program: Command): void {
       const h = loaded.harness;
       const tasks = loadHarnessTasks(h);
       if (!tasks.ok) {
-        if (opts.json) process.stdout.write(JSON.stringify({ ok: false, errors: tasks.errors }) + '\n');
-        else process.stdout.write(tasks.errors.map((e) => `${e}\n`).join(''));
-        throw fileError(`${dir} is not a valid harness: ${tasks.errors.length} error${tasks.errors.length === 1 ? '' : 's'} (listed on stdout)`);
+        const count = tasks.errors.length + tasks.more;
+        if (opts.json) process.stdout.write(JSON.stringify({ ok: false, errors: tasks.errors, unlisted: tasks.more }) + '\n');
+        else process.stdout.write(tasks.errors.map((e) => `${e}\n`).join('') + (tasks.more > 0 ? `and ${tasks.more} more (the first ${tasks.errors.length} are listed)\n` : ''));
+        throw fileError(`${dir} is not a valid harness: ${count} error${count === 1 ? '' : 's'} (listed on stdout)`);
       }
       const zh = h.get(h.locales[0]);
       const summary = {

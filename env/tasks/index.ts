@@ -15,7 +15,7 @@ export type { GenerateOptions, GeneratedTaskRef } from './generate.js';
 export { AnswerKeySchema, TaskSchema } from './schema.js';
 export { WorldDataSchema, worldProblems } from './world-schema.js';
 export type { WorldProblem } from './world-schema.js';
-export { GeneratorTaskSource, JsonlTaskSource, loadHarnessTasks } from './source.js';
+export { GeneratorTaskSource, JsonlTaskSource, loadHarnessTasks, listErrors, MAX_LISTED_ERRORS } from './source.js';
 export { adaptTask, generateFor, generateForWithKind, generatedIntents } from './harness-tasks.js';
 export type { JsonlError, JsonlLoad, TaskPick, TaskSelector, TaskSource } from './source.js';
 export { REFERENCE_MAX_CHARS } from './kit.js';

@@ -3,7 +3,6 @@
  * (STYLE.md "Swappable parts"): the seeded generator, or a JSONL file of hand-written / recorded tasks.
  * Errors are data: an unknown id or an invalid selector is a typed value, never a throw.
  */
-import { readFileSync } from 'node:fs';
 import type { Harness } from '../../protocol/harness.js';
 import { charLength } from '../../protocol/text.js';
 import type { Intent, Locale, Split, Task } from '../../protocol/domain.js';
@@ -15,6 +14,58 @@ import type { IntentMix } from './mix.js';
 import { HarnessDataError, embeddedHarness } from '../../harness/index.js';
 import type { HarnessSet } from '../../harness/index.js';
 import { TaskSchema } from './schema.js';
+import { FILE_LIMITS, FileProblem, depthProblem, readLines } from '../../protocol/files.js';
+import type { Line } from '../../protocol/files.js';
+
+/** How many problems of a task load are listed; the rest are counted (`more`). */
+export const MAX_LISTED_ERRORS = 100;
+
+/** After this many problems a task file is not checked further (a file of a million bad lines is read no further). */
+export const MAX_CHECKED_ERRORS = 1000;
+
+/** How task files are read: a line at a time, within the task-file limits. */
+const TASK_FILE_READ = { maxBytes: FILE_LIMITS.task_file_bytes, maxLineBytes: FILE_LIMITS.task_line_bytes, what: 'a task file' } as const;
+
+/** Problems of a load: the first `MAX_LISTED_ERRORS` kept, every one counted. */
+class ErrorList {
+  readonly list: JsonlError[] = [];
+  count = 0;
+  add(e: JsonlError): void {
+    this.count++;
+    if (this.list.length < MAX_LISTED_ERRORS) this.list.push(e);
+  }
+  /** Whether checking should stop (`MAX_CHECKED_ERRORS` reached). */
+  get full(): boolean {
+    return this.count >= MAX_CHECKED_ERRORS;
+  }
+  /** The last entry, listed whatever the count: where checking stopped. */
+  stop(e: JsonlError): void {
+    this.count++;
+    this.list.push(e);
+  }
+  get more(): number {
+    return this.count - this.list.length;
+  }
+}
+
+/** Listed problems on one line, and how many more there were. */
+export function listErrors(errors: readonly string[], more: number): string {
+  return more > 0 ? `${errors.join('; ')}; and ${more} more` : errors.join('; ');
+}
+
+/** The lines of a text, numbered from 1. */
+function* textLines(text: string): Generator<Line> {
+  let line = 0;
+  let start = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl;
+    line++;
+    yield { line, text: text.slice(start, end).replace(/\r$/, '') };
+    if (nl < 0) return;
+    start = nl + 1;
+  }
+}
 
 /** Which task to pick: a specific id, or any task of an intent and split. */
 export interface TaskSelector {
@@ -74,7 +125,7 @@ export class GeneratorTaskSource implements TaskSource {
   constructor(set: HarnessSet = embeddedHarness()) {
     this.#set = set;
     const loaded = loadHarnessTasks(set);
-    if (!loaded.ok) throw new HarnessDataError('tasks', '(files)', loaded.errors.join('; '));
+    if (!loaded.ok) throw new HarnessDataError('tasks', '(files)', listErrors(loaded.errors, loaded.more));
     this.#files = loaded.source;
   }
 
@@ -134,30 +185,30 @@ export class GeneratorTaskSource implements TaskSource {
   }
 }
 
-const harnessTasksMemo = new WeakMap<HarnessSet, { ok: true; source?: JsonlTaskSource } | { ok: false; errors: string[] }>();
+const harnessTasksMemo = new WeakMap<HarnessSet, { ok: true; source?: JsonlTaskSource } | { ok: false; errors: string[]; more: number }>();
 
 /**
  * The task files of a harness directory (`tasks/*.jsonl`), validated against the harness, and the intents
  * bound with `generate: false` checked to have tasks. Memoised per harness.
  */
-export function loadHarnessTasks(set: HarnessSet): { ok: true; source?: JsonlTaskSource } | { ok: false; errors: string[] } {
+export function loadHarnessTasks(set: HarnessSet): { ok: true; source?: JsonlTaskSource } | { ok: false; errors: string[]; more: number } {
   const hit = harnessTasksMemo.get(set);
   if (hit) return hit;
-  let out: { ok: true; source?: JsonlTaskSource } | { ok: false; errors: string[] };
+  let out: { ok: true; source?: JsonlTaskSource } | { ok: false; errors: string[]; more: number };
   const fileOnly = [...set.bindings.intents].filter(([, b]) => !b.generate).map(([i]) => i);
   if (set.taskFiles.length === 0) {
     out =
       fileOnly.length === 0
         ? { ok: true }
-        : { ok: false, errors: fileOnly.map((i) => `harness.yaml: intents.${i}: generate: false, but the harness has no task files (tasks/*.jsonl) to serve it`) };
+        : { ok: false, errors: fileOnly.map((i) => `harness.yaml: intents.${i}: generate: false, but the harness has no task files (tasks/*.jsonl) to serve it`), more: 0 };
   } else {
     const loaded = JsonlTaskSource.fromFiles(set.taskFiles, set.get(set.locales[0]));
-    if (!loaded.ok) out = { ok: false, errors: loaded.errors.map((e) => e.replace(`${set.dir}/`, '')) };
+    if (!loaded.ok) out = { ok: false, errors: loaded.errors.map((e) => e.replace(`${set.dir}/`, '')), more: loaded.more };
     else {
       const errors = fileOnly
         .filter((i) => !loaded.source.tasks().some((t) => t.intent === i))
         .map((i) => `harness.yaml: intents.${i}: generate: false, but no task of tasks/*.jsonl has intent ${i}`);
-      out = errors.length > 0 ? { ok: false, errors } : { ok: true, source: loaded.source };
+      out = errors.length > 0 ? { ok: false, errors, more: 0 } : { ok: true, source: loaded.source };
     }
   }
   harnessTasksMemo.set(set, out);
@@ -170,8 +221,8 @@ export interface JsonlError {
   message: string;
 }
 
-/** The result of loading a JSONL task file. */
-export type JsonlLoad = { ok: true; source: JsonlTaskSource } | { ok: false; errors: JsonlError[] };
+/** The result of loading a JSONL task file; `more` counts the problems past the listed ones. */
+export type JsonlLoad = { ok: true; source: JsonlTaskSource } | { ok: false; errors: JsonlError[]; more: number };
 
 /** "answer_key.required_facts.0.values: Too small..." — the key path first, so the author finds it. */
 function issuePath(path: readonly PropertyKey[]): string {
@@ -193,118 +244,153 @@ export class JsonlTaskSource implements TaskSource {
     this.#byId = new Map(tasks.map((t) => [t.id, t]));
   }
 
-  /** Parse and validate JSONL text. Every bad line is reported (line numbers are 1-based). */
-  static parse(text: string, origin: string): JsonlLoad {
-    const errors: JsonlError[] = [];
-    const tasks: Task[] = [];
-    const seen = new Map<string, number>();
-    const lines = text.split(/\r?\n/);
-    for (let i = 0; i < lines.length; i++) {
-      const line = i + 1;
-      const raw = lines[i].trim();
+  /**
+   * Parse and validate task lines (numbered from 1), appending each valid task to `tasks` with its line
+   * and each problem to `errors` (the first `MAX_LISTED_ERRORS`, then only counted). Stops, with an
+   * error, when `tasks` would pass `FILE_LIMITS.max_tasks`. A line's JSON is checked for depth before the
+   * schema walks it.
+   */
+  static #parseLines(lines: Iterable<Line>, tasks: { task: Task; line: number }[], errors: ErrorList, seen: Map<string, number>): void {
+    for (const l of lines) {
+      const line = l.line;
+      if (errors.full) {
+        errors.stop({ line, message: `line ${line}: not checked, nor the lines after it: checking stops after ${MAX_CHECKED_ERRORS} problems (fix these and run again)` });
+        return;
+      }
+      if ('problem' in l) {
+        errors.add({ line, message: `line ${line}: ${l.problem}` });
+        continue;
+      }
+      const raw = l.text.trim();
       if (raw === '') continue;
+      if (tasks.length >= FILE_LIMITS.max_tasks) {
+        errors.add({ line, message: `line ${line}: more than ${FILE_LIMITS.max_tasks.toLocaleString('en-US')} tasks (the most one server loads): split the task set` });
+        return;
+      }
       let json: unknown;
       try {
         json = JSON.parse(raw);
       } catch (e) {
-        errors.push({ line, message: `line ${line}: invalid JSON (${(e as Error).message})` });
+        errors.add({ line, message: `line ${line}: invalid JSON (${(e as Error).message})` });
+        continue;
+      }
+      const deep = depthProblem(json);
+      if (deep !== null) {
+        errors.add({ line, message: `line ${line}: ${deep}` });
         continue;
       }
       const parsed = TaskSchema.safeParse(json);
       if (!parsed.success) {
-        for (const issue of parsed.error.issues) errors.push({ line, message: `line ${line}: ${issuePath(issue.path)}: ${issue.message}` });
+        for (const issue of parsed.error.issues) errors.add({ line, message: `line ${line}: ${issuePath(issue.path)}: ${issue.message}` });
         continue;
       }
       const prev = seen.get(parsed.data.id);
       if (prev !== undefined) {
-        errors.push({ line, message: `line ${line}: id: duplicate task id "${parsed.data.id}" (first on line ${prev})` });
+        errors.add({ line, message: `line ${line}: id: duplicate task id "${parsed.data.id}" (first on line ${prev})` });
         continue;
       }
       seen.set(parsed.data.id, line);
-      tasks.push(parsed.data);
+      tasks.push({ task: parsed.data, line });
     }
-    if (errors.length > 0) return { ok: false, errors };
-    if (tasks.length === 0) return { ok: false, errors: [{ line: 0, message: `${origin}: no tasks` }] };
-    return { ok: true, source: new JsonlTaskSource(origin, tasks) };
   }
 
-  /** Read and parse a JSONL file (a read failure is reported as an error on line 0). */
+  /**
+   * Parse and validate JSONL text. Every bad line is reported (line numbers are 1-based), up to
+   * `MAX_LISTED_ERRORS`; `more` counts the rest.
+   */
+  static parse(text: string, origin: string): JsonlLoad {
+    const errors = new ErrorList();
+    const tasks: { task: Task; line: number }[] = [];
+    JsonlTaskSource.#parseLines(textLines(text), tasks, errors, new Map());
+    if (errors.count > 0) return { ok: false, errors: errors.list, more: errors.more };
+    if (tasks.length === 0) return { ok: false, errors: [{ line: 0, message: `${origin}: no tasks` }], more: 0 };
+    return { ok: true, source: new JsonlTaskSource(origin, tasks.map((t) => t.task)) };
+  }
+
+  /**
+   * Read and parse a JSONL file a line at a time (protocol/files.ts `readLines`: a regular file of at most
+   * `FILE_LIMITS.task_file_bytes`, lines of at most `task_line_bytes`, UTF-8); a problem of the file
+   * itself is reported on line 0.
+   */
   static fromFile(path: string): JsonlLoad {
-    let text: string;
+    const errors = new ErrorList();
+    const tasks: { task: Task; line: number }[] = [];
     try {
-      text = readFileSync(path, 'utf8');
+      JsonlTaskSource.#parseLines(readLines(path, TASK_FILE_READ), tasks, errors, new Map());
     } catch (e) {
-      return { ok: false, errors: [{ line: 0, message: `${path}: ${(e as Error).message}` }] };
+      return { ok: false, errors: [{ line: 0, message: e instanceof FileProblem ? e.message : `${path}: ${(e as Error).message}` }], more: 0 };
     }
-    return JsonlTaskSource.parse(text, path);
+    if (errors.count > 0) return { ok: false, errors: errors.list, more: errors.more };
+    if (tasks.length === 0) return { ok: false, errors: [{ line: 0, message: `${path}: no tasks` }], more: 0 };
+    return { ok: true, source: new JsonlTaskSource(path, tasks.map((t) => t.task)) };
   }
 
   /**
    * Read task files (`serve --tasks FILE`, repeatable) into one source, each task checked against the
    * harness it will be played in: the skills and tools its answer key names must be the harness's, and its
-   * reference reply must fit the harness's reply limit. Every error is reported, as `file:line: key: what`.
+   * reference reply must fit the harness's reply limit. Every error is reported, as `file:line: key: what`,
+   * up to `MAX_LISTED_ERRORS` (`more` counts the rest); the files are read a line at a time, at most
+   * `FILE_LIMITS.max_tasks` tasks in all.
    */
-  static fromFiles(paths: readonly string[], harness: Harness): { ok: true; source: JsonlTaskSource } | { ok: false; errors: string[] } {
-    const errors: string[] = [];
-    const tasks: Task[] = [];
+  static fromFiles(paths: readonly string[], harness: Harness): { ok: true; source: JsonlTaskSource } | { ok: false; errors: string[]; more: number } {
+    const errors = new ErrorList();
+    const all: Task[] = [];
     const firstSeen = new Map<string, string>();
     const skills = new Map(harness.skills.map((sk) => [sk.name, sk.kind]));
     const tools = new Set(harness.tools.map((t) => t.function.name));
+    const say = (message: string): void => errors.add({ line: 0, message });
     for (const path of paths) {
-      let text: string;
+      const fileErrors = new ErrorList();
+      const tasks: { task: Task; line: number }[] = [];
       try {
-        text = readFileSync(path, 'utf8');
+        JsonlTaskSource.#parseLines(readLines(path, TASK_FILE_READ), tasks, fileErrors, new Map());
       } catch (e) {
-        errors.push(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        say(e instanceof FileProblem ? e.message : `${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
         continue;
       }
-      const lines = text.split(/\r?\n/);
-      const loaded = JsonlTaskSource.parse(text, path);
-      if (!loaded.ok) {
-        errors.push(...loaded.errors.map((e) => (e.line === 0 ? e.message : `${path}:${e.line}: ${e.message.replace(/^line \d+: /, '')}`)));
+      if (fileErrors.count > 0) {
+        for (const e of fileErrors.list) say(`${path}:${e.line}: ${e.message.replace(/^line \d+: /, '')}`);
+        errors.count += fileErrors.more;
         continue;
       }
-      // Line of each task, for the harness checks (blank lines are skipped by parse).
-      const lineOf = new Map<string, number>();
-      lines.forEach((l, i) => {
-        if (l.trim() === '') return;
-        try {
-          const id = (JSON.parse(l) as { id?: unknown }).id;
-          if (typeof id === 'string' && !lineOf.has(id)) lineOf.set(id, i + 1);
-        } catch {
-          // parse() already accepted every line.
-        }
-      });
-      for (const task of loaded.source.tasks()) {
-        const at = `${path}:${lineOf.get(task.id) ?? 0}`;
+      if (tasks.length === 0) {
+        say(`${path}: no tasks`);
+        continue;
+      }
+      if (all.length + tasks.length > FILE_LIMITS.max_tasks) {
+        say(`${path}: more than ${FILE_LIMITS.max_tasks.toLocaleString('en-US')} tasks in the task files together (the most one server loads): split the task set`);
+        break;
+      }
+      for (const { task, line } of tasks) {
+        const at = `${path}:${line}`;
         const prior = firstSeen.get(task.id);
         if (prior !== undefined) {
-          errors.push(`${at}: id: duplicate task id "${task.id}" (first at ${prior})`);
+          say(`${at}: id: duplicate task id "${task.id}" (first at ${prior})`);
           continue;
         }
         firstSeen.set(task.id, at);
         const key = task.answer_key;
         key.reply_skills.forEach((name, i) => {
-          if (skills.get(name) !== 'reply') errors.push(`${at}: answer_key.reply_skills.${i}: "${name}" is not a reply skill of the harness`);
+          if (skills.get(name) !== 'reply') say(`${at}: answer_key.reply_skills.${i}: "${name}" is not a reply skill of the harness`);
         });
         key.strategy_skills.forEach((name, i) => {
-          if (!skills.has(name)) errors.push(`${at}: answer_key.strategy_skills.${i}: "${name}" is not a skill of the harness`);
+          if (!skills.has(name)) say(`${at}: answer_key.strategy_skills.${i}: "${name}" is not a skill of the harness`);
         });
         const calls: [string, string][] = [
           ...key.required_calls.flatMap((r, i) => r.any_of.map((c, j): [string, string] => [`answer_key.required_calls.${i}.any_of.${j}.name`, c.name])),
           ...key.solution.map((c, i): [string, string] => [`answer_key.solution.${i}.name`, c.name]),
           ...key.optional_tools.map((n, i): [string, string] => [`answer_key.optional_tools.${i}`, n]),
         ];
-        for (const [where, name] of calls) if (!tools.has(name)) errors.push(`${at}: ${where}: "${name}" is not a tool of the harness`);
+        for (const [where, name] of calls) if (!tools.has(name)) say(`${at}: ${where}: "${name}" is not a tool of the harness`);
         if (charLength(key.reference_reply) > harness.limits.reply_max_chars) {
-          errors.push(`${at}: answer_key.reference_reply: ${charLength(key.reference_reply)} characters, over the harness's reply limit (${harness.limits.reply_max_chars})`);
+          say(`${at}: answer_key.reference_reply: ${charLength(key.reference_reply)} characters, over the harness's reply limit (${harness.limits.reply_max_chars})`);
         }
-        tasks.push(task);
+        all.push(task);
       }
     }
-    if (errors.length > 0) return { ok: false, errors };
-    if (tasks.length === 0) return { ok: false, errors: ['no tasks in the task files'] };
-    return { ok: true, source: new JsonlTaskSource(paths.join(','), tasks) };
+    if (errors.count > 0) return { ok: false, errors: errors.list.map((e) => e.message), more: errors.more };
+    if (all.length === 0) return { ok: false, errors: ['no tasks in the task files'], more: 0 };
+    return { ok: true, source: new JsonlTaskSource(paths.join(','), all) };
   }
 
   /** How many tasks the file holds. */

@@ -188,7 +188,7 @@ describe('readGrades', () => {
     writeFileSync(empty, '\n\n');
     expect([readGrades(join(dir, 'none.jsonl')), readGrades(dir), readGrades(empty)]).toEqual([
       { ok: false, errors: [`${join(dir, 'none.jsonl')}: cannot read (ENOENT)`] },
-      { ok: false, errors: [`${dir}: cannot read (EISDIR)`] },
+      { ok: false, errors: [`${dir}: a directory, not a regular file: give a file`] },
       { ok: false, errors: [`${empty}: no grades (one JSON object per line)`] },
     ]);
   });
