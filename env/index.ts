@@ -35,7 +35,7 @@ export { DISCOVER_TOOLS_TOOL, MARKETING_TOOLS, MarketingHub, marketingHub, marke
 export type { ActionParser, ParsedAction, ParsedCall, ParseResult } from './parsers.js';
 export { runReplyHooks, runInputHooks, feedbackMessage } from './hooks.js';
 export { autoCorrect, CORRECTABLE_CODES } from './auto-correct.js';
-export { SessionEnv, MAX_CLOSED_GROUPS, emptyStats, rawEpisodeId } from './session.js';
+export { SessionEnv, STEP_ADMIT_CHARS, MAX_CLOSED_GROUPS, emptyStats, rawEpisodeId } from './session.js';
 export type { SessionEnvOptions, SessionStats, SessionLog, ResetOk, StepOk, CloseOutcome } from './session.js';
 export { EpisodeWrapper, ActionHints, actionFormat, privilegedView } from './wrappers.js';
 export type { EpisodeHandle, EpisodeStart, EpisodeWrapping, Advisor, AdvisorStart } from './wrappers.js';

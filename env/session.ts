@@ -93,9 +93,34 @@ export interface SessionEnvOptions {
   yieldEvery: number;
   /**
    * Whether the thread has memory for one more episode: null when it has, else the refusal's details
-   * (a new episode is then `CAPACITY_REACHED`; server/heap-budget.ts). Absent: always admitted.
+   * (a new episode is then `CAPACITY_REACHED`, and so is an action over `STEP_ADMIT_CHARS`;
+   * server/heap-budget.ts). Absent: always admitted.
    */
   admit?: () => object | null;
+}
+
+/**
+ * Actions longer than this (characters) are refused with `CAPACITY_REACHED` (reason memory) while the
+ * thread is short of memory; shorter ones always go on. Far above a reply (the harness's reply limit is a
+ * few hundred characters) with a few tool calls.
+ */
+export const STEP_ADMIT_CHARS = 4096;
+
+/** An action's characters as a step would keep them (text, or content, reasoning and calls); 0 for a malformed one. */
+function actionChars(action: unknown): number {
+  if (typeof action !== 'object' || action === null) return 0;
+  const a = action as { text?: unknown; message?: unknown };
+  if (typeof a.text === 'string') return a.text.length;
+  const m = a.message as { content?: unknown; reasoning_content?: unknown; tool_calls?: unknown } | null | undefined;
+  if (typeof m !== 'object' || m === null) return 0;
+  let n = (typeof m.content === 'string' ? m.content.length : 0) + (typeof m.reasoning_content === 'string' ? m.reasoning_content.length : 0);
+  if (Array.isArray(m.tool_calls)) {
+    for (const c of m.tool_calls as { function?: { arguments?: unknown } }[]) {
+      const args = c?.function?.arguments;
+      n += typeof args === 'string' ? args.length : 0;
+    }
+  }
+  return n;
 }
 
 /** What a session steps an unclosed episode through: its wrapped handle, or `ENDED` once it ended. */
@@ -431,6 +456,20 @@ export class SessionEnv {
     if (!live) return this.#error(episode_id, 'UNKNOWN_EPISODE', `no episode "${episode_id}" in this session`);
     const t0 = performance.now();
     const action = parsed.data.action;
+    // Under memory pressure a live episode still takes ordinary actions, but not large ones: the limits let
+    // each step keep up to max_action_chars, and a session full of episodes stepped so is what would run
+    // the thread out of memory. The episode is unchanged; the client may retry after retry_after_ms.
+    if (!live.handle.ended && actionChars(action) > STEP_ADMIT_CHARS) {
+      const refusal = this.#opts.admit?.() ?? null;
+      if (refusal !== null) {
+        return this.#error(
+          episode_id,
+          'CAPACITY_REACHED',
+          `the server is short of memory for actions over ${STEP_ADMIT_CHARS} characters; retry later, close episodes or send a shorter action`,
+          refusal,
+        );
+      }
+    }
     if (live.handle.needsAsyncScoring) return live.handle.stepAsync(action).then((r) => this.#stepDone(live, episode_id, r, t0));
     return this.#stepDone(live, episode_id, live.handle.step(action), t0);
   }

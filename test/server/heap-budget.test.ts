@@ -10,6 +10,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, it, expect, afterAll } from 'vitest';
 import { HEAP_ADMIT_FRACTION, HEAP_RETRY_AFTER_MS, HeapBudget } from '../../server/heap-budget.js';
+import { STEP_ADMIT_CHARS } from '../../env/index.js';
 import { buildServer, closeServer } from '../../server/index.js';
 import type { GymApp } from '../../server/index.js';
 import { memoryRetryAfter, runRollout } from '../../client/rollout.js';
@@ -156,6 +157,20 @@ describe('a worker with a heap limit', () => {
       true,
     );
     expect(step.items.map((it: { ok: boolean }) => it.ok)).toEqual([true, true]);
+    // But not with a large action (issue 39: memory per episode bounded whatever the client sends): it is
+    // refused the same typed way, and the episode is unchanged (its next ordinary step is still its turn 1).
+    const big = await c.request({ type: 'step', id: ++id, items: [{ episode_id: admitted[1], action: { text: 'x'.repeat(STEP_ADMIT_CHARS + 1) } }] }, true);
+    expect(big.items[0]).toEqual({
+      ok: false,
+      episode_id: admitted[1],
+      error: {
+        code: 'CAPACITY_REACHED',
+        message: `the server is short of memory for actions over ${STEP_ADMIT_CHARS} characters; retry later, close episodes or send a shorter action`,
+        details: { reason: 'memory', heap_live_mb: expect.any(Number), heap_limit_mb: 256, retry_after_ms: HEAP_RETRY_AFTER_MS },
+      },
+    });
+    const after = await c.request({ type: 'step', id: ++id, items: [{ episode_id: admitted[1], action: { text: 'hello' } }] }, true);
+    expect(after.items[0]).toMatchObject({ ok: true, info: { turn: 1 } });
 
     // `rollout` waits on a memory refusal (the server's retry_after_ms) instead of failing the episode: its
     // first wait closes the filler's episodes here, and its resets are admitted after the wait.
