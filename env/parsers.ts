@@ -24,6 +24,7 @@
 import { z } from 'zod';
 import type { JsonSchema } from '../protocol/domain.js';
 import { WIRE_STRING_LIMITS } from '../protocol/wire.js';
+import { depthProblem } from '../protocol/files.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Public contract
@@ -161,7 +162,29 @@ function pushThinking(parts: string[], text: string): void {
   if (t !== '') parts.push(t);
 }
 
+/**
+ * The deepest a call's arguments may nest (objects and arrays): deeper arguments are a failed call
+ * (`PARSE_ERROR`), as invalid JSON is, before any service, hook or reward walks them recursively (an
+ * action within max_action_chars could otherwise nest 30,000 levels and overflow the stack).
+ */
+export const MAX_ARGUMENT_DEPTH = 32;
+
+/**
+ * The deepest an action may nest as sent (objects and arrays; a structured message with tool calls is 5
+ * levels). Keys a parser ignores are still kept with the action (a record tapes it as sent), so an action
+ * nested deeper is refused whole (`INVALID_ACTION`) before anything keeps or walks it.
+ */
+export const MAX_ACTION_DEPTH = 16;
+
+/** Why an action cannot be taken whatever its parser (nested too deep), or null. */
+export function actionShapeProblem(action: unknown): string | null {
+  return depthProblem(action, MAX_ACTION_DEPTH) === null ? null : `action nested too deep (more than ${MAX_ACTION_DEPTH} levels of objects and arrays)`;
+}
+
 function okCall(id: string, name: string, args: Record<string, unknown>, raw: string, untyped: boolean): ParsedCall {
+  if (depthProblem(args, MAX_ARGUMENT_DEPTH) !== null) {
+    return errorCall(id, name, raw, untyped, `arguments nested too deep (more than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays)`);
+  }
   return { id, name, arguments: args, raw_arguments: raw, untyped };
 }
 
@@ -444,6 +467,8 @@ function parseMessage(message: AssistantMessage, format: TextFormat, turn: numbe
  */
 function parseAction(action: unknown, turn: number, mode: Mode): ParseResult {
   if (!isPlainObject(action)) return invalid('action must be an object with "text" or "message"');
+  const shape = actionShapeProblem(action);
+  if (shape !== null) return invalid(shape);
   const hasText = Object.hasOwn(action, 'text');
   const hasMessage = Object.hasOwn(action, 'message');
   if (hasText === hasMessage) {

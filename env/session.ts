@@ -22,6 +22,7 @@ import { variantRangeError } from '../harness-variants/index.js';
 import { createEpisode, sharedVariantOf } from './env.js';
 import type { EnvConfig, EpisodeRequest, ResetOptions, SharedVariant } from './env.js';
 import { resetNeeded } from './episode.js';
+import { actionShapeProblem } from './parsers.js';
 import type { Episode, Observation, StepResult } from './episode.js';
 import type { EpisodeHandle, EpisodeWrapping } from './wrappers.js';
 
@@ -456,6 +457,9 @@ export class SessionEnv {
     if (!live) return this.#error(episode_id, 'UNKNOWN_EPISODE', `no episode "${episode_id}" in this session`);
     const t0 = performance.now();
     const action = parsed.data.action;
+    // Refused before the episode (and its recorder, which tapes every action as sent) keeps it.
+    const shape = actionShapeProblem(action);
+    if (shape !== null) return this.#error(episode_id, 'INVALID_ACTION', shape);
     // Under memory pressure a live episode still takes ordinary actions, but not large ones: the limits let
     // each step keep up to max_action_chars, and a session full of episodes stepped so is what would run
     // the thread out of memory. The episode is unchanged; the client may retry after retry_after_ms.
