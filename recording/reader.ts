@@ -102,9 +102,9 @@ export function decodeRecordBytes(bytes: Uint8Array, file: string): ReadResult {
     });
   } catch (e) {
     const at = (e as { lastPosition?: number }).lastPosition ?? consumed;
-    out.warnings.push(
-      `${file}: truncated or corrupt tail at byte ${at} (${bytes.length - at} bytes skipped; ${out.records.length} complete records kept): ${(e as Error).message}`,
-    );
+    // A value nested thousands deep overflows the decoder's stack: say what it is, not how it failed.
+    const why = e instanceof RangeError && /call stack/.test(e.message) ? 'a value nested too deep to read' : (e as Error).message;
+    out.warnings.push(`${file}: truncated or corrupt tail at byte ${at} (${bytes.length - at} bytes skipped; ${out.records.length} complete records kept): ${why}`);
   }
   return out;
 }

@@ -12,6 +12,7 @@ import { appendFileSync, cpSync, readFileSync, readdirSync, rmSync, symlinkSync,
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { harnessDataDir, loadHarnessDir } from '../../harness/index.js';
+import { RECORD_FORMAT, RECORD_VERSION, decodeRecordBytes, packValue } from '../../recording/index.js';
 import { cli, expectFailure, tempDir } from './helpers.js';
 
 /** A copy of the embedded harness's data files, then edited. */
@@ -187,5 +188,13 @@ describe('record directories', () => {
       `warning: ${join(dir, 'a-pipe.hgrec')}: a FIFO (named pipe), not a regular file (skipped)`,
       expect.stringMatching(new RegExp(`^warning: ${join(dir, 'b-zero.hgrec')}: a link to /dev/zero, outside .*: only files inside the directory are read \\(skipped\\)$`)),
     ]);
+  });
+
+  it('read a value nested 100,000 deep as a corrupt tail that says so, keeping the records before it', () => {
+    const header = packValue({ type: 'header', format: RECORD_FORMAT, version: RECORD_VERSION, server_version: '0.0.0', created_by: 'eval' });
+    const bytes = Buffer.concat([header, Buffer.alloc(100_000, 0x91), Buffer.from([0x01])]);
+    const r = decodeRecordBytes(bytes, 'deep.hgrec');
+    expect(r.headers).toHaveLength(1);
+    expect(r.warnings).toEqual([`deep.hgrec: truncated or corrupt tail at byte ${header.length} (100001 bytes skipped; 0 complete records kept): a value nested too deep to read`]);
   });
 });
