@@ -1,8 +1,14 @@
 /**
  * What changed between two harnesses (`harness-gym harness diff OLD NEW`): skills, tools, parameters,
- * hooks, prompt blocks, the retry policy and the limits added, removed or changed, per locale. The
- * weekly edit of a team's harness, said as a list, so that it can be reviewed and trained against.
+ * hooks, prompt blocks, the retry policy and the limits added, removed or changed, per locale (scalar
+ * settings with their old and new values); bindings; task files, task by task; and every other file that
+ * enters the harness's hash (`paraphrases.yaml`, `services/*.mjs`, a README), so that no edit that changes
+ * the hash goes unsaid. The weekly edit of a team's harness, said as a list, so that it can be reviewed
+ * and trained against.
  */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { FILE_LIMITS, forEachChunk, readLines, walkFiles } from '../protocol/files.js';
 import type { JsonSchema, Locale } from '../protocol/domain.js';
 import type { Harness } from '../protocol/harness.js';
 import type { HarnessSet } from './loader.js';
@@ -12,7 +18,7 @@ import { bindingLabel } from './bindings.js';
 export interface HarnessChange {
   /** `+` added, `-` removed, `~` changed. */
   op: '+' | '-' | '~';
-  part: 'skill' | 'tool' | 'parameter' | 'hook' | 'prompt block' | 'prompt' | 'retry' | 'limits' | 'binding' | 'task file';
+  part: 'skill' | 'tool' | 'parameter' | 'hook' | 'prompt block' | 'prompt' | 'retry' | 'limits' | 'binding' | 'task file' | 'file';
   /** The part's name (`tool.parameter` for a parameter). */
   name: string;
   /** Locales where it happened (both when the change is the same in each). */
@@ -85,11 +91,21 @@ function localeChanges(a: Harness, b: Harness): Omit<HarnessChange, 'locales'>[]
   const promptFields = differing(a.prompt, b.prompt, ['header_style', 'separator', 'item_style', 'tools_doc_style', 'extra_context']);
   if (!same(order(a), order(b))) promptFields.push('block order');
   if (promptFields.length > 0) out.push({ op: '~', part: 'prompt', name: 'pipeline', fields: promptFields });
-  const retryFields = differing(a.retry, b.retry, ['max_retries', 'mode', 'feedback_style', 'templates']);
+  const retryFields = withValues(a.retry, b.retry, differing(a.retry, b.retry, ['max_retries', 'mode', 'feedback_style', 'templates']));
   if (retryFields.length > 0) out.push({ op: '~', part: 'retry', name: 'policy', fields: retryFields });
-  const limitFields = differing(a.limits, b.limits, ['reply_max_chars', 'max_turns']);
+  const limitFields = withValues(a.limits, b.limits, differing(a.limits, b.limits, ['reply_max_chars', 'max_turns']));
   if (limitFields.length > 0) out.push({ op: '~', part: 'limits', name: 'limits', fields: limitFields });
   return out;
+}
+
+/** Changed fields with their old and new values where those are scalars (`reply_max_chars 120 -> 140`). */
+function withValues<T extends object>(a: T, b: T, fields: readonly string[]): string[] {
+  const scalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+  return fields.map((f) => {
+    const x = (a as Record<string, unknown>)[f];
+    const y = (b as Record<string, unknown>)[f];
+    return scalar(x) && scalar(y) ? `${f} ${JSON.stringify(x)} -> ${JSON.stringify(y)}` : f;
+  });
 }
 
 /** Every difference between two harnesses, merged over their locales, in a stable order. */
@@ -107,6 +123,7 @@ export function diffHarness(before: HarnessSet, after: HarnessSet): HarnessChang
   }
   const all = [...before.locales, ...after.locales].filter((l, i, xs) => xs.indexOf(l) === i && before.locales.includes(l) && after.locales.includes(l));
   for (const c of bindingChanges(before, after)) merged.set(`binding\0${c.name}`, { ...c, locales: all });
+  for (const c of fileChanges(before, after)) merged.set(`file\0${c.part}\0${c.name}`, { ...c, locales: all });
   return [...merged.values()];
 }
 
@@ -131,11 +148,81 @@ function bindingChanges(before: HarnessSet, after: HarnessSet): Omit<HarnessChan
     if (old === undefined) out.push({ op: '+', part: 'binding', name, fields: [v] });
     else if (old !== v) out.push({ op: '~', part: 'binding', name, fields: [`${old} -> ${v}`] });
   }
-  const rel = (h: HarnessSet) => new Set(h.taskFiles.map((f) => f.slice(h.dir.length + 1)));
-  const ta = rel(before);
-  const tb = rel(after);
-  for (const f of ta) if (!tb.has(f)) out.push({ op: '-', part: 'task file', name: f });
-  for (const f of tb) if (!ta.has(f)) out.push({ op: '+', part: 'task file', name: f });
+  return out;
+}
+
+/** Files whose edits the parts above already say (parsed and compared field by field). */
+const PARSED = /^(harness\.yaml|prompt\.yaml|hooks\.yaml|skills\/.*|tools\/.*)$/;
+/** Files that are not part of the hash (the embedded harness's loader code). */
+const CODE = /\.(ts|js|map)$/;
+
+/** The sha256 of each file of a harness directory that enters its hash, by relative path. */
+function fileHashes(h: HarnessSet): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const rel of walkFiles(h.dir).files) {
+    if (CODE.test(rel)) continue;
+    const hash = createHash('sha256');
+    try {
+      forEachChunk(join(h.dir, rel), { maxBytes: FILE_LIMITS.other_bytes, what: 'a file of a harness directory', within: h.dir }, (c) => hash.update(c));
+    } catch {
+      // The loader refused the directory already if a file could not be read; a file gone since is "removed".
+      continue;
+    }
+    out.set(rel, hash.digest('hex'));
+  }
+  return out;
+}
+
+/** Each task line of a task file by its id (the line's text), or null when the file cannot be read. */
+function tasksById(path: string): Map<string, string> | null {
+  const out = new Map<string, string>();
+  try {
+    for (const l of readLines(path, { maxBytes: FILE_LIMITS.task_file_bytes, maxLineBytes: FILE_LIMITS.task_line_bytes, what: 'a task file' })) {
+      if (!('text' in l) || l.text.trim() === '') continue;
+      try {
+        const id = (JSON.parse(l.text) as { id?: unknown }).id;
+        if (typeof id === 'string') out.set(id, l.text.trim());
+      } catch {
+        // The loader validated every line.
+      }
+    }
+  } catch {
+    return null;
+  }
+  return out;
+}
+
+/** A task file's edit: tasks added, removed and changed (by id). */
+function taskFileEdit(before: string, after: string): string[] {
+  const a = tasksById(before);
+  const b = tasksById(after);
+  if (a === null || b === null) return ['content'];
+  const added = [...b.keys()].filter((id) => !a.has(id)).length;
+  const removed = [...a.keys()].filter((id) => !b.has(id)).length;
+  const changed = [...b.keys()].filter((id) => a.has(id) && a.get(id) !== b.get(id)).length;
+  const n = (k: number, what: string) => `${k} task${k === 1 ? '' : 's'} ${what}`;
+  const parts = [added > 0 ? n(added, 'added') : '', removed > 0 ? n(removed, 'removed') : '', changed > 0 ? n(changed, 'changed') : ''].filter(Boolean);
+  return parts.length > 0 ? parts : ['order or blank lines'];
+}
+
+/**
+ * Task files added, removed or edited, and every other file of the hash that the parts do not cover
+ * (`paraphrases.yaml`, `services/*.mjs`, notes): added, removed, or its content changed.
+ */
+function fileChanges(before: HarnessSet, after: HarnessSet): Omit<HarnessChange, 'locales'>[] {
+  const out: Omit<HarnessChange, 'locales'>[] = [];
+  const a = fileHashes(before);
+  const b = fileHashes(after);
+  const isTasks = (rel: string) => /^tasks\/[^/]+\.jsonl$/.test(rel);
+  const names = [...new Set([...a.keys(), ...b.keys()])].filter((rel) => !PARSED.test(rel)).sort();
+  for (const rel of names) {
+    const part: HarnessChange['part'] = isTasks(rel) ? 'task file' : 'file';
+    const x = a.get(rel);
+    const y = b.get(rel);
+    if (x === undefined) out.push({ op: '+', part, name: rel });
+    else if (y === undefined) out.push({ op: '-', part, name: rel });
+    else if (x !== y) out.push({ op: '~', part, name: rel, fields: part === 'task file' ? taskFileEdit(join(before.dir, rel), join(after.dir, rel)) : ['content'] });
+  }
   return out;
 }
 

@@ -12,7 +12,7 @@ describe('harness evolution: examples/harness-v2', () => {
     const [validate, diff] = await Promise.all([cli(['harness', 'validate', 'examples/harness-v2', '--json']), cli(['harness', 'diff', 'embedded', 'examples/harness-v2'])]);
     expect(validate.status).toBe(0);
     expect(JSON.parse(validate.stdout)).toMatchObject({ ok: true, name: 'live-commerce', version: '2.0.0', skills: 13, tools: 16, hooks: 8, tasks: 60 });
-    expect(expectFailure(diff, EXIT.verdict, 'harness diff')).toBe('harness-gym harness diff: 14 changes from "live-commerce" 1.0.0 to "live-commerce" 2.0.0');
+    expect(expectFailure(diff, EXIT.verdict, 'harness diff')).toBe('harness-gym harness diff: 17 changes from "live-commerce" 1.0.0 to "live-commerce" 2.0.0');
     const lines = diff.stdout.trim().split('\n');
     expect(lines).toEqual(
       expect.arrayContaining([
@@ -27,6 +27,9 @@ describe('harness evolution: examples/harness-v2', () => {
         '~ binding intent risky: risk-refusal -> risk-refusal (task files only) (zh-CN, en)',
         '+ binding tool report_risk: custom.risk-report (zh-CN, en)',
         '+ task file tasks/risky.jsonl (zh-CN, en)',
+        '+ file README.md (zh-CN, en)',
+        '~ file paraphrases.yaml: content (zh-CN, en)',
+        '+ file services/risk-report.mjs (zh-CN, en)',
       ]),
     );
   }, 60_000);

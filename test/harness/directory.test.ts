@@ -16,6 +16,7 @@ import { oraclePolicy } from '../../policies/index.js';
 import { buildServer, closeServer } from '../../server/index.js';
 import type { GymApp } from '../../server/index.js';
 import { connect, testConfig } from '../server/helpers.js';
+const ROOT = new URL('../..', import.meta.url).pathname;
 
 const dirs: string[] = [];
 const apps: GymApp[] = [];
@@ -95,9 +96,37 @@ describe('an edited harness', () => {
     if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
     expect(diffHarness(embeddedHarness(), loaded.harness)).toEqual([
       { op: '~', part: 'prompt block', name: 'persona', locales: ['zh-CN'], fields: ['template'] },
-      { op: '~', part: 'limits', name: 'limits', locales: ['zh-CN', 'en'], fields: ['reply_max_chars'] },
+      { op: '~', part: 'limits', name: 'limits', locales: ['zh-CN', 'en'], fields: ['reply_max_chars 120 -> 140'] },
     ]);
     expect(diffHarness(embeddedHarness(), embeddedHarness())).toEqual([]);
+  });
+
+  it('says every edit that changes the hash: paraphrases, services, task files task by task, other files', () => {
+    // Issue 40: `harness diff` printed nothing and exited 0 for edits of paraphrases.yaml, services/*.mjs
+    // and task files, though the hash changed.
+    const v2 = join(ROOT, 'examples', 'harness-v2');
+    const dir = join(mkdtempSync(join(tmpdir(), 'hg-diff-')), 'h');
+    cpSync(v2, dir, { recursive: true });
+    writeFileSync(join(dir, 'paraphrases.yaml'), readFileSync(join(dir, 'paraphrases.yaml'), 'utf8') + '# reviewed\n');
+    writeFileSync(join(dir, 'services', 'risk-report.mjs'), readFileSync(join(dir, 'services', 'risk-report.mjs'), 'utf8') + '// reviewed\n');
+    writeFileSync(join(dir, 'NOTES.md'), 'week 2\n');
+    rmSync(join(dir, 'README.md'));
+    const lines = readFileSync(join(dir, 'tasks', 'risky.jsonl'), 'utf8').trim().split('\n');
+    const first = JSON.parse(lines[0]) as { id: string; messages: string[] };
+    const edited = JSON.stringify({ ...first, messages: ['这个能治失眠吗？'] });
+    const added = JSON.stringify({ ...first, id: `${first.id}-again` });
+    writeFileSync(join(dir, 'tasks', 'risky.jsonl'), [edited, ...lines.slice(2), added].join('\n') + '\n');
+    const before = loadHarnessDir(v2);
+    const after = loadHarnessDir(dir);
+    if (!before.ok || !after.ok) throw new Error('both load');
+    expect(before.harness.identity.hash).not.toBe(after.harness.identity.hash);
+    expect(diffHarness(before.harness, after.harness)).toEqual([
+      { op: '+', part: 'file', name: 'NOTES.md', locales: ['zh-CN', 'en'] },
+      { op: '-', part: 'file', name: 'README.md', locales: ['zh-CN', 'en'] },
+      { op: '~', part: 'file', name: 'paraphrases.yaml', locales: ['zh-CN', 'en'], fields: ['content'] },
+      { op: '~', part: 'file', name: 'services/risk-report.mjs', locales: ['zh-CN', 'en'], fields: ['content'] },
+      { op: '~', part: 'task file', name: 'tasks/risky.jsonl', locales: ['zh-CN', 'en'], fields: ['1 task added', '1 task removed', '1 task changed'] },
+    ]);
   });
 
   it('is served over a real socket, in-process and in worker threads: welcome names it and resets use it', async () => {
