@@ -1,217 +1,256 @@
-"""verifiers / prime-rl: ``load_environment()`` returning a ``vf.MultiTurnEnv`` that plays harness-gym episodes.
+"""verifiers v1 / prime-rl: a ``vf.Taskset`` of harness-gym episodes and the ``vf.Env`` that plays them.
 
-Written against PrimeIntellect-ai/verifiers a60a606ecc4d (its ``verifiers.legacy`` v0 API, still what
-``import verifiers as vf`` gives; docs/TRAINING.md, docs/training/verifiers.md). ``verifiers`` is imported
-inside :func:`load_environment` only, so ``import harness_gym.adapters.verifiers`` works without it.
+Written against PrimeIntellect-ai/verifiers a60a606ecc4d309247edf9ff92c3eabca362781f's ``verifiers.v1``
+API (vendored: clients/python/tests/vendor/verifiers/VENDOR.json), in the shape of its ``openenv`` taskset
+(``verifiers/v1/tasksets/openenv/taskset.py``): the taskset yields one task per harness-gym row, and the
+env's ``run()`` plays the user, stepping the harness-gym server host-side. prime-rl
+(PrimeIntellect-ai/prime-rl 559b44772e471d1538537b8805cc77f3824a5e64) loads only v1 tasksets since
+03f12efb ("drop v0 env compat"); the v0 ``MultiTurnEnv`` shim this module used to hold is gone.
 
-- Dataset rows are :func:`harness_gym.train.group_rows` rows in ``info["harness_gym"]``; the rollouts of
-  one example share the row, hence seed, variant, locale and options, hence task and variant.
-- ``setup_state`` resets the episode over the process's pooled connection and replaces ``state["prompt"]``
-  with the episode's messages and ``state["tool_defs"]`` with its own (renamed) tools as ``vf.Tool``.
-- ``env_response`` sends the assistant turn as a ``{message}`` action and returns the environment's added
-  messages; when the episode ends it sets ``state["final_env_response"]`` (the built-in stop).
-- The rubric's one reward function, ``harness_reward``, reads the final step's reward; the reward
-  components are metrics of weight 0, and so is ``harness_failed``.
-- Failures: a reset or step the server refuses, or a lost connection, raise :class:`HarnessGymEnvError`
-  (a ``vf.Error``), which verifiers records in ``state["error"]`` and stops on (``has_error``); a server cap
-  (``max_turns``) or the env's own ``max_turns`` set ``state["harness_failure"]`` and ``is_truncated``.
+- **Tasks.** :class:`HarnessGymTaskset` yields :class:`HarnessGymTask`\\ s whose data carries a
+  :func:`harness_gym.train.group_rows` row (seed, variant, locale, options): prime-rl's rollouts of one
+  task share the row, hence task and variant. ``prompt`` is ``None``: the env opens the conversation.
+- **Turns.** :class:`HarnessGymEnv.run` resets the episode over the process's pooled connection, opens the
+  player's interaction with the episode's messages, the episode's own (renamed) tools written into the
+  system turn in Qwen's ``# Tools`` layout. Each reply goes to the server: as ``{message}`` with its tool
+  calls when the inference server parsed them, else as ``{text}`` (the server parses Hermes / Qwen3 XML
+  tool calls). The environment's added messages come back as one user turn (tool results as
+  ``<tool_response>`` blocks).
+- **Reward.** When the episode ends, the trace gets the server's final reward as ``harness_reward``
+  (weight 1), each reward component as a metric, and the server's outcome in ``trace.info["harness_gym"]``.
+- **Failures are excluded, never scored 0.** A reset or step the server refuses, a lost connection, the
+  server's turn cap (``outcome: max_turns``), or the agent's own limits ending the exchange while the
+  episode still runs: ``run()`` records the error on the trace (``trace.record_error``: ``ok`` false) and
+  raises, so verifiers marks the episode failed (``Env.run_episode``), prime-rl marks its traces failed
+  (``orchestrator/envs.py``) and ``iter_trainable_traces`` (``orchestrator/algo/base.py``) leaves them
+  out of the group baseline and the batch. ``train_on_capped=True`` trains server-capped episodes on the
+  server's own reward instead (their trace stopped as ``max_turns``, so ``is_truncated``).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from pydantic import Field
+
+import verifiers.v1 as vf
 
 from ..errors import HarnessGymError
 from ..train.pool import shared_pool
 from ..train.rows import group_rows, row_reset_item
 
+__all__ = ["HarnessGymConfig", "HarnessGymData", "HarnessGymEnv", "HarnessGymEnvConfig", "HarnessGymTask", "HarnessGymTaskset"]
+
+DEFAULT_URL = "ws://127.0.0.1:8080/v1/env"
+
+
+class HarnessGymConfig(vf.TasksetConfig):
+    """``[orchestrator.train.source.env.taskset]`` in prime-rl (``--env.taskset.*`` in ``vf eval``)."""
+
+    url: str | list[str] = DEFAULT_URL
+    """One harness-gym server URL, or a list (episodes sharded by seed)."""
+    variant: str | dict[str, Any] = "train"
+    """A variant preset name (``train``, ``eval``, ``identity``) or a VariantSpec map."""
+    locale: str | None = None
+    num_examples: int = 1024
+    """Rows ``seed .. seed + num_examples - 1``."""
+    seed: int = 0
+    rows: list[dict[str, Any]] | None = None
+    """Your own ``group_rows`` rows (e.g. a curriculum); replace variant/locale/num_examples/seed."""
+    max_turns: int = 12
+    """Sent as the server's ``options.max_turns``; keep the player's ``max_turns`` at least this."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Further reset options for every row."""
+    components: list[str] | None = None
+    """The reward components recorded as metrics (default: every one the server reports)."""
+    train_on_capped: bool = False
+    """Train server-capped episodes (``outcome: max_turns``) on the server's reward instead of excluding them."""
+    pool_options: dict[str, Any] = Field(default_factory=dict)
+    """:class:`harness_gym.train.EnvPool` keywords (e.g. ``token``); kept off the task data (traced)."""
+
+
+class HarnessGymData(vf.TaskData):
+    row: dict[str, Any]
+    """The ``group_rows`` row: seed, variant, locale, task selector, options."""
+    url: str | list[str]
+    reset_options: dict[str, Any]
+    """Options merged under the row's own (``max_turns`` and ``options``); the same for every sibling."""
+    components: list[str] | None = None
+    train_on_capped: bool = False
+
+
+class HarnessGymTask(vf.Task[HarnessGymData]):
+    pass
+
+
+class HarnessGymTaskset(vf.Taskset[HarnessGymTask, HarnessGymConfig]):
+    def load(self) -> Iterator[HarnessGymTask]:
+        config = self.config
+        rows = list(config.rows) if config.rows is not None else group_rows(config.num_examples, seed=config.seed, variant=config.variant, locale=config.locale, group_size=1)
+        reset_options = {**dict(config.options), "max_turns": int(config.max_turns)}
+        for idx, row in enumerate(rows):
+            yield HarnessGymTask(
+                HarnessGymData(
+                    idx=idx,
+                    name=f"harness-gym#{row.get('row_id', idx)}",
+                    prompt=None,
+                    row=dict(row),
+                    url=config.url,
+                    reset_options=reset_options,
+                    components=config.components,
+                    train_on_capped=config.train_on_capped,
+                ),
+                config.task,
+            )
+
+
+class HarnessGymEnvConfig(vf.EnvConfig):
+    player: vf.AgentConfig = vf.AgentConfig()
+
+
+class HarnessGymFailure(Exception):
+    """The episode says nothing about the policy: a refused reset or step, a lost connection, a cap."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"harness-gym {kind}: {message}")
+        self.kind = kind
+
+
+def tools_instruction(tools: Sequence[Mapping[str, Any]]) -> str:
+    """The episode's tools as Qwen2.5/Qwen3's chat template writes them in the system turn."""
+    lines = "".join("\n" + json.dumps(t, ensure_ascii=False) for t in tools)
+    return (
+        "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+        "You are provided with function signatures within <tools></tools> XML tags:\n<tools>" + lines + "\n</tools>\n\n"
+        "For each function call, return a json object with function name and arguments within "
+        '<tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>'
+    )
+
+
+def opening_messages(observation: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The reset observation's messages, the tools appended to the system message (one is added if none)."""
+    messages = [dict(m) for m in observation.get("messages", [])]
+    tools = observation.get("tools") or []
+    if tools:
+        block = tools_instruction(tools)
+        if messages and messages[0].get("role") == "system":
+            messages[0]["content"] = f"{messages[0].get('content') or ''}\n\n{block}"
+        else:
+            messages.insert(0, {"role": "system", "content": block})
+    return messages
+
+
+def messages_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The environment's added messages as one user turn: tool results as ``<tool_response>`` blocks."""
+    parts = []
+    for m in messages:
+        content = str(m.get("content") or "")
+        parts.append(f"<tool_response>\n{content}\n</tool_response>" if m.get("role") == "tool" else content)
+    return "\n".join(parts)
+
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:
-    """A field of a message or tool call, whether a dict or a pydantic model (verifiers' own types)."""
     if isinstance(obj, Mapping):
         return obj.get(key, default)
     return getattr(obj, key, default)
 
 
-def to_action_message(message: Any) -> Dict[str, Any]:
-    """verifiers' assistant message (``ToolCall(id, name, arguments)``, or OpenAI's nested form) as an Action."""
-    out: Dict[str, Any] = {"role": "assistant", "content": _get(message, "content")}
-    reasoning = _get(message, "reasoning_content")
-    if reasoning:
-        out["reasoning_content"] = reasoning
-    calls = []
-    for call in _get(message, "tool_calls") or []:
-        fn = _get(call, "function")
-        name = _get(fn, "name") if fn is not None else _get(call, "name")
-        arguments = _get(fn, "arguments") if fn is not None else _get(call, "arguments")
-        if not isinstance(arguments, str):
-            arguments = json.dumps(arguments, ensure_ascii=False)
-        calls.append({"id": str(_get(call, "id")), "type": "function", "function": {"name": name, "arguments": arguments}})
-    if calls:
-        out["tool_calls"] = calls
-    if not isinstance(out["content"], (str, type(None))):
-        # A list of content parts: keep the text ones.
-        out["content"] = "".join(str(_get(p, "text", "")) for p in out["content"])
-    return out
+def reply_action(messages: Sequence[Any]) -> dict[str, Any]:
+    """A segment's final assistant message as a harness-gym action.
 
-
-def tool_defs(tools: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
-    """OpenAI tool schemas as verifiers' provider-agnostic ``Tool`` fields (``name, description, parameters``)."""
-    out = []
-    for tool in tools:
-        fn = tool.get("function", tool)
-        out.append({"name": fn["name"], "description": fn.get("description", ""), "parameters": fn.get("parameters", {"type": "object", "properties": {}})})
-    return out
-
-
-def dataset_records(rows: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
-    """One verifiers example per row: a placeholder prompt (``setup_state`` replaces it) and the row in ``info``."""
-    return [
-        {"prompt": [{"role": "user", "content": f"harness-gym episode {row['row_id']}"}], "answer": "", "info": {"harness_gym": dict(row)}}
-        for row in rows
-    ]
-
-
-def _dataset(records: List[Dict[str, Any]]) -> Any:
-    try:
-        from datasets import Dataset  # verifiers depends on it; the stand-in tests run without it
-    except ImportError:
-        return records
-    return Dataset.from_list(records)
-
-
-def load_environment(
-    url: Union[str, Sequence[str]] = "ws://127.0.0.1:8080/v1/env",
-    variant: Union[str, Mapping[str, Any]] = "train",
-    locale: Optional[str] = None,
-    num_examples: int = 1024,
-    seed: int = 0,
-    eval_variant: Optional[Union[str, Mapping[str, Any]]] = "eval",
-    num_eval_examples: int = 64,
-    eval_seed: int = 1_000_000,
-    rows: Optional[Sequence[Mapping[str, Any]]] = None,
-    max_turns: int = 12,
-    options: Optional[Mapping[str, Any]] = None,
-    components: Optional[Sequence[str]] = None,
-    pool_options: Optional[Mapping[str, Any]] = None,
-    **env_kwargs: Any,
-) -> Any:
-    """A ``vf.MultiTurnEnv`` over a harness-gym server.
-
-    ``rows`` (dataset rows, e.g. a curriculum's) override ``variant`` / ``locale`` / ``num_examples`` /
-    ``seed``, which otherwise make ``group_rows(num_examples, seed=, variant=, locale=)``; the eval set is
-    ``num_eval_examples`` rows of ``eval_variant`` from ``eval_seed`` (``eval_variant=None``: none).
-    ``max_turns`` is both verifiers' turn cap and ``options.max_turns`` on the server. ``options`` are
-    further reset options for every row. ``components``: the reward components to log as metrics
-    (default: the server's default reward profile's modules, read from its ``welcome``).
-    ``env_kwargs`` go to ``MultiTurnEnv`` (``timeout_seconds``, ``sampling_args``, ...).
+    ``vf.AssistantMessage(content, reasoning_content, tool_calls=[vf.ToolCall(id, name, arguments)])``:
+    with tool calls (the inference server parsed them) a ``{message}`` action; otherwise ``{text}``, which
+    the server parses for Hermes / Qwen3 XML tool calls.
     """
-    import verifiers as vf
+    last = next((m for m in reversed(list(messages)) if _get(m, "role") == "assistant"), None)
+    if last is None:
+        return {"text": ""}
+    content = _get(last, "content")
+    if not isinstance(content, (str, type(None))):
+        content = "".join(str(_get(p, "text", "")) for p in content)
+    calls = _get(last, "tool_calls") or []
+    if not calls:
+        return {"text": content or ""}
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    reasoning = _get(last, "reasoning_content")
+    if reasoning:
+        message["reasoning_content"] = reasoning
+    message["tool_calls"] = [
+        {"id": str(_get(c, "id")), "type": "function", "function": {"name": _get(c, "name"), "arguments": _get(c, "arguments") if isinstance(_get(c, "arguments"), str) else json.dumps(_get(c, "arguments"), ensure_ascii=False)}}
+        for c in calls
+    ]
+    return {"message": message}
 
-    urls = url if isinstance(url, str) else tuple(url)
-    pool = shared_pool(urls, **dict(pool_options or {}))
-    train_rows = list(rows) if rows is not None else group_rows(num_examples, seed=seed, variant=variant, locale=locale, group_size=1)
-    eval_rows = group_rows(num_eval_examples, seed=eval_seed, variant=eval_variant, locale=locale, group_size=1) if eval_variant is not None and num_eval_examples > 0 else []
-    extra_options = {**dict(options or {}), "max_turns": int(max_turns)}
-    if components is None:
-        welcome = pool.welcome()
-        profile = welcome.get("defaults", {}).get("rewards")
-        profiles = {p["name"]: p for p in welcome.get("reward_profiles", [])}
-        chosen = profiles.get(profile) or next(iter(profiles.values()), {"modules": []})
-        components = [m["name"] for m in chosen["modules"]]
 
-    class HarnessGymEnvError(vf.Error):
-        """A reset or step the server refused, or a lost connection: the rollout says nothing about the policy."""
+class HarnessGymEnv(vf.Env[HarnessGymEnvConfig]):
+    """One harness-gym episode per rollout; the env plays the user (see the module docstring)."""
 
-    class HarnessGymMultiTurnEnv(vf.MultiTurnEnv):
-        """Each rollout is one harness-gym episode of its example's row."""
+    def _pool(self, data: HarnessGymData) -> Any:
+        taskset = getattr(self, "taskset", None)
+        options = dict(getattr(getattr(taskset, "config", None), "pool_options", None) or {})
+        urls = data.url if isinstance(data.url, str) else tuple(data.url)
+        return shared_pool(urls, **options)
 
-        async def setup_state(self, state: Any) -> Any:
-            row = state["info"]["harness_gym"]
-            state["harness_failure"] = None
-            state["harness_reward"] = 0.0
-            state["reward_components"] = {}
+    async def run(self, task: HarnessGymTask, agents: Any) -> None:
+        data = task.data
+        pool = self._pool(data)
+        failure: HarnessGymFailure | None = None
+        final: dict[str, Any] | None = None
+        try:
+            handle, result = await pool.reset(row_reset_item(data.row, data.reset_options))
+        except (HarnessGymError, OSError) as exc:
+            raise HarnessGymFailure("transport", f"reset: {getattr(exc, 'code', None) or type(exc).__name__}") from exc
+        if result.get("ok") is False:
+            raise HarnessGymFailure("server_error", f"reset: {result['error']['code']}")
+        live = True
+        info = result["info"]
+        async with agents.player.interaction(task) as interaction:
+            trace = interaction.trace
+            trace.info["harness_gym"] = {"task_id": info.get("task_id"), "variant_id": info.get("variant_id")}
             try:
-                handle, result = await pool.reset(row_reset_item(row, extra_options))
-            except (HarnessGymError, OSError) as exc:
-                state["harness_failure"] = "transport"
-                raise HarnessGymEnvError(f"harness-gym reset: {getattr(exc, 'code', None) or type(exc).__name__}") from exc
-            if result.get("ok") is False:
-                state["harness_failure"] = "server_error"
-                raise HarnessGymEnvError(f"harness-gym reset: {result['error']['code']}")
-            observation, info = result["observation"], result["info"]
-            state["harness_handle"], state["harness_live"], state["harness_info"] = handle, True, info
-            state["task_id"], state["variant_id"] = info.get("task_id"), info.get("variant_id")
-            state["prompt"] = list(observation.get("messages", []))
-            state["tool_defs"] = self._normalize_tool_defs(tool_defs(observation.get("tools", []))) or []
-            return state
-
-        async def env_response(self, messages: Any, state: Any, **kwargs: Any) -> Any:
-            action = to_action_message(messages[-1])
-            try:
-                result = await pool.step(state["harness_handle"], {"message": action})
-            except (HarnessGymError, OSError) as exc:
-                state["harness_live"], state["harness_failure"] = False, "transport"
-                raise HarnessGymEnvError(f"harness-gym step: {getattr(exc, 'code', None) or type(exc).__name__}") from exc
-            if result.get("ok") is False:
-                state["harness_failure"] = "server_error"
-                raise HarnessGymEnvError(f"harness-gym step: {result['error']['code']}")
-            observation, info = result["observation"], result["info"]
-            state["harness_info"] = info
-            added: List[Dict[str, Any]] = list(observation.get("messages", []))
-            if observation.get("tools") is not None:
-                # Tools offered mid-episode (MCP discovery): every later model call gets the new list.
-                state["tool_defs"] = self._normalize_tool_defs(tool_defs(observation["tools"])) or []
-            if result["terminated"] or result["truncated"]:
-                state["harness_live"] = False
-                state["harness_reward"] = float(result["reward"])
-                state["reward_components"] = dict(info.get("reward_components", {}))
-                state["harness_outcome"] = info.get("outcome")
-                state["harness_segments"] = dict(info.get("segments", {}))
-                if result["truncated"] and info.get("outcome") == "max_turns":
-                    state["harness_failure"] = "max_turns"
-                    state["is_truncated"] = True
-                state["final_env_response"] = added
-            return added
-
-        @vf.cleanup
-        async def release_episode(self, state: Any) -> None:
-            # verifiers' own max_turns (or a timeout) can stop a rollout the server still runs.
-            if state.get("harness_live"):
-                state["harness_live"] = False
-                if state.get("harness_failure") is None:
-                    state["harness_failure"] = "max_turns"
-                    state["is_truncated"] = True
-                await pool.release(state["harness_handle"])
-
-    def harness_reward(state: Any) -> float:
-        """The episode's final reward from the server (0.0 if it did not end there)."""
-        return float(state.get("harness_reward") or 0.0)
-
-    def harness_failed(state: Any) -> float:
-        """1.0 when the rollout should be masked (transport or server error, a turn cap)."""
-        return 1.0 if state.get("harness_failure") or state.get("error") is not None else 0.0
-
-    def component_metric(name: str) -> Any:
-        def metric(state: Any) -> float:
-            return float((state.get("reward_components") or {}).get(name, 0.0))
-
-        metric.__name__ = name
-        metric.__doc__ = f"The {name} reward component of the episode (weight 0: logged, not trained on)."
-        return metric
-
-    rubric = vf.Rubric(funcs=[harness_reward], weights=[1.0])
-    for name in components:
-        rubric.add_metric(component_metric(name))
-    rubric.add_metric(harness_failed)
-    env = HarnessGymMultiTurnEnv(
-        max_turns=int(max_turns),
-        dataset=lambda: _dataset(dataset_records(train_rows)),
-        eval_dataset=(lambda: _dataset(dataset_records(eval_rows))) if eval_rows else None,
-        rubric=rubric,
-        **env_kwargs,
-    )
-    env.harness_pool = pool
-    env.HarnessGymEnvError = HarnessGymEnvError
-    return env
+                segment = await interaction.turn(opening_messages(result["observation"]))
+                while True:
+                    if segment.terminated:
+                        # The agent's own limits (max_turns, tokens, context) ended a live episode.
+                        failure = HarnessGymFailure("unfinished", f"the exchange ended ({trace.stop_condition}) before the episode")
+                        break
+                    try:
+                        step = await pool.step(handle, reply_action(segment.messages))
+                    except (HarnessGymError, OSError) as exc:
+                        live = False
+                        failure = HarnessGymFailure("transport", f"step: {getattr(exc, 'code', None) or type(exc).__name__}")
+                        break
+                    if step.get("ok") is False:
+                        failure = HarnessGymFailure("server_error", f"step: {step['error']['code']}")
+                        break
+                    if step["terminated"] or step["truncated"]:
+                        live, final = False, step
+                        if step["truncated"] and step["info"].get("outcome") == "max_turns":
+                            trace.stop("max_turns")
+                            if not data.train_on_capped:
+                                failure = HarnessGymFailure("max_turns", "the server's turn cap ended the episode")
+                        break
+                    segment = await interaction.turn(messages_text(step["observation"].get("messages", [])))
+            finally:
+                if live:
+                    await pool.release(handle)
+        if final is not None:
+            end_info = final["info"]
+            components = dict(end_info.get("reward_components") or {})
+            if data.components is not None:
+                components = {k: components.get(k, 0.0) for k in data.components}
+            trace.info["harness_gym"].update(
+                outcome=end_info.get("outcome"),
+                segments=dict(end_info.get("segments") or {}),
+                reward_details=end_info.get("reward_details"),
+                failure=failure.kind if failure is not None else None,
+            )
+            if failure is None:
+                trace.record_reward("harness_reward", float(final["reward"]))
+                trace.record_metrics({k: float(v) for k, v in components.items()})
+        if failure is not None:
+            trace.info["harness_gym"]["failure"] = failure.kind
+            trace.record_error(failure)
+            raise failure

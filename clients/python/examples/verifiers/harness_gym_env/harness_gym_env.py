@@ -1,11 +1,12 @@
-"""A verifiers environment module: `vf.load_environment("harness-gym-env", url=..., variant=...)` imports it.
+"""The ``harness-gym-env`` verifiers v1 taskset: ``--env.taskset.id harness-gym-env`` (or prime-rl's
+``[orchestrator.train.source.env.taskset] id = "harness-gym-env"``) imports this module.
 
-Install it next to the harness-gym client (`pip install -e clients/python` then
-`pip install -e clients/python/examples/verifiers/harness_gym_env`, or `vf-install harness-gym-env -p
-clients/python/examples/verifiers`), and point prime-rl's `[[env]] id = "harness-gym-env"` at it
-(docs/training/verifiers.md). Every argument is `harness_gym.adapters.verifiers.load_environment`'s.
+verifiers' loaders (``verifiers/v1/utils/loaders.py`` at PrimeIntellect-ai/verifiers
+a60a606ecc4d309247edf9ff92c3eabca362781f) take the Taskset and Env subclasses this module exports via
+``__all__``. Install it next to the harness-gym client (``pip install ./clients/python
+./clients/python/examples/verifiers/harness_gym_env``); see docs/training/verifiers.md.
 """
 
-from harness_gym.adapters.verifiers import load_environment
+from harness_gym.adapters.verifiers import HarnessGymEnv, HarnessGymTaskset
 
-__all__ = ["load_environment"]
+__all__ = ["HarnessGymEnv", "HarnessGymTaskset"]
