@@ -13,6 +13,7 @@ import { registerCalibrateCommand } from './commands/calibrate.js';
 import { registerConsistencyCommand } from './commands/consistency.js';
 import { registerHarnessCommands } from './commands/harness.js';
 import { registerLocalCommands } from './commands/local.js';
+import { registerPolicyCommand } from './commands/policy.js';
 import { registerRecordCommands } from './commands/records.js';
 import { registerRolloutCommand } from './commands/rollout.js';
 import { registerServeCommand } from './commands/serve.js';
@@ -32,6 +33,7 @@ program
 
 registerLocalCommands(program);
 registerRolloutCommand(program);
+registerPolicyCommand(program);
 registerServeCommand(program);
 registerVariantCommands(program);
 registerRecordCommands(program);
