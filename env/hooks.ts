@@ -362,17 +362,25 @@ function wrongLanguage(reply: string, language: Locale): boolean {
   return language === 'zh-CN' ? han === 0 || latin > han * 3 : han * 2 > latin;
 }
 
-function compileConstraints(spec: HookSpec): { p: OutputConstraintsParams; normalizedWords: string[] } {
+/** A locale's forbidden words: the one list, or the locale's own (a loaded harness holds its locale's list). */
+export function forbiddenWordsIn(p: OutputConstraintsParams, locale: Locale): string[] {
+  const w = p.forbidden_words;
+  return w === undefined ? [] : Array.isArray(w) ? w : w[locale];
+}
+
+function compileConstraints(spec: HookSpec): { p: OutputConstraintsParams; words: Record<Locale, string[]>; normalized: Record<Locale, string[]> } {
   const p = parseParams(spec, OutputConstraintsParamsSchema);
-  return { p, normalizedWords: (p.forbidden_words ?? []).map(normalizeForMatch) };
+  const words = { 'zh-CN': forbiddenWordsIn(p, 'zh-CN'), en: forbiddenWordsIn(p, 'en') };
+  return { p, words, normalized: { 'zh-CN': words['zh-CN'].map(normalizeForMatch), en: words.en.map(normalizeForMatch) } };
 }
 
 function checkConstraints(spec: HookSpec, ctx: ReplyHookContext, out: HookViolation[]): void {
-  const { p, normalizedWords } = compileOnce(spec, compileConstraints);
+  const { p, words, normalized } = compileOnce(spec, compileConstraints);
+  const normalizedWords = normalized[ctx.locale];
   if (normalizedWords.length > 0) {
     const norm = normalizeForMatch(ctx.reply);
     const at = normalizedWords.findIndex((w) => norm.includes(w));
-    if (at >= 0) out.push(violation(spec.id, 'FORBIDDEN_WORD', ctx.locale, (p.forbidden_words as string[])[at]));
+    if (at >= 0) out.push(violation(spec.id, 'FORBIDDEN_WORD', ctx.locale, words[ctx.locale][at]));
   }
   if (p.required_ending !== undefined) {
     // Lenient about closing punctuation: "欢迎下单！" ends with "欢迎下单".

@@ -15,6 +15,7 @@ import YAML from 'yaml';
 import type { Intent, JsonSchema, Locale, ToolSchema } from '../protocol/domain.js';
 import type { Harness, HookSpec, PromptBlock, PromptSpec, RetryPolicy, Skill } from '../protocol/harness.js';
 import { REFERENCE_MAX_CHARS } from '../protocol/harness.js';
+import { normalizeForMatch } from '../protocol/text.js';
 import { CANONICAL_SKILLS, CANONICAL_TOOLS, HOOK_KIND_STAGES, INTENT_REPLY_SKILLS, PROMPT_BLOCK_ORDER, PROMPT_PLACEHOLDERS, SKILL_NAME_RE, STRATEGY_SKILLS, TOOL_SERVICES } from './names.js';
 import type { CanonicalTool, HookKind } from './names.js';
 import { REPEATABLE_HOOK_KINDS, VIOLATION_CODES } from './names.js';
@@ -262,8 +263,37 @@ function loadPrompt(dir: string, locale: Locale, errors: string[]): PromptSpec |
     separator: file.separator,
     item_style: file.item_style,
     tools_doc_style: file.tools_doc_style,
-    extra_context: file.extra_context.slice(),
+    extra_context: (Array.isArray(file.extra_context) ? file.extra_context : file.extra_context[locale]).slice(),
   };
+}
+
+/**
+ * The output rules a locale's prompt must state: each forbidden word and the required ending of an
+ * enabled `output_constraints` hook must appear in that locale's prompt texts (blocks and extra
+ * context, matched as the hook matches), or a model is held to a rule it is never told, and every
+ * episode fails it (`check` flags each one). Per-locale lists (`forbidden_words: {zh-CN, en}`) keep a
+ * Chinese word out of English episodes.
+ */
+function unstatedRuleErrors(prompt: PromptSpec, hooks: readonly HookSpec[], locale: Locale, errors: string[]): void {
+  const text = normalizeForMatch(
+    [...prompt.blocks.flatMap((b) => [b.title, b.template, ...b.items]), ...prompt.extra_context].join('\n'),
+  );
+  hooks.forEach((h, i) => {
+    if ((h.kind ?? h.id) !== 'output_constraints' || !h.enabled) return;
+    const at = `hooks.yaml: hooks.${i}.params`;
+    const words = Array.isArray(h.params.forbidden_words) ? (h.params.forbidden_words as string[]) : [];
+    words.forEach((w, j) => {
+      if (!text.includes(normalizeForMatch(w))) {
+        errors.push(
+          `${at}.forbidden_words${Array.isArray(h.params.forbidden_words) ? '' : `.${locale}`}.${j}: "${w}" is enforced in ${locale} episodes but prompt.yaml does not state it in ${locale}: name it in an output rule of that locale (a model cannot keep a rule it is not told), or give forbidden_words per locale ({zh-CN: [...], en: [...]})`,
+        );
+      }
+    });
+    const ending = h.params.required_ending;
+    if (typeof ending === 'string' && !text.includes(normalizeForMatch(ending))) {
+      errors.push(`${at}.required_ending: "${ending}" is enforced in ${locale} episodes but prompt.yaml does not state it in ${locale}: state it in an output rule of that locale`);
+    }
+  });
 }
 
 function loadHooks(dir: string, locale: Locale, errors: string[]): Pick<Harness, 'hooks' | 'retry' | 'limits'> | undefined {
@@ -316,7 +346,11 @@ function loadHooks(dir: string, locale: Locale, errors: string[]): Pick<Harness,
       tool(p.require, 'require');
       if (VIOLATION_CODES.includes(p.code)) errors.push(`${at}.params.code: ${p.code} is a code of the library's own hooks; give this hook a code of its own`);
     }
-    const data = (params.success ? params.data : {}) as HookSpec['params'];
+    let data = (params.success ? params.data : {}) as HookSpec['params'];
+    // Per-locale forbidden words: each locale's harness holds its own list.
+    if (kind === 'output_constraints' && data.forbidden_words !== undefined && !Array.isArray(data.forbidden_words)) {
+      data = { ...data, forbidden_words: (data.forbidden_words as Record<Locale, string[]>)[locale].slice() };
+    }
     // No `kind` key when the file has none: such a hook is the same value as before kinds existed.
     hooks.push(
       h.kind === undefined
@@ -491,7 +525,10 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
     const tools = loadTools(dir, locale, errors);
     const prompt = loadPrompt(dir, locale, errors);
     const hooks = loadHooks(dir, locale, errors);
-    if (prompt && hooks) byLocale.set(locale, { id: 'base', locale, skills, tools, prompt, ...hooks });
+    if (prompt && hooks) {
+      unstatedRuleErrors(prompt, hooks.hooks, locale, errors);
+      byLocale.set(locale, { id: 'base', locale, skills, tools, prompt, ...hooks });
+    }
   }
   checkSkillSets(skillFiles, loadedSkills, errors);
   const zh = byLocale.get('zh-CN');

@@ -111,7 +111,8 @@ export const PromptFileSchema = z.strictObject({
   separator: z.string(),
   item_style: z.enum(['dash', 'numbered', 'bullet', 'prose']),
   tools_doc_style: z.enum(['none', 'json', 'xml', 'signatures']),
-  extra_context: z.array(z.string()),
+  /** Paragraphs appended to the prompt: one list for both locales, or one per locale. */
+  extra_context: z.union([z.array(z.string()), z.strictObject({ 'zh-CN': z.array(z.string()), en: z.array(z.string()) })]),
   blocks: z.array(
     z.strictObject({
       id: z.enum(PROMPT_BLOCK_ORDER as [string, ...string[]]),
@@ -166,7 +167,10 @@ export const FactualRiskParamsSchema = z.strictObject({
 
 /** output_constraints (IFEval-style, enabled by variants): every field optional. */
 export const OutputConstraintsParamsSchema = z.strictObject({
-  forbidden_words: z.array(z.string().min(1)).optional(),
+  /** One list for both locales, or one per locale (`{zh-CN: [...], en: [...]}`): each episode gets its locale's. */
+  forbidden_words: z
+    .union([z.array(z.string().min(1)), z.strictObject({ 'zh-CN': z.array(z.string().min(1)), en: z.array(z.string().min(1)) })])
+    .optional(),
   required_ending: z.string().min(1).optional(),
   language: z.enum(locales as [Locale, ...Locale[]]).optional(),
 });
