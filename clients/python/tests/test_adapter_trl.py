@@ -133,13 +133,13 @@ class RealTrainerSteps:
         #: L2214: tool_mask = extra_fields.pop("env_mask", None)
         self.env_mask = [statements(generate, lambda n: ast.unparse(n) == "tool_mask = extra_fields.pop('env_mask', None)")]
         score = find_def(GRPO_TRAINER, "GRPOTrainer._generate_and_score_completions")
-        #: L2661-2667: the extra fields merged into each input row.
+        #: L2662-2667: the extra fields merged into each input row.
         self.merge = [statements(score, lambda n: isinstance(n, ast.If) and ast.unparse(n.test) == "extra_fields")]
         rewards = find_def(GRPO_TRAINER, "GRPOTrainer._calculate_rewards")
-        #: L1605-1606: every input column but prompt/completion/completion_ids, as lists.
+        #: L1617-1618: every input column but prompt/completion/completion_ids, as lists.
         self.reward_kwargs = [statements(rewards, lambda n: ast.unparse(n).startswith("keys = [key for key in inputs[0]")),
                               statements(rewards, lambda n: ast.unparse(n).startswith("reward_kwargs = {key: [example[key]"))]
-        #: L1658-1662: a synchronous reward function's call and its None -> NaN.
+        #: L1659-1663: a synchronous reward function's call and its None -> NaN.
         self.reward_call = [statements(rewards, lambda n: ast.unparse(n).startswith("output_reward_func = reward_func(prompts=prompts")),
                             statements(rewards, lambda n: ast.unparse(n).startswith("output_reward_func = [reward if reward is not None else torch.nan"))]
 

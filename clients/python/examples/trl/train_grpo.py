@@ -1,4 +1,6 @@
-"""GRPO on harness-gym with TRL's rollout_func (TRL commit f2cd577; docs/training/trl.md).
+"""GRPO on harness-gym with TRL's rollout_func (huggingface/trl f2cd57710ae345ea6428ae95363267fcf38a3dc8; docs/training/trl.md).
+
+clients/python/tests/test_adapter_trl.py runs this script with TRL's own GRPOConfig (datasets and the trainer recorded).
 
 Start `harness-gym serve --port 8080` first; then `accelerate launch clients/python/examples/trl/train_grpo.py`.
 """

@@ -95,7 +95,7 @@ class _TurnBatcher:
 
     Why: at TRL ``f2cd57710ae345ea6428ae95363267fcf38a3dc8``, ``trl/generation/vllm_generation.py``
     ``VLLMGeneration.generate`` L550-609 (server mode) calls ``gather_object(prompts)`` (a collective) and hands
-    rank ``r`` the slice ``[r * len(prompts), (r + 1) * len(prompts))`` of all completions, and L633-648 / L686-690
+    rank ``r`` the slice ``[r * len(prompts), (r + 1) * len(prompts))`` of all completions, and L636-648 / L686-694
     (colocate, tensor-parallel) do the same within the TP group. Every process must therefore make the same
     number of calls with the same number of prompts, or ranks hang (one rank's extra gather) or read another
     rank's completions (unequal lengths): the defect of TRL PR #6673 in TRL's own multi-turn loop. With one
@@ -281,7 +281,7 @@ def harness_reward(prompts: Any = None, completions: Any = None, harness_reward:
 
     ``None`` for a failed or capped episode (``harness_failure`` set): TRL turns ``None`` into NaN, and a
     completion for which *every* reward function returned ``None`` is left out of its group's mean and std
-    and gets advantage 0 (``trl/trainer/grpo_trainer.py`` L1660-1662 and L2676-2683, L2728 at
+    and gets advantage 0 (``trl/trainer/grpo_trainer.py`` L1659-1663, L2679-2685 and L2730 at
     ``f2cd57710ae345ea6428ae95363267fcf38a3dc8``). Any other reward function of the run must return ``None``
     for those rows too (:func:`component_reward` does), or the row is scored by it alone.
     """
