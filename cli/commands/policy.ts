@@ -4,7 +4,7 @@
  * start-up line on stdout (`listening on http://HOST:PORT/v1 ...`); SIGTERM and SIGINT stop it (exit 0).
  */
 import type { Command } from 'commander';
-import { ENDPOINT_POLICIES, startPolicyEndpoint } from '../../eval/policy-endpoint.js';
+import { ENDPOINT_POLICIES, startPolicyEndpoint } from '../../eval/index.js';
 import { choiceOption, intArg } from '../args.js';
 import { EXIT, listenFailure } from '../errors.js';
 import { harnessOption } from './harness.js';
