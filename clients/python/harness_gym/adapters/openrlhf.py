@@ -1,12 +1,17 @@
 """OpenRLHF: the agent-func file contract (``--train.agent_func_path``) over harness-gym.
 
-Written against OpenRLHF commit ``3c3be6234e0cb353e76bb8019947db9dfe99fca7`` (``openrlhf/utils/agent.py``;
-the stand-in is ``clients/python/tests/stand_ins/openrlhf.py``). OpenRLHF is imported lazily: the classes
-are built on first access, so ``from harness_gym.adapters.openrlhf import AgentExecutor`` in an agent-func
-file (``clients/python/examples/openrlhf/agent_func.py``) is all the file needs.
+Written against OpenRLHF commit ``3c3be6234e0cb353e76bb8019947db9dfe99fca7`` (2026-08-13). The files it
+touches are vendored verbatim under ``clients/python/tests/vendor/openrlhf/`` (``openrlhf/utils/agent.py``:
+``AgentInstanceBase``, ``MultiTurnAgentExecutor``; ``openrlhf/trainer/ray/vllm_engine.py``:
+``_load_agent_executor``, ``RolloutRayActor.generate_responses``; ``openrlhf/trainer/ppo_utils/
+samples_generator.py``: the dynamic filter) and ``clients/python/tests/test_adapter_openrlhf.py`` drives
+this module through them. OpenRLHF is imported lazily: the classes are built on first access, so ``from
+harness_gym.adapters.openrlhf import AgentExecutor`` in an agent-func file
+(``clients/python/examples/openrlhf/agent_func.py``) is all the file needs.
 
-- :data:`AgentExecutor`: a ``MultiTurnAgentExecutor`` built with no arguments; its ``execute`` hands the
-  trainer's ``hf_tokenizer`` to the instances (they are constructed with no arguments).
+- :data:`AgentExecutor`: a ``MultiTurnAgentExecutor`` built with no arguments (``_load_agent_executor``
+  calls ``agent_module.AgentExecutor()``); its ``execute`` hands the trainer's ``hf_tokenizer`` to the
+  instances (they are constructed with no arguments).
 - :data:`AgentInstance` (``AgentInstanceBase``): ``reset`` reads the row from the ``label`` (the JSON of a
   :func:`~harness_gym.train.group_rows` row; the ``n_samples_per_prompt`` siblings share it, hence task and
   variant), resets over the process-wide pooled connection and returns the reset messages and the episode's
@@ -19,9 +24,23 @@ file (``clients/python/examples/openrlhf/agent_func.py``) is all the file needs.
   (terminated or truncated) and ``extra_logs`` (numbers only: the reward, each component, failed, turns).
 
 OpenRLHF gives the instance only texts, so the action's ids are re-encoded from its text (plus the
-end-of-turn id) for the accounting; the loss mask is OpenRLHF's own ``action_ranges``. Failures (transport,
-server error, the server's turn cap) end the episode with ``done``, reward 0 and ``extra_logs
-["harness_gym_failed"] = 1``: OpenRLHF has no per-sample mask field here, so filter on it.
+end-of-turn id) for the accounting; the loss mask is OpenRLHF's own ``action_ranges``.
+
+Failed episodes are excluded, not trained as reward 0. A failure is a transport error, a server error, the
+server's turn cap (``outcome == "max_turns"``, unless ``HARNESS_GYM_MASK_TRUNCATED=0``) or the executor's
+token budget (``max_length``) spent before the episode ended (its server episode is then released).
+``AgentExecutor.execute`` returns such a sample with:
+
+- ``action_ranges = []``: ``SamplesGenerator._process_response_into_experience`` builds an all-zero
+  ``action_mask`` from it, and OpenRLHF's loss leaves fully masked sequences out (``aggregate_loss``:
+  "exclude fully masked sequences"; token-level: no tokens), so the sample carries no gradient;
+- ``scores = nan``: with ``--algo.dynamic_filtering_enable``, ``SamplesGenerator._generate_vllm`` drops the
+  whole group when ``not (min_r < mean(scores) < max_r)``, which a NaN mean always is, and dispatches a
+  fresh prompt in its place, so a failed sample never enters its siblings' baseline and groups stay whole
+  (``rewards.reshape(-1, n_samples_per_prompt)`` needs them whole);
+- ``reward = 0.0`` (finite: without dynamic filtering the group is kept, and this 0 then does enter the
+  siblings' mean and std, though the failed sample itself gets no gradient) and ``extra_logs
+  ["harness_gym_failed"] = 1``.
 
 Settings (environment variables, as the instances take no arguments): ``HARNESS_GYM_URL`` (one or several,
 comma-separated), ``HARNESS_GYM_MAX_TURNS`` (default 8, sent as ``options.max_turns``),
@@ -31,12 +50,16 @@ comma-separated), ``HARNESS_GYM_MAX_TURNS`` (default 8, sent as ``options.max_tu
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from ..errors import HarnessGymError
 from ..train import TokenTrajectory, row_reset_item, shared_pool
+
+#: The instance made by the running ``execute`` (each sample runs in its own asyncio task, hence context).
+_INSTANCE: contextvars.ContextVar[Optional[List[Any]]] = contextvars.ContextVar("harness_gym_openrlhf_instance", default=None)
 
 DEFAULT_COMPONENTS = ("accuracy", "effectiveness", "hook_compliance", "tool_rationality", "skill_selection")
 
@@ -75,6 +98,19 @@ def row_from_label(label: Any) -> Dict[str, Any]:
     return json.loads(str(label))
 
 
+def exclude(out: Dict[str, Any], logs: Optional[Mapping[str, float]] = None) -> Dict[str, Any]:
+    """Make an executor result a sample OpenRLHF leaves out (see the module docstring): no action tokens in
+    the loss mask, a NaN score (its group fails any ``--algo.dynamic_filtering_range``), reward 0.
+    ``logs`` are defaults for ``extra_logs`` keys the result lacks (every sample logs the same keys)."""
+    out["action_ranges"] = []
+    out["scores"] = float("nan")
+    out["reward"] = 0.0
+    logs = {**(logs or {}), **(out.get("extra_logs") or {})}
+    logs["harness_gym_failed"] = 1.0
+    out["extra_logs"] = logs
+    return out
+
+
 def _build() -> Dict[str, type]:
     from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
 
@@ -103,7 +139,11 @@ def _build() -> Dict[str, type]:
             self.handle: Any = None
             self.traj: Optional[TokenTrajectory] = None
             self.failure: Optional[str] = None
+            self.done = False
             self.turns = 0
+            made = _INSTANCE.get()
+            if made is not None:
+                made.append(self)
 
         def _observe(self, result: Dict[str, Any]) -> None:
             if self.on_result is not None:
@@ -135,6 +175,7 @@ def _build() -> Dict[str, type]:
 
         def _end(self, failure: str) -> dict:
             self.failure = self.failure or failure
+            self.done = True
             return {"rewards": scalar(0.0), "scores": 0.0, "environment_feedback": "", "done": True,
                     "extra_logs": self._logs(0.0, {}, True)}
 
@@ -157,6 +198,7 @@ def _build() -> Dict[str, type]:
             reward, info = float(result["reward"]), result["info"]
             done = bool(result["terminated"] or result["truncated"])
             if done:
+                self.done = True
                 capped = bool(result["truncated"]) and info.get("outcome") == "max_turns" and self.mask_capped
                 if capped:
                     self.failure = "max_turns"
@@ -174,7 +216,20 @@ def _build() -> Dict[str, type]:
 
         async def execute(self, prompt, label, sampling_params, max_length: int, hf_tokenizer, llm_engine, images=None):
             HarnessGymAgentInstance.tokenizer = hf_tokenizer  # the instances are built with no arguments
-            return await super().execute(prompt, label, sampling_params, max_length, hf_tokenizer, llm_engine, images)
+            made: List[Any] = []
+            token = _INSTANCE.set(made)
+            try:
+                out = await super().execute(prompt, label, sampling_params, max_length, hf_tokenizer, llm_engine, images)
+            finally:
+                _INSTANCE.reset(token)
+            instance = made[0] if made else None
+            if instance is not None and not instance.done and instance.failure is None:
+                instance.failure = "max_length"  # the token budget ran out before the episode ended
+                if instance.handle is not None:
+                    await instance.pool.release(instance.handle)
+            if instance is None or instance.failure is not None:
+                exclude(out, instance._logs(0.0, {}, True) if instance is not None else None)
+            return out
 
     for cls in (HarnessGymAgentInstance, HarnessGymAgentExecutor):
         cls.__module__ = __name__
