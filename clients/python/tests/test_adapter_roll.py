@@ -1,26 +1,279 @@
-"""The ROLL shim (harness_gym.adapters.roll) driven through the gem/ROLL stand-in as ROLL's env managers drive it.
+"""The ROLL adapter (harness_gym.adapters.roll) driven through ROLL's and gem's real code, against a real server.
 
-The "model" plays the server's oracle hint (``--allow-oracle-hints``) written as Qwen's Hermes text, with an
-``<|im_end|>`` left on as ROLL's decode leaves it. Expected rewards come from the in-process TypeScript
-oracle (``support.expected()``), not from the shim, so an episode score that is not the server's final
-reward fails here.
+Vendored verbatim under vendor/roll/ (VENDOR.json; vendor/roll/gem_src/VENDOR.json for gem):
+  alibaba/ROLL 8eb27cc2dc34c4d1310b169d9b86d339004d811a
+    roll/pipeline/agentic/env_manager/{base_env_manager,traj_env_manager,agent_native_env_manager}.py
+        imported and run: TrajEnvManager and AgentNativeStepEnvManager (__init__, run_rollout_loop, reset,
+        step, make_decision, format_messages, formulate_rollouts, create_placeholder_rollout)
+    roll/utils/constants.py                      imported (GenerateStopReason, EpisodeStopReason)
+    roll/utils/functionals.py                    aggregate_metrics and pad_to_length, compiled from the file
+    roll/distributed/scheduler/rollout_scheduler.py  GroupData and GroupQueue, compiled from the file
+    roll/pipeline/agentic/agentic_config.py      make_env_configs compiled from the file; dataclass fields read
+    roll/configs/{base_config,worker_config}.py  dataclass fields read (config validation)
+  axon-rl/gem 4069f2f8d45f5047ac13221f7c90c8b19927d43a
+    gem/__init__.py, gem/core.py, gem/envs/registration.py, gem/utils/seeding.py   imported: the adapter's
+        HarnessGymEnv subclasses the real gem.Env and is built by the real gem.make
+
+Only heavy third-party modules (torch, ray, tensordict, transformers, codetiming, gem.vector) and ROLL
+modules the adapter never meets (llm proxy, router, tracing, chat-template token utilities, DataProto,
+the pipeline-level configs' import chain) are replaced in ``sys.modules``, for this module only. torch is a
+small numpy-backed stand-in with the operations the managers use. The "model" is a fake LLM proxy that plays
+the server's oracle hint (``--allow-oracle-hints``) as Hermes text with ``<|im_end|>`` left on, through a
+character-level fake tokenizer (so what ROLL decodes is exactly what the policy wrote).
 """
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import contextlib
+import copy
+import hashlib
+import importlib
+import inspect
 import json
-import threading
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import types
 import unittest
+from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
+from unittest import mock
+
+import numpy as np
+from omegaconf import DictConfig, ListConfig, OmegaConf
 
 import support
 
-from stand_ins import installed
-from harness_gym.adapters.roll import strip_end_markers
-from harness_gym.train import EnvPool, close_shared_pools
+HERE = os.path.dirname(os.path.abspath(__file__))
+VENDOR = os.path.join(HERE, "vendor", "roll")
+GEM_SRC = os.path.join(VENDOR, "gem_src")
+EXAMPLES = os.path.join(os.path.dirname(HERE), "examples", "roll")
+DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "docs", "training", "roll.md")
+ROLL_COMMIT = "8eb27cc2dc34c4d1310b169d9b86d339004d811a"
+GEM_COMMIT = "4069f2f8d45f5047ac13221f7c90c8b19927d43a"
 
-TOOL_KEYS = {"type", "function"}
+sys.path.insert(0, os.path.join(HERE, "vendor"))
+import check_vendor  # noqa: E402
+
+sys.path.pop(0)
+
+
+# ---------------------------------------------------------------- heavy third-party stand-ins (torch & co)
+
+
+class Tensor:
+    """numpy-backed stand-in for the torch.Tensor operations ROLL's env managers use."""
+
+    def __init__(self, a: Any) -> None:
+        self.a = a if isinstance(a, np.ndarray) else np.asarray(a)
+        self.device = None
+
+    shape = property(lambda self: tuple(self.a.shape))
+    ndim = property(lambda self: self.a.ndim)
+    dtype = property(lambda self: self.a.dtype)
+
+    def size(self, dim: Optional[int] = None) -> Any:
+        return self.shape if dim is None else self.a.shape[dim]
+
+    def unsqueeze(self, dim: int) -> "Tensor":
+        return Tensor(np.expand_dims(self.a, dim))
+
+    def cumsum(self, dim: int = -1) -> "Tensor":
+        return Tensor(np.cumsum(self.a, axis=dim))
+
+    def sum(self, dim: Optional[int] = None) -> "Tensor":
+        return Tensor(np.sum(self.a, axis=dim))
+
+    def mean(self, dim: Optional[int] = None) -> "Tensor":
+        return Tensor(np.mean(self.a, axis=dim))
+
+    def float(self) -> "Tensor":
+        return Tensor(self.a.astype(np.float32))
+
+    def item(self) -> Any:
+        return self.a.item()
+
+    def tolist(self) -> Any:
+        return self.a.tolist()
+
+    def __sub__(self, other: Any) -> "Tensor":
+        return Tensor(self.a - (other.a if isinstance(other, Tensor) else other))
+
+    def __getitem__(self, idx: Any) -> Any:
+        idx = tuple(idx) if isinstance(idx, list) else idx
+        out = self.a[idx]
+        return Tensor(out) if isinstance(out, np.ndarray) else out
+
+    def __setitem__(self, idx: Any, value: Any) -> None:
+        self.a[tuple(idx) if isinstance(idx, list) else idx] = value.a if isinstance(value, Tensor) else value
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+
+def _torch() -> types.ModuleType:
+    t = types.ModuleType("torch")
+    t.Tensor = Tensor
+    t.long, t.float, t.bool = np.int64, np.float32, np.bool_
+    t.tensor = lambda data, dtype=None: Tensor(np.asarray(data, dtype=dtype))
+    t.full = lambda size, value, dtype=None, device=None: Tensor(np.full(size, value, dtype=dtype))
+    t.zeros = lambda size, dtype=None: Tensor(np.zeros(size, dtype=dtype))
+    t.cat = lambda ts, dim=0: Tensor(np.concatenate([x.a for x in ts], axis=dim))
+    return t
+
+
+class TensorDict(dict):
+    def __init__(self, source: Dict[str, Any], batch_size: Any) -> None:
+        super().__init__(source)
+        self.batch_size = [batch_size] if isinstance(batch_size, int) else list(batch_size)
+
+
+class DataProto:
+    """Stand-in for roll.distributed.scheduler.protocol.DataProto: batch, non_tensor_batch, meta_info, concat."""
+
+    def __init__(self, batch: Any = None, non_tensor_batch: Any = None, meta_info: Any = None) -> None:
+        self.batch = batch
+        self.non_tensor_batch = non_tensor_batch if non_tensor_batch is not None else {}
+        self.meta_info = meta_info if meta_info is not None else {}
+
+    @staticmethod
+    def concat(items: List["DataProto"]) -> "DataProto":
+        batch = TensorDict({k: Tensor(np.concatenate([i.batch[k].a for i in items])) for k in items[0].batch}, batch_size=len(items))
+        non_tensor = {k: np.concatenate([i.non_tensor_batch[k] for i in items]) for k in items[0].non_tensor_batch}
+        return DataProto(batch, non_tensor, dict(items[0].meta_info))
+
+
+class Timer:
+    def __init__(self, name: str = "", logger: Any = None) -> None:
+        self.last = 0.0
+
+    def __enter__(self) -> "Timer":
+        self._t = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.last = time.perf_counter() - self._t
+
+
+class Tracer:
+    def start_as_current_span(self, *a: Any, **k: Any) -> Any:
+        return contextlib.nullcontext()
+
+
+class CharTokenizer:
+    """One token per character: ROLL's decode of a response gives back exactly the policy's text."""
+
+    pad_token_id = 0
+
+    def __init__(self) -> None:
+        self.tools_seen: List[Any] = []
+
+    @staticmethod
+    def encode(text: str) -> List[int]:
+        return [ord(c) for c in text]
+
+    def decode(self, ids: List[int], skip_special_tokens: bool = True) -> str:
+        return "".join(chr(i) for i in ids)
+
+    def batch_decode(self, batch: Tensor, skip_special_tokens: bool = True) -> List[str]:
+        return [self.decode(row) for row in batch.tolist()]
+
+    def apply_chat_template(self, messages: List[Dict[str, Any]], tools: Any = None, **kwargs: Any) -> List[int]:
+        self.tools_seen.append(tools)
+        digest = hashlib.sha1(json.dumps([messages, tools], ensure_ascii=False, sort_keys=True).encode()).hexdigest()
+        return self.encode(digest[:16])
+
+
+#: What the chat-template helper (token_mask_utils, stubbed) was given: TrajEnvManager's rendered messages.
+RENDERED: List[List[Dict[str, Any]]] = []
+
+
+def _custom_apply_chat_template(messages: List[Dict[str, Any]], tokenizer: Any, add_generation_prompt: bool = True, **kwargs: Any) -> List[int]:
+    RENDERED.append(copy.deepcopy(messages))
+    return CharTokenizer.encode(hashlib.sha1(json.dumps(messages, ensure_ascii=False).encode()).hexdigest()[:16])
+
+
+def compile_from(path: str, names: List[str], namespace: Dict[str, Any]) -> Dict[str, Any]:
+    """Compile top-level functions/classes (or a class's methods, 'Class.method') from a vendored file."""
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    tree = ast.parse(source)
+    for name in names:
+        owner, _, member = name.partition(".")
+        node = next(n for n in tree.body if getattr(n, "name", None) == owner)
+        if member:
+            node = next(n for n in node.body if getattr(n, "name", None) == member)
+        module = ast.Module(body=[node], type_ignores=[])
+        exec(compile(module, path, "exec", dont_inherit=True), namespace)  # noqa: S102 - ROLL's own source, vendored and hash-checked
+    return namespace
+
+
+def vendored(rel: str) -> str:
+    return os.path.join(VENDOR, rel)
+
+
+FUNCTIONALS = compile_from(vendored("roll/utils/functionals.py"), ["pad_to_length", "aggregate_metrics"], {"torch": _torch(), "np": np, "Dict": Dict, "List": List})
+
+
+def _module(name: str, **attrs: Any) -> types.ModuleType:
+    m = types.ModuleType(name)
+    m.__dict__.update(attrs)
+    return m
+
+
+def stub_modules(gem_module: Any = None) -> Dict[str, types.ModuleType]:
+    torch = _torch()
+    torch_fns = FUNCTIONALS
+    ray = _module("ray", get=lambda x: x, remote=lambda *a, **k: (a[0] if a and callable(a[0]) else (lambda c: c)))
+    logger = _module("roll.utils.logging", get_logger=lambda *a, **k: _Logger())
+    stubs = {
+        "torch": torch,
+        "ray": ray,
+        "tensordict": _module("tensordict", TensorDict=TensorDict),
+        "transformers": _module("transformers", PreTrainedTokenizer=object),
+        "codetiming": _module("codetiming", Timer=Timer),
+        "gem.vector": _module("gem.vector", __path__=[]),
+        "gem.vector.async_vector_env": _module("gem.vector.async_vector_env", AsyncVectorEnv=object),
+        "gem.vector.sync_vector_env": _module("gem.vector.sync_vector_env", SyncVectorEnv=object),
+        "gem.vector.vector_env": _module("gem.vector.vector_env", VectorEnv=object),
+        "roll.pipeline.agentic.llm_proxy": _module("roll.pipeline.agentic.llm_proxy", create_llm_proxy=lambda **k: OracleProxy(**k), BaseLLMProxy=object),
+        "roll.utils.env_action_limiter": _module("roll.utils.env_action_limiter", get_global_limiter=lambda **k: contextlib.nullcontext()),
+        "roll.distributed.scheduler.rollout_scheduler": _module("roll.distributed.scheduler.rollout_scheduler", GroupQueueManager=object),
+        "roll.distributed.scheduler.router": _module("roll.distributed.scheduler.router", RouterManager=object),
+        "roll.distributed.scheduler.protocol": _module("roll.distributed.scheduler.protocol", DataProto=DataProto),
+        "roll.pipeline.agentic.env_manager.token_mask_utils": _module(
+            "roll.pipeline.agentic.env_manager.token_mask_utils",
+            custom_apply_chat_template=_custom_apply_chat_template,
+            compute_conversation_end_token_id=lambda tokenizer: [10],
+            convert_list_content_str=lambda messages, parse_tool_call_parameter_to_dict=False: messages,
+        ),
+        "roll.pipeline.agentic.tools": _module("roll.pipeline.agentic.tools", __path__=[]),
+        "roll.pipeline.agentic.tools.tool_env_wrapper": _module("roll.pipeline.agentic.tools.tool_env_wrapper", tool_wrapper=None),
+        "roll.pipeline.agentic.agentic_config": _module("roll.pipeline.agentic.agentic_config", AgenticConfig=object, EnvManagerConfig=object),
+        "roll.utils.functionals": _module("roll.utils.functionals", pad_to_length=torch_fns["pad_to_length"], aggregate_metrics=torch_fns["aggregate_metrics"]),
+        "roll.utils.logging": logger,
+        "roll.utils.str_utils": _module("roll.utils.str_utils", contains_renderable_field=lambda s, key: "{" + key + "}" in s),
+        "roll.utils.telemetry": _module("roll.utils.telemetry", attach_trace_context=lambda meta: contextlib.nullcontext(), get_tracer=lambda name: Tracer()),
+        "roll.utils.hash_utils": _module("roll.utils.hash_utils", compute_object_hash=lambda o: hashlib.sha1(json.dumps(o, sort_keys=True, default=str).encode()).hexdigest()),
+    }
+    # FUNCTIONALS was compiled with its own torch stand-in; point it at this one.
+    FUNCTIONALS["torch"] = torch
+    return stubs
+
+
+class _Logger:
+    def __getattr__(self, name: str) -> Any:
+        return lambda *a, **k: None
+
+
+# ---------------------------------------------------------------- the policy ROLL's managers query
 
 
 def hermes_text(message: Dict[str, Any]) -> str:
@@ -32,19 +285,379 @@ def hermes_text(message: Dict[str, Any]) -> str:
 
 
 def latest_info(history: List[Dict[str, Any]]) -> Dict[str, Any]:
-    """The newest server info ROLL's cache holds (reset info in history[0], step info merged one entry back)."""
     for entry in reversed(history):
         if "harness_gym" in entry:
             return entry["harness_gym"]
     raise AssertionError("no harness_gym info in the cache")
 
 
-def oracle_policy(cache: Any) -> str:
-    return hermes_text(latest_info(cache.history)["oracle_action"]["message"]) + "<|im_end|>"
+def oracle_text(history: List[Dict[str, Any]]) -> str:
+    try:
+        info = latest_info(history)
+    except AssertionError:
+        return "ok<|im_end|>"  # a failed reset: no hint to play
+    return hermes_text(info["oracle_action"]["message"]) + "<|im_end|>" if "oracle_action" in info else "ok<|im_end|>"
 
 
-def replay(item: Dict[str, Any], actions: List[str]) -> float:
-    """The server's final reward for these actions, over a fresh connection of its own (not the shim's pool)."""
+class OracleProxy:
+    """Stands in for ROLL's llm proxy (create_llm_proxy): answers with ``policy(manager history)``."""
+
+    def __init__(self, generate_scheduler: Any = None, llm_proxy_config: Any = None, tokenizer: Any = None, env: Any = None) -> None:
+        self.env, self.tokenizer = env, tokenizer
+        self.manager: Any = None
+        self.policy = oracle_text
+        self.texts: List[str] = []
+
+    def generate(self, messages: Any, lm_input: Any, generation_config: Dict[str, Any]) -> DataProto:
+        text = self.policy(self.manager.rollout_cache.history)
+        self.texts.append(text)
+        ids = CharTokenizer.encode(text)
+        return DataProto(TensorDict({"responses": Tensor(np.asarray([ids], dtype=np.int64))}, batch_size=1))
+
+
+class OutputQueue:
+    """The GroupQueueManager actor as the env managers call it (ray.get stubbed to identity): hands out
+    episode ids, collects rollouts, and stops the manager after ``episodes`` rollouts."""
+
+    def __init__(self, episodes: int = 1) -> None:
+        self.episodes = episodes
+        self.rollouts: List[Tuple[int, int, int, Any, int]] = []
+        self.stop_reasons: List[Any] = []
+        self.manager: Any = None
+        self.next_episode = 0
+        outer = self
+
+        class _Remote:
+            def __init__(self, fn: Any) -> None:
+                self.remote = fn
+
+        self.get_episode_id = _Remote(lambda group_id, env_id: outer._episode())
+        self.put = _Remote(lambda group_id, episode_id, start_step, rollout, env_id: outer._put(group_id, episode_id, start_step, rollout, env_id))
+
+    def _episode(self) -> Optional[int]:
+        if not self.manager.running:
+            return None
+        episode, self.next_episode = self.next_episode, self.next_episode + 1
+        return episode
+
+    def _put(self, *item: Any) -> None:
+        self.rollouts.append(item)
+        self.stop_reasons.append(getattr(self.manager, "stop_reason", None))
+        if item[3] is not None and sum(1 for r in self.rollouts if r[3] is not None) >= self.episodes:
+            self.manager.stop()
+
+
+def load_yaml(path: str, **env_config: Any) -> DictConfig:
+    cfg = OmegaConf.load(path)
+    for tag in cfg.custom_envs:
+        for k, v in env_config.items():
+            cfg.custom_envs[tag].env_config[k] = v
+    return cfg
+
+
+def env_manager_cfg(section: Any) -> types.SimpleNamespace:
+    """An EnvManagerConfig's fields make_env_configs reads (defaults from agentic_config.py)."""
+    redundancy = section.get("group_size_redundancy", 0)
+    groups = section["num_env_groups"]
+    size = section["group_size"]
+    return types.SimpleNamespace(
+        tags=list(section["tags"]),
+        num_groups_partition=list(section["num_groups_partition"]),
+        num_env_groups=groups,
+        group_size=size,
+        final_group_size=size + redundancy,
+        max_env_num_per_worker=groups * (size + redundancy),  # EnvManagerConfig.__post_init__ when <= 0
+    )
+
+
+MAKE_ENV_CONFIGS = compile_from(
+    vendored("roll/pipeline/agentic/agentic_config.py"),
+    ["AgenticConfig.make_env_configs"],
+    {"defaultdict": defaultdict, "random": random, "DictConfig": DictConfig, "logger": _Logger(), "EnvManagerConfig": object},
+)["make_env_configs"]
+
+GROUP_QUEUE = compile_from(
+    vendored("roll/distributed/scheduler/rollout_scheduler.py"),
+    ["GroupData", "GroupQueue"],
+    {"dataclass": dataclass, "field": field, "List": List, "Dict": Dict, "Optional": Optional, "DataProto": DataProto, "tqdm": object, "asyncio": asyncio, "logger": _Logger(), "__name__": "rollout_scheduler"},
+)
+
+
+def roll_env_configs(cfg: DictConfig, section: str = "train_env_manager") -> Dict[int, DictConfig]:
+    """ROLL's own AgenticConfig.make_env_configs over the resolved config (as dacite.from_dict sees it)."""
+    resolved = OmegaConf.to_container(cfg, resolve=True)
+    pipeline = types.SimpleNamespace(custom_envs=DictConfig(resolved["custom_envs"]))
+    manager = env_manager_cfg(resolved[section])
+    MAKE_ENV_CONFIGS(pipeline, manager)
+    return {env_id: c for rank in manager.env_configs.values() for env_id, c in rank.items()}, pipeline
+
+
+# ---------------------------------------------------------------- the tests
+
+
+class RollOnVendoredCode(unittest.TestCase):
+    saved: Dict[str, Any] = {}
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.saved = {k: v for k, v in sys.modules.items() if k in ("gem", "roll") or k.startswith(("gem.", "roll.", "torch", "ray", "tensordict", "transformers", "codetiming"))}
+        for k in cls.saved:
+            del sys.modules[k]
+        sys.modules.update(stub_modules())
+        sys.path[:0] = [VENDOR, GEM_SRC]
+        cls.gem = importlib.import_module("gem")
+        # roll/pipeline/agentic/env/__init__.py registers ROLL's own envs with gem; base_env_manager takes gem from it.
+        sys.modules["roll.pipeline.agentic.env"] = _module("roll.pipeline.agentic.env", gem=cls.gem, __path__=[])
+        cls.traj = importlib.import_module("roll.pipeline.agentic.env_manager.traj_env_manager")
+        cls.native = importlib.import_module("roll.pipeline.agentic.env_manager.agent_native_env_manager")
+        cls.constants = importlib.import_module("roll.utils.constants")
+        for mod in (cls.traj, cls.native, cls.constants, cls.gem):
+            assert mod.__file__.startswith(VENDOR), mod.__file__
+        sys.modules.pop("harness_gym.adapters.roll", None)
+        cls.roll = importlib.import_module("harness_gym.adapters.roll")
+        cls.roll.register()
+        cls.roll.register()  # a repeat is a no-op
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        from harness_gym.train import close_shared_pools
+
+        close_shared_pools()
+        for k in [k for k in sys.modules if k in ("gem", "roll", "torch", "ray", "tensordict", "transformers", "codetiming") or k.startswith(("gem.", "roll.", "torch."))]:
+            del sys.modules[k]
+        sys.modules.pop("harness_gym.adapters.roll", None)
+        sys.modules.update(cls.saved)
+        for p in (VENDOR, GEM_SRC):
+            sys.path.remove(p)
+
+    def setUp(self) -> None:
+        RENDERED.clear()
+
+    # ---- helpers ----
+
+    def manager(self, cls: type, env_config: DictConfig, pipeline: Any, episodes: int = 1) -> Tuple[Any, OutputQueue, CharTokenizer]:
+        """A real ROLL env manager, built as ROLL's EnvironmentWorker builds it."""
+        tokenizer = CharTokenizer()
+        worker_config = types.SimpleNamespace(
+            llm_proxy=None,
+            generating_args=types.SimpleNamespace(max_new_tokens=1024, to_dict=lambda: {"max_new_tokens": 1024}),
+        )
+        pipeline_config = types.SimpleNamespace(
+            custom_envs=pipeline.custom_envs, sequence_length=65536, skip_mock_system_prompt=False, parse_tool_call_parameter_to_dict=False, exp_name="harness-gym-test"
+        )
+        queue = OutputQueue(episodes)
+        mgr = cls(worker_config, pipeline_config, env_config, tokenizer, generate_scheduler=None, output_queue=queue, thread_lock=None, mode="train")
+        mgr.llm_proxy.manager = mgr
+        queue.manager = mgr
+        return mgr, queue, tokenizer
+
+    def traj_config(self, **env_config: Any) -> Tuple[Dict[int, DictConfig], Any]:
+        cfg = load_yaml(os.path.join(EXAMPLES, "harness_gym_traj.yaml"), url=support.server_url(), options={"oracle_hints": True}, **env_config)
+        return roll_env_configs(cfg)
+
+    def rollout(self, mgr: Any, queue: OutputQueue, seed: int = 0) -> Any:
+        mgr.run_rollout_loop(DataProto(meta_info={"seed": seed}))
+        self.assertIsNone(queue.rollouts[-1][3])  # the loop's closing put
+        return [r[3] for r in queue.rollouts if r[3] is not None]
+
+    # ---- tests ----
+
+    def test_traj_manager_trains_on_the_servers_final_reward(self) -> None:
+        """TrajEnvManager (real) over the shipped traj example: env built by gem.make from ROLL's own
+        make_env_configs output (DictConfig with a nested ListConfig variant), the episode's system prompt and
+        tools in the first user turn, and the score ROLL trains on equal to a replay of the same actions."""
+        configs, pipeline = self.traj_config()
+        env_config = configs[0]
+        self.assertIsInstance(env_config["config"]["variant"], DictConfig)
+        self.assertIsInstance(env_config["config"]["variant"]["families"], ListConfig)
+        mgr, queue, _ = self.manager(self.traj.TrajEnvManager, env_config, pipeline)
+        env = mgr.env
+        self.assertIsInstance(env, self.gem.Env)
+        self.assertEqual(type(env).__name__, "HarnessGymEnv")
+        self.assertEqual(env.variant, {"families": ["skills", "tools", "prompt", "hooks"], "intensity": 0.25, "split": "train", "identity_share": 0.2})
+        self.assertIs(type(env.variant["families"]), list)
+        [rollout] = self.rollout(mgr, queue)
+        seed = (env_config["group_seed"] + 0) & 0xFFFFFFFF
+        # What ROLL trains on: scores (one per token) with the episode score on the last token.
+        score = float(rollout.non_tensor_batch["episode_scores"][0])
+        steps = list(rollout.non_tensor_batch["step_scores"][0])
+        self.assertEqual(steps[:-1], [0.0] * (len(steps) - 1))
+        self.assertEqual(score, steps[-1])
+        self.assertAlmostEqual(float(rollout.batch["scores"].a.sum()), score, places=6)
+        metrics = rollout.meta_info["metrics"]
+        self.assertEqual(metrics["env/HarnessGymTrain/reward"], score)
+        self.assertEqual((metrics["env/HarnessGymTrain/failed"], metrics["env/HarnessGymTrain/excluded"]), (0.0, 0.0))
+        self.assertIn("env/HarnessGymTrain/accuracy", metrics)
+        self.assertEqual(metrics["env/HarnessGymTrain/num_actions"], len(steps))
+        # The actions ROLL decoded, replayed on a connection of their own, give the same reward.
+        actions = [self.roll.strip_end_markers(t) for t in mgr.llm_proxy.texts]
+        self.assertEqual(replay(env.reset_item(seed), actions), (score, env.env_info["task_id"]))
+        # TrajEnvManager's first turn: its own system template, then the episode's system prompt and tools.
+        first = RENDERED[0]
+        self.assertEqual(first[0], {"role": "system", "content": "You are a helpful assistant."})
+        self.assertEqual(first[1]["role"], "user")
+        self.assertIn("# Tools", first[1]["content"])
+        self.assertIn("<tool_call>", first[1]["content"])
+        self.assertFalse(self.roll.GroupFilter().filter(0, 0, [rollout]))
+        env.close()
+        support.report("adapter/roll/traj", [score])
+
+    def test_traj_matches_the_typescript_oracle(self) -> None:
+        """Eight episodes of the oracle case through TrajEnvManager.reset/step: the server's rewards, exactly."""
+        case = next(c for c in support.expected()["cases"] if c["name"] == "train-zh")
+        configs, pipeline = self.traj_config(variant="train", locale="zh-CN")
+        mgr, queue, _ = self.manager(self.traj.TrajEnvManager, configs[0], pipeline)
+        scores = []
+        for i in range(8):
+            queue.rollouts.clear()
+            queue.next_episode = 0
+            # ROLL's seed is meta_info seed + group_seed + episode_id: make it the case's seed (plus 2^32 once,
+            # which the adapter reduces to uint32).
+            [rollout] = self.rollout(mgr, queue, seed=case["seed"] + i + (2**32 if i == 3 else 0) - configs[0]["group_seed"])
+            self.assertEqual(mgr.env.seed, case["seed"] + i)
+            scores.append(float(rollout.non_tensor_batch["episode_scores"][0]))
+            for name, value in case["components"][i].items():
+                self.assertAlmostEqual(rollout.meta_info["metrics"][f"env/HarnessGymTrain/{name}"], value, places=6)
+        self.assertEqual(scores, case["rewards"][:8])
+
+    def test_failed_resets_and_steps_drop_their_group(self) -> None:
+        """A reset the server refuses (traj mode): the sample is marked excluded, never scored for training;
+        harness_gym's GroupFilter in ROLL's real GroupQueue drops the whole group and a fresh group takes its
+        place, while a clean group passes."""
+        configs, pipeline = self.traj_config()
+        bad_configs, bad_pipeline = self.traj_config(variant="no-such-preset")
+        good = []
+        for env_id in range(3):
+            mgr, queue, _ = self.manager(self.traj.TrajEnvManager, configs[env_id], pipeline)
+            good += self.rollout(mgr, queue)
+        mgr, queue, _ = self.manager(self.traj.TrajEnvManager, bad_configs[3], bad_pipeline)
+        [bad] = self.rollout(mgr, queue)
+        self.assertEqual(bad.meta_info["metrics"]["env/HarnessGymTrain/excluded"], 1.0)
+        self.assertEqual(bad.meta_info["metrics"]["env/HarnessGymTrain/failed"], 1.0)
+        self.assertEqual((mgr.env.env_info["failure"], mgr.env.env_info["error"]), ("server_error", "INVALID_VARIANT"))
+        self.assertEqual([r.meta_info["metrics"]["env/HarnessGymTrain/excluded"] for r in good], [0.0] * 3)
+
+        def queue_with(rollouts: List[Any]) -> Any:
+            progress = types.SimpleNamespace(update=lambda n: None)
+            q = GROUP_QUEUE["GroupQueue"](0, progress, 4, 0, 1, 0, self.roll.GroupFilter(None, None, "train"))
+            q.advance_step(-1)
+            for r in rollouts:
+                q.put(0, -1, r)
+            return q
+
+        dropped = queue_with(good + [bad])
+        self.assertEqual(dropped.group_filter_count, 1)
+        self.assertEqual(list(dropped.groups), [1])  # episode 0 gone, a fresh group 1 in its place
+        self.assertEqual(dropped.groups[1].rollouts, [])
+        self.assertFalse(dropped.complete.is_set())
+        more = []
+        for env_id in range(3, 4):
+            mgr, queue, _ = self.manager(self.traj.TrajEnvManager, configs[env_id], pipeline)
+            more += self.rollout(mgr, queue)
+        kept = queue_with(good + more)
+        self.assertEqual(kept.group_filter_count, 0)
+        self.assertEqual(len(kept.groups[0].rollouts), 4)
+        self.assertTrue(kept.complete.is_set())
+        # The native manager's placeholder (drop_flag) is dropped too; a server that stays down stops the run.
+        self.assertTrue(self.roll.GroupFilter().filter(0, 0, [DataProto(meta_info={"drop_flag": True, "metrics": {}})]))
+        f = self.roll.GroupFilter()
+        f.max_consecutive_drops = 2
+        f.filter(0, 0, [bad])
+        f.filter(0, 1, [bad])
+        with self.assertRaises(RuntimeError):
+            f.filter(0, 2, [bad])
+
+    def test_native_manager_formulates_rollouts_with_env_info_and_episode_tools(self) -> None:
+        """AgentNativeStepEnvManager (real), whole loop: the episode's tools reach apply_chat_template, one sample
+        per step, formulate_rollouts writes env_info into its JSON trajectory record, and the score is the
+        server's final reward."""
+        cfg = load_yaml(os.path.join(EXAMPLES, "harness_gym_native.yaml"), url=support.server_url(), options={"oracle_hints": True})
+        configs, pipeline = roll_env_configs(cfg)
+        self.assertEqual(configs[0]["env_manager_cls"], "roll.pipeline.agentic.env_manager.agent_native_env_manager.AgentNativeStepEnvManager")
+        tools_per_episode = []
+        for env_id in range(2):
+            mgr, queue, tokenizer = self.manager(self.native.AgentNativeStepEnvManager, configs[env_id * 8], pipeline)
+            [rollout] = self.rollout(mgr, queue)
+            env = mgr.env
+            steps = rollout.non_tensor_batch["step_scores"].tolist()
+            self.assertEqual(len(steps), len(mgr.llm_proxy.texts))  # one sample per step
+            score = float(rollout.non_tensor_batch["episode_scores"][0])
+            self.assertEqual(steps[-1], score)
+            record = json.loads(rollout.non_tensor_batch["trajectory_data"][-1])
+            self.assertEqual(record["env_info"]["env"], "harness_gym")
+            self.assertEqual(record["env_info"]["seed"], (configs[env_id * 8]["group_seed"]) & 0xFFFFFFFF)
+            self.assertIsNone(record["env_info"]["failure"])
+            self.assertTrue(record["env_info"]["outcome"])
+            self.assertEqual(record["reward_info"]["episode_reward"], score)
+            self.assertFalse(record["failure_info"]["has_failure"])
+            # The episode's tools: in ROLL's manager, in every apply_chat_template call, in the record.
+            self.assertTrue(mgr.tools)
+            self.assertEqual(mgr.tools, env.tools)
+            self.assertTrue(all(t == mgr.tools for t in tokenizer.tools_seen))
+            self.assertEqual(json.loads(rollout.non_tensor_batch["tools"][-1]), mgr.tools)
+            tools_per_episode.append(sorted(t["function"]["name"] for t in mgr.tools))
+            actions = [self.roll.strip_end_markers(t) for t in mgr.llm_proxy.texts]
+            self.assertEqual(replay(env.reset_item(env.seed), actions), (score, record["env_info"]["task_id"]))
+        self.assertNotEqual(tools_per_episode[0], tools_per_episode[1])  # per episode, not per config
+
+    def test_native_reset_failure_is_a_dropped_placeholder(self) -> None:
+        """A refused reset in native mode: ROLL's own path (env_reset_failed -> placeholder with drop_flag)."""
+        cfg = load_yaml(os.path.join(EXAMPLES, "harness_gym_native.yaml"), url=support.server_url(), variant="no-such-preset")
+        configs, pipeline = roll_env_configs(cfg)
+        mgr, queue, _ = self.manager(self.native.AgentNativeStepEnvManager, configs[0], pipeline)
+        no_sleep = types.SimpleNamespace(time=time.time, sleep=lambda s: None)
+        with mock.patch.object(self.native, "time", no_sleep):
+            [placeholder] = self.rollout(mgr, queue)
+        self.assertTrue(placeholder.meta_info["drop_flag"])
+        self.assertEqual(mgr.failure_mode, "server_error: INVALID_VARIANT")
+        self.assertEqual(queue.stop_reasons[0], self.constants.EpisodeStopReason.ENV_RESET_FAILED)
+        self.assertTrue(self.roll.GroupFilter().filter(0, 0, [placeholder]))
+        # A length stop (ROLL passes its EpisodeStopReason as the action) ends and marks the episode.
+        env = self.gem.make(env_id="harness_gym", url=support.server_url(), variant="identity", env_manager="native")
+        env.reset(seed=11)
+        obs, reward, terminated, truncated, out = env.step(self.constants.EpisodeStopReason.MAX_LENGTH)
+        self.assertEqual((reward, terminated, truncated, out["failure"], out["metrics"]["excluded"]), (0.0, True, True, "max_length", 0.0))
+        env.close()
+
+    def test_turn_cap_and_lost_connection(self) -> None:
+        env = self.gem.make(env_id="harness_gym", url=support.server_url(), variant="identity", max_turns=1)
+        env.reset(seed=11)
+        obs, reward, terminated, truncated, out = env.step("好的，稍等")
+        self.assertEqual((terminated, truncated, out["outcome"], out["failure"]), (True, True, "max_turns", "max_turns"))
+        self.assertEqual((out["metrics"]["failed"], out["metrics"]["excluded"]), (1.0, 0.0))  # the policy's doing: trained
+        lossy = self.gem.make(env_id="harness_gym", url=support.server_url(), variant="identity", options={"oracle_hints": True}, pool_options={"reconnect": None})
+        obs, info = lossy.reset(seed=12)
+        client = lossy.pool._conns[0].client
+        lossy.pool._thread.loop.call_soon_threadsafe(client.drop_connection)
+        time.sleep(0.2)
+        obs, reward, terminated, truncated, out = lossy.step(hermes_text(info["harness_gym"]["oracle_action"]["message"]))
+        self.assertEqual((reward, terminated, out["failure"], out["error"], out["metrics"]["excluded"]), (0.0, True, "transport", "CONNECTION_CLOSED", 1.0))
+        obs, info = lossy.reset(seed=12)
+        self.assertFalse(lossy.env_reset_failed)
+        self.assertTrue(info["task_id"])
+        lossy.close()
+
+    def test_siblings_share_task_variant_and_one_connection(self) -> None:
+        configs, pipeline = self.traj_config()
+        firsts, scores = [], []
+        for env_id in range(8):  # one group: eight env managers, one group seed
+            mgr, queue, _ = self.manager(self.traj.TrajEnvManager, configs[env_id], pipeline)
+            [rollout] = self.rollout(mgr, queue)
+            firsts.append((mgr.env.env_info["task_id"], mgr.env.env_info["variant_id"]))
+            scores.append(float(rollout.non_tensor_batch["episode_scores"][0]))
+        self.assertEqual(len({configs[i]["group_seed"] for i in range(8)}), 1)
+        self.assertEqual(len(set(firsts)), 1)
+        self.assertEqual(len(set(scores)), 1)  # the same oracle actions, the same reward
+        self.assertEqual(mgr.env.pool.stats.connections_opened, 1)
+        mgr, queue, _ = self.manager(self.traj.TrajEnvManager, configs[8], pipeline)  # the next group: another seed
+        self.rollout(mgr, queue)
+        self.assertNotEqual((mgr.env.env_info["task_id"], mgr.env.env_info["variant_id"]), firsts[0])
+
+
+def replay(item: Dict[str, Any], actions: List[str]) -> Tuple[float, str]:
+    """The server's final reward (and the task) for these actions, over a connection of its own (not the adapter's pool)."""
+    from harness_gym.train import EnvPool
+
     pool = EnvPool(support.server_url())
     try:
         handle, result = pool.reset_sync(item)
@@ -52,229 +665,10 @@ def replay(item: Dict[str, Any], actions: List[str]) -> float:
         for text in actions:
             step = pool.step_sync(handle, {"text": text})
             if step["terminated"] or step["truncated"]:
-                return float(step["reward"])
+                return float(step["reward"]), result["info"]["task_id"]
         raise AssertionError("the replay did not end")
     finally:
         pool.close()
-
-
-class MixedPolicy:
-    """The oracle, except that on odd episodes the first turn is a canned reply (so rewards differ)."""
-
-    def __init__(self) -> None:
-        self.actions: List[str] = []
-        self.odd = False
-
-    def start(self, odd: bool) -> None:
-        self.actions, self.odd = [], odd
-
-    def __call__(self, cache: Any) -> str:
-        text = "好的，稍等" if self.odd and not self.actions else oracle_policy(cache)
-        self.actions.append(text)
-        return text
-
-
-def native_episode(env: Any, seed: int, max_steps: int, policy: Any) -> Tuple[Dict[str, Any], List[Dict[str, Any]], float]:
-    """AgentNativeStepEnvManager.reset/step (agent_native_env_manager.py L97-158, ROLL 8eb27cc), minus generation.
-
-    Returns the reset info, the history and the episode score (sum of step rewards). The manager reads
-    ``env.env_reset_failed`` after reset and then drops the rollout; it ends only on ``terminated``.
-    """
-    observation, info = env.reset(seed=seed)
-    assert observation is not None
-    history: List[Dict[str, Any]] = [{"observation": observation, "messages": None, **info}]
-    if env.env_reset_failed:
-        return info, history, 0.0
-    step = 0
-    terminated = False
-    while not terminated:
-        action = policy(history)
-        observation, reward, terminated, truncated, info = env.step(action=action)
-        step += 1
-        history[-1]["reward"] = reward
-        history[-1]["llm_response"] = action
-        history[-1].update(info)
-        history.append({"observation": observation, "actions_left": max_steps - step, "messages": None})
-        if step > max_steps + 2:
-            raise AssertionError("the native manager would loop: the env never said terminated")
-    return history[0], history, sum(h["reward"] for h in history if "reward" in h)
-
-
-class RollAdapterTest(unittest.TestCase):
-    def setUp(self) -> None:
-        self.ctx = installed("roll")
-        self.gem = self.ctx.__enter__()
-        from harness_gym.adapters import roll
-
-        self.roll = roll
-        roll.register()
-        roll.register()  # a repeat is a no-op
-
-    def tearDown(self) -> None:
-        close_shared_pools()
-        self.ctx.__exit__(None, None, None)
-
-    def make(self, **config: Any) -> Any:
-        # As TrajEnvManager L72: gem.make(env_id=env_config["env_type"], **env_config["config"]).
-        return self.gem.make(env_id="harness_gym", **{"url": support.server_url(), "options": {"oracle_hints": True}, **config})
-
-    def test_traj_manager_episode_scores_are_the_servers_final_rewards(self) -> None:
-        case = next(c for c in support.expected()["cases"] if c["name"] == "train-zh")
-        env = self.make(variant="train", locale="zh-CN", max_turns=12)
-        self.assertIsInstance(env, self.gem.Env)
-        self.assertEqual(type(env).__name__, "HarnessGymEnv")
-        scores, outcomes = [], []
-        for i in range(8):
-            # ROLL's seeds are ints from [0, 2^31) plus offsets; one past 2^32 is reduced to uint32.
-            seed = case["seed"] + i + (2**32 if i == 3 else 0)
-            cache, score = self.gem.traj_env_manager_episode(env, seed, oracle_policy, max_steps=12)
-            scores.append(score)
-            first = cache.history[0]
-            final = cache.history[-2]
-            # Reward only at the end: every earlier step 0, the last the server's reward.
-            self.assertEqual([h["reward"] for h in cache.history[:-2]], [0.0] * (len(cache.history) - 2))
-            self.assertEqual(final["reward"], score)
-            self.assertEqual(final["metrics"]["reward"], score)
-            self.assertEqual(final["metrics_agg_mode"], {k: "last" for k in final["metrics"]})
-            self.assertEqual(set(final["metrics"]), {"reward", "failed", *case["components"][i]})
-            for name, value in case["components"][i].items():
-                self.assertAlmostEqual(final["metrics"][name], value, places=9)
-            self.assertIsNone(final["failure"])
-            outcomes.append(final["outcome"])
-            # TrajEnvManager renders no tools: they are in the instruction text, with the system prompt.
-            self.assertEqual(first["seed"], (case["seed"] + i) & 0xFFFFFFFF)
-            self.assertIn("# Tools", first["env_instruction"])
-            self.assertIsInstance(first["observation"], str)
-            self.assertNotIn("tools", first)
-        self.assertEqual(scores, case["rewards"][:8])
-        self.assertEqual(outcomes, case["outcomes"][:8])
-        # A policy that is not always right: each score is what the server gives those actions on replay.
-        policy, mixed = MixedPolicy(), []
-        for i in range(6):
-            policy.start(odd=i % 2 == 1)
-            cache, score = self.gem.traj_env_manager_episode(env, 300 + i, policy, max_steps=12)
-            expected_score = replay(env.reset_item(300 + i), [strip_end_markers(a) for a in policy.actions])
-            self.assertEqual(score, expected_score)
-            self.assertEqual(cache.history[-2]["metrics"]["reward"], expected_score)
-            mixed.append(score)
-        self.assertGreater(len(set(mixed)), 1, mixed)
-        # The reset's tools, each as the chat template would write it, and the system prompt, in the instruction.
-        obs, info = env.reset(seed=case["seed"])
-        self.assertTrue(env.tools)
-        for tool in env.tools:
-            self.assertIn("\n" + json.dumps(tool, ensure_ascii=False) + "\n", info["env_instruction"])
-        self.assertTrue(info["env_instruction"].startswith(env.messages[0]["content"] + "\n\n# Tools\n"))
-        env.close()
-        support.report("adapter/roll/traj", scores)
-
-    def test_siblings_share_task_variant_and_one_connection(self) -> None:
-        # One ROLL group: group_size env managers (threads of one worker), one seed.
-        group_seed = 1_234_567_890
-        results: Dict[int, Any] = {}
-
-        def manager(k: int) -> None:
-            env = self.make(variant="train", locale="en", max_turns=12)
-            cache, score = self.gem.traj_env_manager_episode(env, group_seed, oracle_policy, max_steps=12)
-            results[k] = (cache.history[0], score)
-
-        threads = [threading.Thread(target=manager, args=(k,)) for k in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(60)
-        self.assertEqual(sorted(results), list(range(8)))
-        firsts = [results[k][0] for k in range(8)]
-        self.assertEqual(len({(f["task_id"], f["variant_id"]) for f in firsts}), 1)
-        self.assertEqual(len({(f["observation"], f["env_instruction"]) for f in firsts}), 1)
-        self.assertEqual(len({results[k][1] for k in range(8)}), 1)  # the same oracle actions, the same reward
-        # Every env of the process shares the pooled connection.
-        env = self.make(variant="train", locale="en", max_turns=12)
-        self.assertEqual(env.pool.stats.connections_opened, 1)
-        self.assertGreaterEqual(env.pool.stats.largest_batch["reset"], 2)
-        # Another group seed gives another episode.
-        other, _ = self.gem.traj_env_manager_episode(env, group_seed + 1, oracle_policy, max_steps=12)
-        self.assertNotEqual((other.history[0]["task_id"], other.history[0]["variant_id"]), (firsts[0]["task_id"], firsts[0]["variant_id"]))
-
-    def test_native_manager_gets_tools_in_info_and_full_messages(self) -> None:
-        case = next(c for c in support.expected()["cases"] if c["name"] == "train-zh")
-        env = self.make(variant="train", locale="zh-CN", max_turns=12, env_manager="native")
-
-        def policy(history: List[Dict[str, Any]]) -> str:
-            return oracle_policy(type("Cache", (), {"history": history}))
-
-        scores = []
-        for i in range(4):
-            info, history, score = native_episode(env, case["seed"] + i, 12, policy)
-            scores.append(score)
-            self.assertFalse(env.env_reset_failed)
-            # The tools come as info["tools"], in OpenAI form, for tokenizer.apply_chat_template(tools=...).
-            self.assertTrue(info["tools"])
-            self.assertTrue(all(set(t) == TOOL_KEYS for t in info["tools"]))
-            self.assertNotIn("env_instruction", info)
-            first = history[0]["observation"]
-            self.assertEqual(first[0]["role"], "system")
-            self.assertNotIn("# Tools", first[0]["content"])
-            # Each observation is the whole conversation: it extends the previous one, the assistant turn included.
-            for prev, nxt in zip(history, history[1:-1]):
-                self.assertEqual(nxt["observation"][: len(prev["observation"])], prev["observation"])
-                self.assertEqual(nxt["observation"][len(prev["observation"])]["role"], "assistant")
-            self.assertEqual(history[-2]["reward"], score)
-        self.assertEqual(scores, case["rewards"][:4])
-
-    def test_failures_are_marked(self) -> None:
-        # A reset the server refuses: the native manager sees env_reset_failed and drops the rollout.
-        native = self.make(variant="no-such-preset", env_manager="native")
-        info, history, score = native_episode(native, 7, 12, lambda h: "x")
-        self.assertTrue(native.env_reset_failed)
-        self.assertEqual((info["failure"], info["error"]), ("server_error", "INVALID_VARIANT"))
-        self.assertEqual(info["tools"], [])
-        self.assertEqual(len(history), 1)
-        # TrajEnvManager has no such path: the first step ends the episode, reward 0, failure marked.
-        traj = self.make(variant="no-such-preset")
-        cache, score = self.gem.traj_env_manager_episode(traj, 7, lambda c: "x", max_steps=12)
-        self.assertEqual(score, 0.0)
-        self.assertEqual(cache.history[0]["failure"], "server_error")
-        self.assertEqual((cache.history[0]["metrics"]["failed"], cache.history[0]["error"]), (1.0, "INVALID_VARIANT"))
-        self.assertTrue(cache.truncated)
-        # A length stop from the native manager (an EpisodeStopReason instead of text) ends and marks it.
-        env = self.make(variant="identity", env_manager="native")
-        env.reset(seed=11)
-        obs, reward, terminated, truncated, out = env.step(self.gem.EpisodeStopReason.MAX_LENGTH)
-        self.assertEqual((reward, terminated, truncated, out["failure"]), (0.0, True, True, "max_length"))
-        # The server's turn cap truncates: terminated too (ROLL's managers end only on it), failure max_turns.
-        capped = self.make(variant="identity", max_turns=1)
-        cache, score = self.gem.traj_env_manager_episode(capped, 11, lambda c: "好的，稍等", max_steps=12)
-        final = cache.history[-2]
-        self.assertEqual((cache.step, final["outcome"], final["failure"], final["metrics"]["failed"]), (1, "max_turns", "max_turns", 1.0))
-        self.assertEqual(score, final["metrics"]["reward"])  # the server's reward stands; the failure marks it for masking
-        self.assertTrue(cache.truncated)
-        # A connection lost mid-episode: terminated, reward 0, failure transport.
-        lossy = self.make(variant="identity", pool_options={"reconnect": None})
-        obs, info = lossy.reset(seed=12)
-        client = lossy.pool._conns[0].client
-        lossy.pool._thread.loop.call_soon_threadsafe(client.drop_connection)
-        asyncio.run(asyncio.sleep(0.2))
-        obs, reward, terminated, truncated, out = lossy.step(hermes_text(info["harness_gym"]["oracle_action"]["message"]))
-        self.assertEqual((reward, terminated, truncated, out["failure"], out["error"]), (0.0, True, True, "transport", "CONNECTION_CLOSED"))
-        # The next reset opens a fresh connection and plays on.
-        obs, info = lossy.reset(seed=12)
-        self.assertFalse(lossy.env_reset_failed)
-        self.assertTrue(info["task_id"])
-
-    def test_import_without_gem(self) -> None:
-        self.ctx.__exit__(None, None, None)
-        try:
-            import importlib
-            import sys
-
-            sys.modules.pop("harness_gym.adapters.roll", None)
-            module = importlib.import_module("harness_gym.adapters.roll")
-            self.assertEqual(module.strip_end_markers("hi<|im_end|>\n"), "hi")
-            with self.assertRaises(ImportError):
-                module.HarnessGymEnv  # noqa: B018 - gem is needed only here
-        finally:
-            self.ctx = installed("roll")
-            self.ctx.__enter__()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """ROLL (alibaba/ROLL): harness-gym as a ``gem.Env`` for ROLL's agentic env managers.
 
-Written against ROLL 8eb27cc2dc34 and gem 4069f2f8d45f (docs/TRAINING.md, docs/training/roll.md). ROLL
+Written against ROLL 8eb27cc2dc34c4d1310b169d9b86d339004d811a and gem
+4069f2f8d45f5047ac13221f7c90c8b19927d43a (docs/training/roll.md), whose files it touches are vendored
+verbatim under clients/python/tests/vendor/roll/ and drive its tests. ROLL
 builds each env with ``gem.make(env_type, **env_config)``, calls ``reset(seed=group_seed + episode_id)``
 and ``step(action=<decoded response>)``, and trains on the sum of the step rewards. This module does not
 import ``gem`` until the class is needed: ``HarnessGymEnv`` is made on first access (PEP 562), so
@@ -26,6 +28,18 @@ Choices, each forced by the managers' code:
   reward. The last step's ``info["metrics"]`` holds the reward and its components (aggregated "last"
   into ``env/<tag>/<name>``); ``info["failure"]`` marks a sample that says nothing about the policy
   (``transport``, ``server_error``, ``max_turns``, ``max_length``), and ``metrics["failed"]`` counts them.
+- A sample the server or the connection spoiled (``server_error``, ``transport``) is excluded, never
+  trained as reward 0: ``metrics["excluded"]`` is 1 on it, ROLL aggregates it into the rollout's
+  ``meta_info["metrics"]["env/<tag>/excluded"]``, and :class:`GroupFilter` (set as the env manager's
+  ``group_filter_cls``) drops the whole group, so ROLL's ``GroupQueue.put`` (rollout_scheduler.py) starts
+  a fresh group in its place: the group stays consistent. It also drops a group holding a rollout with
+  ``meta_info["drop_flag"]``, the native manager's placeholder for a failed reset.
+- ROLL's ``make_env_configs`` hands ``env_config`` over as an omegaconf ``DictConfig`` (nested
+  ``DictConfig``/``ListConfig`` values); every value is converted to plain dicts and lists here, at the
+  boundary, before anything reaches msgpack.
+- ``AgentNativeStepEnvManager.formulate_rollouts`` writes ``**self.env.env_info`` into its JSON trajectory
+  record: :attr:`env_info` is a plain, JSON-serialisable dict of the episode (as ROLL's own native envs
+  define it, a property).
 """
 
 from __future__ import annotations
@@ -46,6 +60,77 @@ ENTRY_POINT = "harness_gym.adapters.roll:HarnessGymEnv"
 END_MARKERS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end|>", "</s>")
 
 MANAGERS = ("traj", "native")
+
+#: Failures that say nothing about the policy: their samples are excluded from training (``metrics["excluded"]``).
+EXCLUDED_FAILURES = ("server_error", "transport")
+
+
+def plain(value: Any) -> Any:
+    """``value`` with omegaconf containers (and any nested mapping or sequence) as plain dicts and lists.
+
+    ROLL builds each env from ``DictConfig`` nodes; msgpack cannot encode them, and ``dict(node)`` would
+    leave a nested ``ListConfig`` inside. Strings, numbers, booleans and ``None`` pass through.
+    """
+    module = type(value).__module__ or ""
+    if module.startswith("omegaconf"):
+        from omegaconf import OmegaConf
+
+        if OmegaConf.is_config(value):
+            value = OmegaConf.to_container(value, resolve=True)
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+class GroupFilter:
+    """ROLL's ``group_filter_cls`` interface (roll/pipeline/agentic/agentic_pipeline.py ``GroupFilter``):
+    ``GroupFilter(config, env_manager_config, mode).filter(group_id, episode_id, group) -> bool``, True to
+    drop the group. ``GroupQueue.put`` (roll/distributed/scheduler/rollout_scheduler.py) then advances a
+    fresh group in its place, so the batch still fills with whole, consistent groups.
+
+    A group is dropped when one of its rollouts holds a sample harness-gym marked excluded (a reset or step
+    the server refused or the connection lost: ``env/<tag>/excluded`` > 0 in ``meta_info["metrics"]``), or
+    the native manager's ``drop_flag`` placeholder for a failed reset. Unlike ROLL's own native filter, this
+    one does not let failed groups through past a ratio (that would train them as reward 0); instead, after
+    ``max_consecutive_drops`` dropped groups in a row it raises, so a server that is down stops the run
+    loudly rather than looping on.
+    """
+
+    max_consecutive_drops = 256
+
+    def __init__(self, config: Any = None, env_manager_config: Any = None, mode: str = "train") -> None:
+        self.config = config
+        self.env_manager_config = env_manager_config
+        self.mode = mode
+        self.stats = {"total": 0, "filtered": 0}
+        self.consecutive = 0
+
+    @staticmethod
+    def excluded(rollout: Any) -> bool:
+        """Whether one rollout (a ROLL ``DataProto``) must not be trained on."""
+        if rollout is None:
+            return False
+        meta = getattr(rollout, "meta_info", None) or {}
+        if meta.get("drop_flag", False):
+            return True
+        metrics = meta.get("metrics") or {}
+        return any(str(k).endswith("/excluded") and float(v) > 0 for k, v in metrics.items())
+
+    def filter(self, group_id: int, episode_id: int, group: List[Any]) -> bool:
+        self.stats["total"] += 1
+        if not any(self.excluded(r) for r in group):
+            self.consecutive = 0
+            return False
+        self.stats["filtered"] += 1
+        self.consecutive += 1
+        if self.consecutive > self.max_consecutive_drops:
+            raise RuntimeError(
+                f"harness-gym: {self.consecutive} groups in a row had a failed reset or step (group {group_id}, "
+                f"episode {episode_id}); is the server reachable?"
+            )
+        return True
 
 
 def register(env_id: str = ENV_ID, **kwargs: Any) -> None:
@@ -119,15 +204,16 @@ class _HarnessGymEnvBase:
     ) -> None:
         if env_manager not in MANAGERS:
             raise ValueError(f"env_manager must be one of {MANAGERS}, not {env_manager!r}")
+        url, variant, task, options, pool_options = plain(url), plain(variant), plain(task), plain(options), plain(pool_options)
         urls = url if isinstance(url, str) else tuple(url)
         self.pool: EnvPool = shared_pool(urls, **dict(pool_options or {}))
-        self.variant = variant if isinstance(variant, str) else dict(variant)
-        self.locale = locale
+        self.variant = variant
+        self.locale = None if locale is None else str(locale)
         self.task = dict(task) if task else None
         self.options = dict(options or {})
-        self.max_turns = max_turns
+        self.max_turns = None if max_turns is None else int(max_turns)
         self.env_manager = env_manager
-        self.end_markers = tuple(end_markers)
+        self.end_markers = tuple(plain(end_markers))
         #: Read by AgentNativeStepEnvManager right after reset.
         self.env_reset_failed = False
         self.handle: Optional[EpisodeHandle] = None
@@ -138,14 +224,34 @@ class _HarnessGymEnvBase:
         #: Native mode: system messages announcing tools offered mid-episode, at their positions.
         self._notes: List[Tuple[int, Dict[str, Any]]] = []
         self._failure: Optional[Tuple[str, str]] = None
+        self._last: Dict[str, Any] = {}
+
+    @property
+    def env_info(self) -> Dict[str, Any]:
+        """The episode, for ``AgentNativeStepEnvManager.formulate_rollouts``'s trajectory record (JSON)."""
+        return {
+            "env": ENV_ID,
+            "seed": self.seed,
+            "variant": self.variant,
+            "locale": self.locale,
+            "env_manager": self.env_manager,
+            "task_id": self._last.get("task_id"),
+            "variant_id": self._last.get("variant_id"),
+            "turn": self._last.get("turn"),
+            "outcome": self._last.get("outcome"),
+            "failure": self._last.get("failure"),
+            "error": self._last.get("error"),
+        }
 
     # ---- gem.Env ----
 
     def reset(self, seed: Optional[int] = None) -> Tuple[Any, Dict[str, Any]]:
-        super().reset(seed)  # type: ignore[misc]  # gem.Env.reset seeds Python's RNG
-        self._release()
-        self.env_reset_failed, self._failure, self._notes = False, None, []
         self.seed = None if seed is None else int(seed) & 0xFFFFFFFF
+        # gem.Env.reset seeds random and numpy (gem/utils/seeding.py set_seed): numpy takes only uint32 seeds,
+        # so it gets the reduced one (ROLL's meta seed + group seed + episode id can pass 2^32).
+        super().reset(self.seed)  # type: ignore[misc]
+        self._release()
+        self.env_reset_failed, self._failure, self._notes, self._last = False, None, [], {}
         item = self.reset_item(self.seed)
         try:
             self.handle, result = self.pool.reset_sync(item)
@@ -158,6 +264,7 @@ class _HarnessGymEnvBase:
         self.messages = list(observation.get("messages", []))
         self.tools = list(observation.get("tools", []))
         out = self._info(info)
+        self._last = {k: out.get(k) for k in ("task_id", "variant_id", "turn")}
         if self.env_manager == "native":
             out["tools"] = self.tools
             return self._native_messages(), out
@@ -189,6 +296,7 @@ class _HarnessGymEnvBase:
         added = list(observation.get("messages", []))
         new_tools = observation.get("tools")
         out = self._info(info)
+        self._last.update({k: out.get(k) for k in ("task_id", "variant_id", "turn")})
         if self.env_manager == "native":
             self.messages = added  # observation "full": the whole conversation as the server parsed it
             if new_tools is not None and new_tools != self.tools:
@@ -208,6 +316,7 @@ class _HarnessGymEnvBase:
         failure = "max_turns" if truncated and outcome == "max_turns" else None
         out.update(self._final(reward, dict(info.get("reward_components", {})), failure))
         out["outcome"] = outcome
+        self._last.update({"outcome": outcome, "failure": failure})
         out["reward_components"] = dict(info.get("reward_components", {}))
         out["segments"] = dict(info.get("segments", {}))
         return obs, reward, True, truncated, out
@@ -242,7 +351,12 @@ class _HarnessGymEnvBase:
         }
 
     def _final(self, reward: float, components: Mapping[str, float], failure: Optional[str], error: Optional[str] = None) -> Dict[str, Any]:
-        metrics = {"reward": reward, **{k: float(v) for k, v in components.items()}, "failed": 1.0 if failure else 0.0}
+        metrics = {
+            "reward": reward,
+            **{k: float(v) for k, v in components.items()},
+            "failed": 1.0 if failure else 0.0,
+            "excluded": 1.0 if failure in EXCLUDED_FAILURES else 0.0,
+        }
         out: Dict[str, Any] = {"metrics": metrics, "metrics_agg_mode": {k: "last" for k in metrics}, "failure": failure}
         if failure:
             out["failure_mode"] = failure if error is None else f"{failure}: {error}"
@@ -251,18 +365,20 @@ class _HarnessGymEnvBase:
         return out
 
     def _ended(self, failure: str, error: str) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
-        out = {"task_id": None, "variant_id": None, "seed": self.seed, **self._final(0.0, {}, failure, error)}
+        out = {"task_id": self._last.get("task_id"), "variant_id": self._last.get("variant_id"), "seed": self.seed, **self._final(0.0, {}, failure, error)}
+        self._last.update({"failure": failure, "error": error})
         obs: Any = self._native_messages() if self.env_manager == "native" else ""
         return obs, 0.0, True, True, out
 
     def _reset_failed(self, failure: str, error: str) -> Tuple[Any, Dict[str, Any]]:
         self.env_reset_failed, self._failure, self.live, self.messages, self.tools = True, (failure, error), False, [], []
         info = {"task_id": None, "variant_id": None, "seed": self.seed, "failure": failure, "error": error, "failure_mode": f"{failure}: {error}"}
+        self._last = {"failure": failure, "error": error}
         if self.env_manager == "native":
             info["tools"] = []
             return [], info
         # TrajEnvManager has no reset-failure path (a None observation would end its loop for good): the
-        # first step ends the episode with reward 0 and info["failure"] set.
+        # first step ends the episode with metrics["excluded"] = 1, and GroupFilter drops its group.
         info["env_instruction"] = ""
         return f"[harness-gym reset failed: {error}]", info
 
