@@ -57,7 +57,9 @@ from test_train_tokens import hermes_text
 
 from harness_gym.train import EnvPool, ToyTokenizer, group_rows
 
-VENDOR = os.path.join(support.HERE, "vendor", "openrlhf")
+#: The vendored OpenRLHF; ``HARNESS_GYM_OPENRLHF_VENDOR`` points the whole suite at another copy (e.g. an edited
+#: scratch copy, to see the tests fail when an interface moves).
+VENDOR = os.environ.get("HARNESS_GYM_OPENRLHF_VENDOR") or os.path.join(support.HERE, "vendor", "openrlhf")
 OPENRLHF_COMMIT = "3c3be6234e0cb353e76bb8019947db9dfe99fca7"
 EXAMPLES = os.path.join(support.PACKAGE_ROOT, "examples", "openrlhf")
 DOC = os.path.join(os.path.dirname(os.path.dirname(support.PACKAGE_ROOT)), "docs", "training", "openrlhf.md")
@@ -711,7 +713,7 @@ class OpenRLHFAdapterTest(unittest.TestCase):
                 path = os.path.join(copy, rel)
                 with open(path, encoding="utf-8") as f:
                     text = f.read()
-                self.assertIn(old, text, what)
+                self.assertTrue(old in text, f"{what}: {old!r} is not in {rel}")
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(text.replace(old, new))
                 self.assertNotEqual(contract_problems(copy), [], what)
