@@ -63,7 +63,7 @@ export interface ParsedAction {
 /** The parser's answer: a parsed action, or a typed error for an action of the wrong shape. */
 export type ParseResult = { ok: true; action: ParsedAction } | { ok: false; code: 'INVALID_ACTION'; message: string };
 
-/** A swappable action parser (STYLE.md "Swappable parts are minimal contracts in a registry"). */
+/** A swappable action parser (CONTRIBUTING.md "Adding a task source or a parser"). */
 export interface ActionParser {
   readonly name: string;
   /** Parse one action of turn `turn` (used for deterministic call ids). Never throws. */

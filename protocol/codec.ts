@@ -476,7 +476,7 @@ function writeMsgpackTransient(value: unknown): Buffer {
 /** The outcome of decoding one frame. */
 export type Decoded = { ok: true; value: unknown } | { ok: false; message: string };
 
-/** MessagePack with the settings above: one `Packr` and one `Unpackr`, reused (STYLE.md "Hot path"). */
+/** MessagePack with the settings above: one `Packr` and one `Unpackr`, reused. */
 export class MsgpackCodec {
   readonly #unpackr = new Unpackr(UNPACK_OPTIONS);
 

@@ -3,7 +3,7 @@
  * tasks with their answer keys, the canonical trace that rewards score, and reward results.
  *
  * They live in `protocol/` because the leaf folders (`mock-services/`, `rewards/`, `harness-variants/`)
- * may import only `protocol/` (see STYLE.md, "Imports flow one way").
+ * may import only `protocol/` (see CONTRIBUTING.md, "Imports flow one way").
  */
 import type { WorldData } from './world.js';
 

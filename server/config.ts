@@ -1,6 +1,6 @@
 /**
  * Server configuration: one zod schema with the defaults embedded, parsed once at start-up and frozen
- * (STYLE.md "Config"; fastify `lib/initial-config-validation.js`). Sources, lowest first: the defaults, an
+ * (CONTRIBUTING.md "Validate once, at the edge"). Sources, lowest first: the defaults, an
  * optional JSON or YAML file (by extension), then command-line overrides. Unknown keys are errors that
  * name the key path, so a typo such as `limits.max_bach` is reported rather than silently ignored.
  * This module never reads `process.env`; the serve command does.

@@ -1,6 +1,6 @@
 /**
  * One WebSocket connection: the edge of the server. Each frame is decoded, checked against the message
- * schemas once (STYLE.md "Validate once, at the edge"), and either answered here (hello, frame-level
+ * schemas once (CONTRIBUTING.md "Validate once, at the edge"), and either answered here (hello, frame-level
  * errors) or handed to the session's queue. Also keeps the peer alive (ws pings) and decides, when the
  * socket closes, whether the session ends at once (clean close) or waits for a resume (dropped).
  */

@@ -1,5 +1,5 @@
 /**
- * The import graph of the sources (STYLE.md "Imports flow one way"), read with TypeScript's own
+ * The import graph of the sources (CONTRIBUTING.md "Imports flow one way"), read with TypeScript's own
  * pre-processor (`ts.preProcessFile`, type-only imports included): no cycle between files or folders,
  * and each folder imports only the folders below it. A change that adds an import against the flow fails
  * here with the edge that broke it.

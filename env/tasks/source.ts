@@ -1,6 +1,6 @@
 /**
  * Task sources: where an episode's task comes from. A `TaskSource` is a minimal swappable contract
- * (STYLE.md "Swappable parts"): the seeded generator, or a JSONL file of hand-written / recorded tasks.
+ * (CONTRIBUTING.md "Adding a task source or a parser"): the seeded generator, or a JSONL file of hand-written / recorded tasks.
  * Errors are data: an unknown id or an invalid selector is a typed value, never a throw.
  */
 import type { Harness } from '../../protocol/harness.js';

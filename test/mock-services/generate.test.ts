@@ -46,7 +46,7 @@ describe('generateWorld determinism', () => {
       const w = generateWorld(s, 'zh-CN');
       expect(w.now).toMatch(/^2026-\d\d-\d\dT20:[0-5][05]:00\+08:00$/);
     }
-    // Logged, never asserted: timing is a benchmark matter (STYLE.md "Benchmarks").
+    // Logged, never asserted: timing is a benchmark matter (CONTRIBUTING.md "Tests prove behaviour").
     const t0 = performance.now();
     for (let i = 0; i < 500; i++) generateWorld(i, i % 2 === 0 ? 'zh-CN' : 'en');
     console.log(`generateWorld: ${((performance.now() - t0) / 500).toFixed(3)} ms/world (under vitest transform)`);
