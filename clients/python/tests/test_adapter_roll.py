@@ -356,13 +356,13 @@ def load_yaml(path: str, **env_config: Any) -> DictConfig:
 
 
 def env_manager_cfg(section: Any) -> types.SimpleNamespace:
-    """An EnvManagerConfig's fields make_env_configs reads (defaults from agentic_config.py)."""
+    """An EnvManagerConfig's fields make_env_configs reads (defaults as agentic_config.py declares them)."""
     redundancy = section.get("group_size_redundancy", 0)
-    groups = section["num_env_groups"]
-    size = section["group_size"]
+    groups = section.get("num_env_groups", 128)
+    size = section.get("group_size", 1)
     return types.SimpleNamespace(
-        tags=list(section["tags"]),
-        num_groups_partition=list(section["num_groups_partition"]),
+        tags=list(section.get("tags", ["SimpleSokoban"])),
+        num_groups_partition=list(section.get("num_groups_partition", [128])),
         num_env_groups=groups,
         group_size=size,
         final_group_size=size + redundancy,
@@ -652,6 +652,358 @@ class RollOnVendoredCode(unittest.TestCase):
         mgr, queue, _ = self.manager(self.traj.TrajEnvManager, configs[8], pipeline)  # the next group: another seed
         self.rollout(mgr, queue)
         self.assertNotEqual((mgr.env.env_info["task_id"], mgr.env.env_info["variant_id"]), firsts[0])
+
+
+# ---------------------------------------------------------------- static checks against the vendored source
+
+
+def _parse(root: str, rel: str) -> ast.Module:
+    with open(os.path.join(root, rel), encoding="utf-8") as f:
+        return ast.parse(f.read())
+
+
+def _find(tree: ast.AST, name: str) -> ast.AST:
+    owner, _, member = name.partition(".")
+    node = next((n for n in tree.body if getattr(n, "name", None) == owner), None)  # type: ignore[attr-defined]
+    if node is not None and member:
+        node = next((n for n in node.body if getattr(n, "name", None) == member), None)  # type: ignore[attr-defined]
+    if node is None:
+        raise LookupError(name)
+    return node
+
+
+def ast_signature(root: str, rel: str, name: str) -> inspect.Signature:
+    """The signature of a vendored function or method, from its source (body dropped, defaults kept)."""
+    node = copy.deepcopy(_find(_parse(root, rel), name))
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise LookupError(f"{name} is not a function")
+    node.decorator_list, node.returns = [], None
+    node.body = [ast.Pass()]
+    for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
+        a.annotation = None
+    for a in (node.args.vararg, node.args.kwarg):
+        if a is not None:
+            a.annotation = None
+    ns: Dict[str, Any] = {}
+    exec(compile(ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[])), rel, "exec", dont_inherit=True), {"field": field, "os": os}, ns)
+    return inspect.signature(ns[node.name])
+
+
+def _calls_on(tree: ast.AST, target: str) -> List[Tuple[str, int, List[str], int]]:
+    """Calls ``self.<target>.<method>(...)`` in a tree: (method, positional count, keywords, line)."""
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            v = n.func.value
+            if isinstance(v, ast.Attribute) and v.attr == target and isinstance(v.value, ast.Name) and v.value.id == "self":
+                out.append((n.func.attr, len(n.args), [k.arg for k in n.keywords if k.arg], n.lineno))
+    return out
+
+
+def _attrs_on(tree: ast.AST, target: str) -> List[Tuple[str, int]]:
+    """Attributes read as ``self.<target>.<name>`` (not called) and ``getattr(self.<target>, "<name>", ...)``."""
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Attribute) and id(n) not in called:
+            v = n.value
+            if isinstance(v, ast.Attribute) and v.attr == target and isinstance(v.value, ast.Name) and v.value.id == "self":
+                out.append((n.attr, n.lineno))
+    return out
+
+
+def dataclass_fields(root: str, classes: Dict[str, str], name: str) -> Dict[str, str]:
+    """Field name -> annotation source of a vendored dataclass, its vendored bases included."""
+    tree = _parse(root, classes[name])
+    node = _find(tree, name)
+    fields: Dict[str, str] = {}
+    for base in node.bases:  # type: ignore[attr-defined]
+        if isinstance(base, ast.Name) and base.id in classes:
+            fields.update(dataclass_fields(root, classes, base.id))
+    for stmt in node.body:  # type: ignore[attr-defined]
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            fields[stmt.target.id] = ast.unparse(stmt.annotation)
+    return fields
+
+
+CONFIG_CLASSES = {
+    "ScheduleConfig": "roll/configs/base_config.py",
+    "BaseConfig": "roll/configs/base_config.py",
+    "PPOConfig": "roll/configs/base_config.py",
+    "WorkerConfig": "roll/configs/worker_config.py",
+    "AgenticConfig": "roll/pipeline/agentic/agentic_config.py",
+    "EnvManagerConfig": "roll/pipeline/agentic/agentic_config.py",
+}
+
+MANAGERS_SRC = (
+    "roll/pipeline/agentic/env_manager/traj_env_manager.py",
+    "roll/pipeline/agentic/env_manager/agent_native_env_manager.py",
+)
+
+
+def interface_problems(roll_root: str = VENDOR, gem_root: str = GEM_SRC) -> List[str]:
+    """Every name the adapter imports from or calls on ROLL/gem, checked against the vendored source.
+
+    Returns one line per mismatch (empty when the interface holds).
+    """
+    problems: List[str] = []
+    adapter = importlib.import_module("harness_gym.adapters.roll")
+    base = adapter._HarnessGymEnvBase
+
+    def check(what: str, fn: Any) -> None:
+        try:
+            fn()
+        except (LookupError, TypeError, StopIteration, OSError, SyntaxError) as exc:
+            problems.append(f"{what}: {type(exc).__name__}: {exc}")
+
+    # gem: what the adapter imports and calls.
+    def gem_register() -> None:
+        ast_signature(gem_root, "gem/envs/registration.py", "register").bind("harness_gym", entry_point=adapter.ENTRY_POINT)
+        tree = _parse(gem_root, "gem/__init__.py")
+        names = {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+        for name in ("register", "make", "Env"):
+            if name not in names:
+                raise LookupError(f"gem/__init__.py does not export {name}")
+
+    def gem_registry() -> None:
+        reg = _parse(gem_root, "gem/envs/registration.py")
+        if not any(isinstance(n, ast.AnnAssign) and getattr(n.target, "id", "") == "ENV_REGISTRY" for n in reg.body):
+            raise LookupError("gem.envs.registration.ENV_REGISTRY")
+        if "entry_point" not in dataclass_fields(gem_root, {"EnvSpec": "gem/envs/registration.py"}, "EnvSpec"):
+            raise LookupError("EnvSpec.entry_point")
+        # gem.make builds the env with the config as keywords: env_class(**{**spec.kwargs, **kwargs}).
+        ast_signature(gem_root, "gem/envs/registration.py", "make").bind(env_id="harness_gym", url="ws://x")
+
+    def gem_env() -> None:
+        core = _parse(gem_root, "gem/core.py")
+        ast_signature(gem_root, "gem/core.py", "Env.reset").bind(object(), 0)  # super().reset(seed)
+        for method in ("step", "reset"):
+            theirs = ast_signature(gem_root, "gem/core.py", f"Env.{method}")
+            ours = inspect.signature(getattr(base, method))
+            if list(theirs.parameters) != list(ours.parameters):
+                raise TypeError(f"Env.{method}{theirs} vs the adapter's {method}{ours}")
+        _find(core, "Env")
+
+    # ROLL's env managers: every call they make on self.env, and every attribute they read from it.
+    def managers() -> None:
+        for rel in MANAGERS_SRC:
+            tree = _parse(roll_root, rel)
+            for method, npos, keywords, line in _calls_on(tree, "env"):
+                impl = getattr(base, method, None)
+                if impl is None:
+                    raise LookupError(f"{rel}:{line} calls self.env.{method}(), which the adapter does not define")
+                try:
+                    inspect.signature(impl).bind(object(), *([None] * npos), **{k: None for k in keywords})
+                except TypeError as exc:
+                    raise TypeError(f"{rel}:{line} calls self.env.{method}({', '.join(keywords)}): {exc}") from None
+            for attr, line in _attrs_on(tree, "env"):
+                if attr not in dir(base) and attr not in ("env_id", "entry_point"):
+                    probe = base.__new__(base)
+                    if attr not in vars(probe) and attr not in _instance_attributes():
+                        raise LookupError(f"{rel}:{line} reads self.env.{attr}, which the adapter does not define")
+
+    def traj_keys() -> None:
+        with open(os.path.join(roll_root, MANAGERS_SRC[0]), encoding="utf-8") as f:
+            traj = f.read()
+        with open(os.path.join(roll_root, MANAGERS_SRC[1]), encoding="utf-8") as f:
+            native = f.read()
+        # The info keys the adapter sets for the managers, and the metric names the filter reads.
+        for key, src, where in (
+            ("'env_instruction'", traj, "traj"),
+            ("'metrics_agg_mode'", traj, "traj"),
+            ('item.get("metrics", {})', traj, "traj"),
+            ('env_metric = {f"env/{rollout_cache.tag}/{k}": v', traj, "traj"),
+            ('info.get("tools", [])', native, "native"),
+            ('info.get("failure_mode"', native, "native"),
+            ("self.env.env_reset_failed", native, "native"),
+            ('rollout.meta_info["drop_flag"] = True', native, "native"),
+            ('env_metric = {f"env/{rollout_cache.tag}/{k}": v', native, "native"),
+        ):
+            if key not in src:
+                raise LookupError(f"{where} manager no longer has {key}")
+        # TrajEnvManager.__init__ builds the env this way (the adapter's constructor takes the env_config keys).
+        if 'gem.make(env_id=self.env_config["env_type"], **self.env_config[\'config\'])' not in traj:
+            raise LookupError("TrajEnvManager no longer builds its env with gem.make(env_id=..., **env_config['config'])")
+
+    def metrics_last() -> None:
+        sig = ast_signature(roll_root, "roll/utils/functionals.py", "aggregate_metrics")
+        sig.bind(history_metrics=[], metrics_agg_mode={})
+        with open(os.path.join(roll_root, "roll/utils/functionals.py"), encoding="utf-8") as f:
+            if 'elif mode == "last":' not in f.read():
+                raise LookupError('aggregate_metrics has no "last" mode')
+
+    def stop_reason() -> None:
+        const = _parse(roll_root, "roll/utils/constants.py")
+        node = _find(const, "EpisodeStopReason")
+        members = {t.id for s in node.body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)}  # type: ignore[attr-defined]
+        if "MAX_LENGTH" not in members:
+            raise LookupError("EpisodeStopReason.MAX_LENGTH")
+
+    def group_filter() -> None:
+        sched = _parse(roll_root, "roll/distributed/scheduler/rollout_scheduler.py")
+        calls = [n for n in ast.walk(sched) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "filter"
+                 and isinstance(n.func.value, ast.Attribute) and n.func.value.attr == "group_filter"]
+        if not calls:
+            raise LookupError("rollout_scheduler.py no longer calls self.group_filter.filter(...)")
+        for c in calls:
+            try:
+                inspect.signature(adapter.GroupFilter.filter).bind(object(), *([None] * len(c.args)), **{k.arg: None for k in c.keywords})
+            except TypeError as exc:
+                raise TypeError(f"rollout_scheduler.py:{c.lineno} calls group_filter.filter({ast.unparse(c)[ast.unparse(c).index('(') + 1:-1]}): {exc}") from None
+        made = [n for n in ast.walk(sched) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "group_filter_cls"]
+        if not made:
+            raise LookupError("rollout_scheduler.py no longer builds group_filter_cls(...)")
+        for c in made:
+            inspect.signature(adapter.GroupFilter).bind(*([None] * len(c.args)), **{k.arg: None for k in c.keywords})
+        if "group_filter_cls" not in dataclass_fields(roll_root, CONFIG_CLASSES, "EnvManagerConfig"):
+            raise LookupError("EnvManagerConfig.group_filter_cls")
+
+    for what, fn in (
+        ("gem.register", gem_register),
+        ("gem.envs.registration", gem_registry),
+        ("gem.core.Env", gem_env),
+        ("ROLL env managers -> self.env", managers),
+        ("ROLL env manager info keys", traj_keys),
+        ("roll.utils.functionals.aggregate_metrics", metrics_last),
+        ("roll.utils.constants.EpisodeStopReason", stop_reason),
+        ("ROLL group_filter_cls", group_filter),
+    ):
+        check(what, fn)
+    return problems
+
+
+def _instance_attributes() -> set:
+    """Attributes the adapter's constructor sets (read from its source)."""
+    import harness_gym.adapters.roll as adapter
+
+    tree = ast.parse(inspect.getsource(adapter._HarnessGymEnvBase.__init__).strip().replace("\n    ", "\n"))
+    return {t.attr for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AnnAssign))
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) for t in ([t] if not isinstance(t, ast.Tuple) else t.elts)
+            if isinstance(t, ast.Attribute)}
+
+
+class InterfaceAndConfigs(unittest.TestCase):
+    """Static checks: the adapter's use of ROLL/gem, and every shipped config, against the vendored source."""
+
+    def test_vendored_files_are_verbatim(self) -> None:
+        for folder in (VENDOR, GEM_SRC):
+            self.assertEqual(check_vendor.check_folder(folder), [], folder)
+        with open(os.path.join(VENDOR, "VENDOR.json")) as f:
+            self.assertEqual(json.load(f)["commit"], ROLL_COMMIT)
+        with open(os.path.join(GEM_SRC, "VENDOR.json")) as f:
+            self.assertEqual(json.load(f)["commit"], GEM_COMMIT)
+
+    def test_every_name_the_adapter_uses_exists_with_that_signature(self) -> None:
+        self.assertEqual(interface_problems(), [])
+
+    def test_a_moved_interface_fails_the_check(self) -> None:
+        """Scratch copies of the vendored trees with one interface changed each: the check must name it."""
+        edits = [
+            (VENDOR, MANAGERS_SRC[1], "**self.env.env_info", "**self.env.env_metadata", "env_metadata"),
+            (VENDOR, MANAGERS_SRC[0], "self.env.step(action=responses[0])", "self.env.step(act=responses[0])", "act"),
+            (VENDOR, "roll/distributed/scheduler/rollout_scheduler.py", "filter(group_id=self.group_id, episode_id=episode_id, group=group.rollouts)",
+             "filter(group_id=self.group_id, episode_id=episode_id, rollouts=group.rollouts)", "rollouts"),
+            (VENDOR, MANAGERS_SRC[0], "'env_instruction'", "'instruction'", "env_instruction"),
+            (GEM_SRC, "gem/envs/registration.py", "def register(env_id: str, entry_point", "def register(env_id: str, entry", "gem.register"),
+            (GEM_SRC, "gem/core.py", "def reset(self, seed: Optional[int] = None)", "def reset(self, seed: Optional[int] = None, options=None)", "reset"),
+        ]
+        for root, rel, old, new, word in edits:
+            with tempfile.TemporaryDirectory() as tmp:
+                copy_root = os.path.join(tmp, "tree")
+                shutil.copytree(root, copy_root)
+                path = os.path.join(copy_root, rel)
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                self.assertIn(old, text, rel)
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(text.replace(old, new))
+                roots = {"roll_root": copy_root} if root == VENDOR else {"gem_root": copy_root}
+                problems = interface_problems(**roots)
+                self.assertTrue(problems, f"{rel}: {old!r} -> {new!r} went unnoticed")
+                self.assertIn(word, "\n".join(problems))
+
+    def configs(self) -> List[Tuple[str, DictConfig]]:
+        out = [(os.path.basename(p), OmegaConf.load(p)) for p in sorted(os.path.join(EXAMPLES, n) for n in os.listdir(EXAMPLES) if n.endswith(".yaml"))]
+        with open(DOC, encoding="utf-8") as f:
+            doc = f.read()
+        blocks = [b.split("```", 1)[0] for b in doc.split("```yaml\n")[1:]]
+        self.assertTrue(blocks)
+        out += [(f"docs/training/roll.md block {i}", OmegaConf.create(b)) for i, b in enumerate(blocks)]
+        return out
+
+    def test_every_config_validates_against_rolls_dataclasses(self) -> None:
+        """Each config (examples and the doc), resolved as ROLL's start script resolves it
+        (OmegaConf.to_container(cfg, resolve=True), then dacite.from_dict(AgenticConfig), which ignores unknown
+        keys): every key is a field of the vendored AgenticConfig / EnvManagerConfig (with their bases), of a
+        type that fits, except the interpolation variables, which must be used as such; every custom_envs key
+        is one ROLL reads; ROLL's own make_env_configs accepts it; and the env_config keys bind to the adapter."""
+        import harness_gym.adapters.roll as adapter
+
+        agentic = dataclass_fields(VENDOR, CONFIG_CLASSES, "AgenticConfig")
+        manager = dataclass_fields(VENDOR, CONFIG_CLASSES, "EnvManagerConfig")
+        interpolation_only = {"max_actions_per_traj", "max_tokens_per_step"}
+        read_per_tag = {
+            "env_type": "roll/pipeline/agentic/agentic_config.py",
+            "env_config": "roll/pipeline/agentic/agentic_config.py",
+            "env_manager_cls": "roll/pipeline/agentic/agentic_config.py",
+            "max_steps": MANAGERS_SRC[0],
+            "max_tokens_per_step": MANAGERS_SRC[0],
+            "agent_system_template": MANAGERS_SRC[0],
+            "agent_template": MANAGERS_SRC[0],
+        }
+        types_ok = {"int": int, "str": str, "List[str]": list, "List[int]": list, "Optional[int]": (int, type(None)), "Dict[str, Any]": dict}
+        for name, cfg in self.configs():
+            raw = OmegaConf.to_yaml(cfg)
+            resolved = OmegaConf.to_container(cfg, resolve=True)
+            for key, value in resolved.items():
+                if key in interpolation_only:
+                    self.assertIn("${" + key + "}", raw, f"{name}: {key} is no AgenticConfig field and is not interpolated")
+                    continue
+                self.assertIn(key, agentic, f"{name}: {key} is not an AgenticConfig field")
+                if agentic[key] in types_ok:
+                    self.assertIsInstance(value, types_ok[agentic[key]], f"{name}: {key}")
+            for section in ("train_env_manager", "val_env_manager"):
+                for key, value in (resolved.get(section) or {}).items():
+                    self.assertIn(key, manager, f"{name}: {section}.{key} is not an EnvManagerConfig field")
+                    if manager[key] in types_ok:
+                        self.assertIsInstance(value, types_ok[manager[key]], f"{name}: {section}.{key}")
+                if section in resolved and "group_filter_cls" in resolved[section]:
+                    self.assertEqual(resolved[section]["group_filter_cls"], "harness_gym.adapters.roll.GroupFilter")
+            for tag, env in resolved["custom_envs"].items():
+                for key in env:
+                    self.assertIn(key, read_per_tag, f"{name}: custom_envs.{tag}.{key} is read nowhere in ROLL")
+                    with open(os.path.join(VENDOR, read_per_tag[key]), encoding="utf-8") as f:
+                        self.assertIn(key, f.read())
+                inspect.signature(adapter._HarnessGymEnvBase).bind(**env["env_config"])
+                self.assertLessEqual(env["env_config"].get("max_turns", 0), env["max_steps"], f"{name}: max_turns > max_steps")
+            if "train_env_manager" in resolved:
+                # AgenticConfig.__post_init__'s checks, and ROLL's make_env_configs itself.
+                train = resolved["train_env_manager"]
+                self.assertEqual(resolved.get("rollout_batch_size", 128) % train["group_size"], 0, name)  # 128: BaseConfig default
+                for section in ("train_env_manager", "val_env_manager"):
+                    if section in resolved:
+                        for tag in resolved[section]["tags"]:
+                            self.assertIn(tag, resolved["custom_envs"], f"{name}: {section} tag {tag}")
+                        configs, _ = roll_env_configs(cfg, section)
+                        self.assertEqual(len(configs), resolved[section]["num_env_groups"] * resolved[section]["group_size"])
+                        if "val_batch_size" in resolved and section == "val_env_manager":
+                            self.assertEqual(resolved["val_batch_size"] % len(configs), 0, name)
+
+
+class ImportWithoutGem(unittest.TestCase):
+    def test_import_without_gem(self) -> None:
+        saved = sys.modules.pop("harness_gym.adapters.roll", None)
+        try:
+            module = importlib.import_module("harness_gym.adapters.roll")
+            self.assertEqual(module.strip_end_markers("hi<|im_end|>\n"), "hi")
+            self.assertEqual(module.plain(OmegaConf.create({"a": [1, {"b": [2]}]})), {"a": [1, {"b": [2]}]})
+            if "gem" not in sys.modules:
+                with self.assertRaises(ImportError):
+                    module.HarnessGymEnv  # noqa: B018 - gem is needed only here
+        finally:
+            sys.modules.pop("harness_gym.adapters.roll", None)
+            if saved is not None:
+                sys.modules["harness_gym.adapters.roll"] = saved
 
 
 def replay(item: Dict[str, Any], actions: List[str]) -> Tuple[float, str]:
