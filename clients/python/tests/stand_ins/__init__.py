@@ -16,11 +16,6 @@ from typing import Dict, Iterator, List
 
 #: stand-in module -> the real module paths it answers for (every parent package is created empty).
 MODULE_PATHS: Dict[str, List[str]] = {
-    'verl': [
-        'verl.experimental.agent_loop',
-        'verl.experimental.agent_loop.agent_loop',
-        'verl.workers.rollout.replica',
-    ],
     'roll': [
         'gem',
         'gem.core',
