@@ -19,6 +19,7 @@ import {
 } from '../../recording/index.js';
 import { packageIdentity } from '../../protocol/package.js';
 import { startViewer } from '../../recording/index.js';
+import type { EpisodeReplay } from '../../recording/index.js';
 import { defaultRegistry, loadProfileFile, loadRewardSet } from '../../rewards/index.js';
 import type { RewardRegistry } from '../../rewards/index.js';
 import { harnessOption } from './harness.js';
@@ -74,7 +75,20 @@ export function registerRecordCommands(program: Command): void {
         }
         process.stdout.write(JSON.stringify(out, jsonReplacer) + '\n');
       } else {
-        for (const r of diverged) process.stdout.write(formatDivergence(r) + '\n');
+        // Episodes that could not be rebuilt for one reason (another harness, a module not given) say it
+        // once per file, not once per episode; other divergences are each their own story.
+        const refused = new Map<string, EpisodeReplay[]>();
+        for (const r of diverged) {
+          if (r.divergence?.kind === 'create') {
+            const key = `${r.file ?? path}\0${r.divergence.message}`;
+            refused.set(key, [...(refused.get(key) ?? []), r]);
+          } else process.stdout.write(formatDivergence(r) + '\n');
+        }
+        for (const group of refused.values()) {
+          const first = group[0];
+          const n = group.length;
+          process.stdout.write(`${first.file ?? path}: ${n} episode${n === 1 ? '' : 's'} (${first.episode_id}${n > 1 ? ', …' : ''}) not replayed: ${first.divergence?.message}\n`);
+        }
         process.stdout.write(`replayed ${summary.episodes} episodes: ${summary.identical} identical, ${summary.diverged} diverged\n`);
       }
       if (summary.diverged > 0) {

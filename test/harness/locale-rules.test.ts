@@ -45,7 +45,7 @@ function violationsOf(dir: string, locale: 'zh-CN' | 'en', reply: string): strin
   created.episode.reset();
   const r = created.episode.step({ text: reply });
   if (!r.ok) throw new Error(r.error.message);
-  return (r.info.hook_violations ?? []).map((v) => v.code);
+  return ((r.info as { hook_violations?: { code: string }[] }).hook_violations ?? []).map((v) => v.code);
 }
 
 describe('per-locale output rules', () => {
