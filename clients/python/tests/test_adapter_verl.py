@@ -537,41 +537,42 @@ def check_interfaces(vendor_root: str) -> List[str]:
     output = _top(al, "AgentLoopOutput")
     register = _top(al, "register")
     worker = _top(al, "AgentLoopWorker")
-    if not all(isinstance(n, (ast.ClassDef, ast.FunctionDef)) for n in (base, output, register, worker)):
-        return problems + ["agent_loop.py: AgentLoopBase / AgentLoopOutput / register / AgentLoopWorker missing"]
+    for name, node in (("AgentLoopBase", base), ("AgentLoopOutput", output), ("register", register), ("AgentLoopWorker", worker)):
+        if not isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+            problems.append(f"agent_loop.py: {name} missing")
     # 2. register(agent_name) -> decorator.
-    if [a.arg for a in register.args.args] != ["agent_name"]:
+    if isinstance(register, ast.FunctionDef) and [a.arg for a in register.args.args] != ["agent_name"]:
         problems.append("register: signature is not (agent_name)")
     # 3. AgentLoopOutput(...) as the adapter builds it: every keyword a field, every required field given.
-    fields = _fields(output)
+    fields = _fields(output) if isinstance(output, ast.ClassDef) else {}
     (build,) = _calls(adapter, "AgentLoopOutput")
     given = {k.arg for k in build.keywords}
-    problems += [f"AgentLoopOutput: no field {k}" for k in sorted(given - set(fields))]
-    problems += [f"AgentLoopOutput: required field {k} not given" for k, req in fields.items() if req and k not in given]
+    if fields:
+        problems += [f"AgentLoopOutput: no field {k}" for k in sorted(given - set(fields))]
+        problems += [f"AgentLoopOutput: required field {k} not given" for k, req in fields.items() if req and k not in given]
     metrics = _top(al, "AgentLoopMetrics")
-    for call in _calls(adapter, "AgentLoopOutput"):
-        for kw in call.keywords:
-            if kw.arg == "metrics" and isinstance(kw.value, ast.Dict) and isinstance(metrics, ast.ClassDef):
-                for key in kw.value.keys:
-                    if isinstance(key, ast.Constant) and key.value not in _fields(metrics):
-                        problems.append(f"AgentLoopMetrics: no field {key.value}")
+    for kw in build.keywords:
+        if kw.arg == "metrics" and isinstance(kw.value, ast.Dict) and isinstance(metrics, ast.ClassDef):
+            for key in kw.value.keys:
+                if isinstance(key, ast.Constant) and key.value not in _fields(metrics):
+                    problems.append(f"AgentLoopMetrics: no field {key.value}")
     # 4. AgentLoopBase: run(self, sampling_params, **kwargs) abstract; __init__ sets what the adapter reads.
-    run = _method(base, "run")
+    run = _method(base, "run") if isinstance(base, ast.ClassDef) else None
     if not isinstance(run, ast.AsyncFunctionDef) or [a.arg for a in run.args.args] != ["self", "sampling_params"] or run.args.kwarg is None:
         problems.append("AgentLoopBase.run: not async (self, sampling_params, **kwargs)")
-    init = _method(base, "__init__")
+    init = _method(base, "__init__") if isinstance(base, ast.ClassDef) else None
     set_attrs = {t.attr for n in ast.walk(init) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Attribute)} if init else set()
     for attr in ("config", "server_manager", "tokenizer", "apply_chat_template_kwargs"):
         if attr not in set_attrs:
             problems.append(f"AgentLoopBase.__init__: no longer sets self.{attr}")
     base_params = {a.arg for a in init.args.args + init.args.kwonlyargs} if init else set()
-    # 5. The worker instantiates the loop with keyword arguments the adapter's constructor accepts.
+    # 5. The worker instantiates the loop with keyword arguments the adapter's constructor (or the base's) names.
     ours = next(n for n in ast.walk(adapter) if isinstance(n, ast.ClassDef) and n.name == "HarnessGymAgentLoop")
     our_init = _method(ours, "__init__")
     our_params = {a.arg for a in our_init.args.args + our_init.args.kwonlyargs}
-    for call in _calls(worker, "instantiate"):
+    for call in _calls(worker, "instantiate") if worker is not None else []:
         for kw in call.keywords:
-            if kw.arg not in ("config",) and kw.arg not in our_params | base_params:
+            if kw.arg != "config" and kw.arg not in our_params | base_params:
                 problems.append(f"AgentLoopWorker passes {kw.arg}= the adapter does not know")
     # 6. server_manager.generate(request_id, *, prompt_ids, sampling_params, **kwargs) and TokenOutput's fields.
     ls = tree("verl.workers.rollout.llm_server")
