@@ -427,6 +427,23 @@ class VerlAdapterTest(unittest.TestCase):
                     self.assertIsNotNone(OmegaConf.select(config, key, default=None, throw_on_missing=False), key)
         with self.assertRaises(Exception):
             trainer_config(["actor_rollout_ref.rollout.agent.no_such_key=1"])
+        # Inline `key=value` settings in the doc's prose are verl keys too.
+        inline = re.findall(r"`((?:actor_rollout_ref|data|trainer|algorithm)\.[\w.]+=[^`\s]+)`", read(DOC))
+        self.assertIn("trainer.v1.sampler.sync_refill_failed_groups=True", inline)
+        trainer_config(inline)
+        # The make_dataset.py command lines (doc and script) through the script's own argument parser.
+        make_dataset = load_example("make_dataset")
+        lines = [line for line in (read(DOC) + read(os.path.join(EXAMPLES, "run_grpo.sh"))).splitlines() if line.strip().startswith("python3") and re.search(r"make_dataset\.py\"? --", line)]
+        self.assertEqual(len(lines), 4)
+        for n, line in enumerate(lines):
+            args = shlex.split(line.strip())
+            args = args[args.index(next(a for a in args if a.endswith("make_dataset.py"))) + 1:]
+            out = os.path.join(self.tmp, f"rows{n}.jsonl")
+            args[args.index("--out") + 1] = out
+            self.assertEqual(make_dataset.main(args), 0, line)
+            with open(out, encoding="utf-8") as f:
+                first = json.loads(f.readline())
+            self.assertEqual(first["agent_name"], "harness_gym")
         # The agent-loop YAML (example and doc) names only constructor arguments.
         with verl_stubs.loaded():
             import inspect
