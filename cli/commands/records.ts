@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { Option } from 'commander';
 import type { Command } from 'commander';
 import {
   formatDivergence,
@@ -19,11 +20,12 @@ import {
 } from '../../recording/index.js';
 import { packageIdentity } from '../../protocol/package.js';
 import { startViewer } from '../../recording/index.js';
-import type { EpisodeReplay } from '../../recording/index.js';
+import type { EpisodeRecordV1, EpisodeReplay } from '../../recording/index.js';
+import { INTENTS } from '../../protocol/domain.js';
 import { defaultRegistry, loadProfileFile, loadRewardSet } from '../../rewards/index.js';
 import type { RewardRegistry } from '../../rewards/index.js';
 import { harnessOption } from './harness.js';
-import { collect, intArg } from '../args.js';
+import { collect, intArg, listArg, numberArg } from '../args.js';
 import { CliError, EXIT, fileError, joinErrors, listenFailure } from '../errors.js';
 import { loadRecordInput, makeDirs } from '../files.js';
 
@@ -101,21 +103,30 @@ export function registerRecordCommands(program: Command): void {
 
   program
     .command('inspect')
-    .description('print recorded episodes as a person reads them (turns, tool calls, hooks, reward reasons)')
+    .description('print recorded episodes as a person reads them (turns, tool calls, hooks, reward reasons), after a summary of those chosen')
     .argument('<path>', 'a record file or a directory of them')
     .option('--episode <id>', 'only this episode id')
+    .addOption(new Option('--intent <list>', 'only these intents (comma-separated)').argParser(listArg('--intent', [...INTENTS])))
+    .option('--outcome <list>', 'only these outcomes (comma-separated, e.g. accepted,hook_blocked,max_turns)', (v: string) => v.split(',').map((x) => x.trim()).filter(Boolean))
+    .option('--min-reward <x>', 'only episodes whose reward is at least x', numberArg('--min-reward', 0, 1))
+    .option('--max-reward <x>', 'only episodes whose reward is at most x', numberArg('--max-reward', 0, 1))
+    .option('--variant <name>', 'only episodes of this variant label (identity, train, eval, spec, ...) or enabling this operator family')
+    .option('--reason <text>', 'only episodes with a reward reason or cap containing this text (case aside)')
+    .option('--summary', 'print only the summary of the chosen episodes')
     .option('--harness <dir>', 'the harness directory the records were made with (default: the embedded harness)')
-    .option('--json', 'print the episode views as JSON lines')
-    .action((path: string, opts: { episode?: string; harness?: string; json?: boolean }) => {
+    .option('--json', 'print the episode views as JSON lines (no summary)')
+    .action((path: string, opts: InspectOptions) => {
       const records = loadRecordInput(path);
       const base = harnessOption(opts.harness);
-      const chosen = records.filter((r) => opts.episode === undefined || r.record.episode_id === opts.episode);
+      const chosen = records.filter((r) => inspectMatches(r.record, opts));
       if (opts.episode !== undefined && chosen.length === 0) throw noEpisode(opts.episode, path);
+      if (!opts.json) process.stdout.write(inspectSummary(chosen.map((r) => r.record), records.length) + '\n');
+      if (opts.summary) return;
       for (const r of chosen) {
         // The reader went away (`| head`): stop rendering; main.ts ends quietly on the EPIPE.
         if (process.stdout.destroyed) return;
         const view = inspectRecord(r.record, base);
-        process.stdout.write(opts.json ? JSON.stringify(view) + '\n' : formatEpisodeView(view) + '\n');
+        process.stdout.write(opts.json ? JSON.stringify(view) + '\n' : '\n' + formatEpisodeView(view) + '\n');
       }
     });
 
@@ -180,4 +191,61 @@ export function registerRecordCommands(program: Command): void {
       process.on('SIGTERM', stop);
       process.on('SIGINT', stop);
     });
+}
+
+/** `inspect`'s options. */
+interface InspectOptions {
+  episode?: string;
+  intent?: string[];
+  outcome?: string[];
+  minReward?: number;
+  maxReward?: number;
+  variant?: string;
+  reason?: string;
+  summary?: boolean;
+  harness?: string;
+  json?: boolean;
+}
+
+/** Whether a record passes every filter given. */
+function inspectMatches(rec: EpisodeRecordV1, o: InspectOptions): boolean {
+  const s = rec.summary;
+  if (o.episode !== undefined && rec.episode_id !== o.episode) return false;
+  if (o.intent !== undefined && !o.intent.includes(s.intent)) return false;
+  if (o.outcome !== undefined && !o.outcome.includes(s.outcome)) return false;
+  if (o.minReward !== undefined && s.reward < o.minReward) return false;
+  if (o.maxReward !== undefined && s.reward > o.maxReward) return false;
+  if (o.variant !== undefined && s.variant_label !== o.variant && !s.variant_families.includes(o.variant)) return false;
+  if (o.reason !== undefined) {
+    const needle = o.reason.toLowerCase();
+    const texts = [...Object.values(rec.reward.details).flatMap((d) => d.reasons), ...(rec.reward.caps ?? [])];
+    if (!texts.some((t) => t.toLowerCase().includes(needle))) return false;
+  }
+  return true;
+}
+
+/** Counts of a field's values, most frequent first (ties by name): `accepted 10, refused 2`. */
+function tally(values: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+}
+
+/** The summary header of `inspect`: how many episodes were chosen, their rewards, outcomes and intents. */
+function inspectSummary(chosen: readonly EpisodeRecordV1[], total: number): string {
+  const of = chosen.length === total ? `${total} episode${total === 1 ? '' : 's'}` : `${chosen.length} of ${total} episodes`;
+  if (chosen.length === 0) return `${of} (no episode matches the filters)`;
+  const rewards = chosen.map((r) => r.summary.reward).sort((a, b) => a - b);
+  const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
+  const median = rewards[Math.floor((rewards.length - 1) / 2)];
+  const capped = chosen.filter((r) => (r.reward.caps ?? []).length > 0).length;
+  return [
+    `${of}: reward mean ${mean.toFixed(4)}, median ${median.toFixed(4)}, min ${rewards[0].toFixed(4)}, max ${rewards[rewards.length - 1].toFixed(4)}${capped > 0 ? `; ${capped} capped by a gate` : ''}`,
+    `  outcomes: ${tally(chosen.map((r) => r.summary.outcome))}`,
+    `  intents:  ${tally(chosen.map((r) => r.summary.intent))}`,
+    `  variants: ${tally(chosen.map((r) => r.summary.variant_label))}`,
+  ].join('\n');
 }

@@ -185,7 +185,7 @@ describe('variants and inspect name both splits', () => {
     expect([z.task_split, z.rows[0].locale, z.rows[0].variant, z.rows[0].part]).toEqual(['all', 'en', 'train', 'system']);
     const inspect = await cli(['inspect', dir]);
     expect(inspect.status).toBe(0);
-    expect(inspect.stdout.split('\n')[0]).toMatch(/^=== episode eval-3 {2}seed 3 {2}task gen-eval-zh-CN-3-\w+ {2}intent \w+ {2}locale zh-CN {2}task split eval {2}variant split eval$/);
+    expect(inspect.stdout.split('\n').find((l) => l.startsWith('=== episode'))).toMatch(/^=== episode eval-3 {2}seed 3 {2}task gen-eval-zh-CN-3-\w+ {2}intent \w+ {2}locale zh-CN {2}task split eval {2}variant split eval$/);
   }, 60_000);
 });
 
