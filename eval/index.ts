@@ -19,5 +19,5 @@ export { runConsistency, formatConsistency, taskContradictions, worldContradicti
 export type { ConsistencyReport, ConsistencyOptions, Contradiction, ContradictionCode, WorldSeams } from './consistency.js';
 export { measureMix, formatMix } from './mix.js';
 export type { MixOptions, MixCell, MixColumn, MixReport } from './mix.js';
-export { PolicyEndpoint, EndpointError, buildPolicyEndpoint, startPolicyEndpoint, parseChatRequest, tokenize, toolErrorsOf, conversationSeed, ENDPOINT_POLICIES, ORACLE_ACTION_FIELD, MAX_CHOICES } from './policy-endpoint.js';
-export type { PolicyEndpointOptions, RunningPolicyEndpoint, ChatCompletion, TokenLogprob } from './policy-endpoint.js';
+export { PolicyEndpoint, EndpointError, buildPolicyEndpoint, toChunks, startPolicyEndpoint, parseChatRequest, tokenize, toolErrorsOf, conversationSeed, ENDPOINT_POLICIES, ORACLE_ACTION_FIELD, MAX_CHOICES } from './policy-endpoint.js';
+export type { PolicyEndpointOptions, RunningPolicyEndpoint, ChatCompletion, ChatCompletionChunk, TokenLogprob } from './policy-endpoint.js';

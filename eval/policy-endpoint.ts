@@ -33,7 +33,8 @@
  * the messages' contents and tool calls so (the tool list is not counted).
  *
  * Ignored: `temperature`, `top_p`, `tool_choice`, `max_tokens` and the other sampling fields (the
- * policies decide alone). `stream: true` is refused (400): streaming is not implemented.
+ * policies decide alone). `stream: true` answers the same completion as OpenAI's server-sent chunks
+ * (`toChunks`), all at once since nothing is generated incrementally.
  */
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
@@ -142,6 +143,9 @@ interface ChatRequest {
   logprobs: boolean;
   topLogprobs: number;
   oracleAction: unknown;
+  stream: boolean;
+  /** `stream_options.include_usage`. */
+  includeUsage: boolean;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -215,7 +219,13 @@ function headerValue(h: string | string[] | undefined): string | undefined {
 export function parseChatRequest(body: unknown, headers: Record<string, string | string[] | undefined> = {}): ChatRequest {
   if (!isObject(body)) throw bad('the body must be a JSON object');
   if (typeof body.model !== 'string' || body.model === '') throw bad('model must be a non-empty string', 'model');
-  if (body.stream === true) throw bad('stream: true is not supported by harness-gym policy; send stream: false (or leave it out)', 'stream', 'unsupported_value');
+  const stream = body.stream ?? false;
+  if (typeof stream !== 'boolean') throw bad('stream must be a boolean', 'stream');
+  const so = body.stream_options;
+  if (so !== undefined && so !== null && !(isObject(so) && (so.include_usage === undefined || typeof so.include_usage === 'boolean'))) {
+    throw bad('stream_options must be {"include_usage": true|false}', 'stream_options');
+  }
+  const includeUsage = isObject(so) && so.include_usage === true;
   const messages = parseMessages(body.messages);
   const tools = parseTools(body.tools);
   const n = body.n ?? 1;
@@ -234,7 +244,7 @@ export function parseChatRequest(body: unknown, headers: Record<string, string |
       throw bad(`the ${ORACLE_ACTION_HEADER} header must be URI-encoded JSON (an environment action)`, ORACLE_ACTION_HEADER);
     }
   }
-  return { model: body.model, messages, tools, n: n as number, logprobs, topLogprobs: top as number, oracleAction };
+  return { model: body.model, messages, tools, n: n as number, logprobs, topLogprobs: top as number, oracleAction, stream, includeUsage };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -401,6 +411,53 @@ function promptTokens(messages: readonly ChatMessage[]): number {
   return n;
 }
 
+/** One streamed chunk (`chat.completion.chunk`). */
+export interface ChatCompletionChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: { index: number; delta: Record<string, unknown>; logprobs: { content: TokenLogprob[]; refusal: null } | null; finish_reason: string | null }[];
+  usage?: ChatCompletion['usage'] | null;
+}
+
+/**
+ * A completion as OpenAI streams it: per choice, a first chunk with the role, then one chunk per content
+ * token (with its logprob when asked) or, for tool calls, one chunk naming each call and one with its
+ * arguments, then a chunk with the finish reason; with `include_usage` every chunk has `usage: null` and a
+ * last chunk without choices carries the usage. Then `data: [DONE]`.
+ */
+export function toChunks(c: ChatCompletion, includeUsage: boolean): ChatCompletionChunk[] {
+  const chunks: ChatCompletionChunk[] = [];
+  const chunk = (choices: ChatCompletionChunk['choices']): void => {
+    chunks.push({ id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices, ...(includeUsage ? { usage: null } : {}) });
+  };
+  for (const choice of c.choices) {
+    const { index, message } = choice;
+    const lp = (content: TokenLogprob[]): ChatCompletionChunk['choices'][number]['logprobs'] => (choice.logprobs ? { content, refusal: null } : null);
+    chunk([{ index, delta: { role: 'assistant', content: message.tool_calls ? null : '' }, logprobs: null, finish_reason: null }]);
+    if (message.reasoning_content !== undefined) chunk([{ index, delta: { reasoning_content: message.reasoning_content }, logprobs: null, finish_reason: null }]);
+    if (message.tool_calls) {
+      message.tool_calls.forEach((call, i) => {
+        chunk([{ index, delta: { tool_calls: [{ index: i, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, logprobs: null, finish_reason: null }]);
+        chunk([{ index, delta: { tool_calls: [{ index: i, function: { arguments: call.function.arguments } }] }, logprobs: null, finish_reason: null }]);
+      });
+      // The tokens of a tool-call reply (its calls as JSON lines) come with the last chunk, when asked.
+      if (choice.logprobs) chunk([{ index, delta: {}, logprobs: lp(choice.logprobs.content), finish_reason: null }]);
+    } else {
+      const tokens = tokenize(message.content ?? '');
+      tokens.forEach((t, i) => chunk([{ index, delta: { content: t }, logprobs: lp(choice.logprobs ? [choice.logprobs.content[i]] : []), finish_reason: null }]));
+    }
+    chunk([{ index, delta: {}, logprobs: null, finish_reason: choice.finish_reason }]);
+  }
+  if (includeUsage) chunks.push({ id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices: [], usage: c.usage });
+  return chunks;
+}
+
+function toEvents(c: ChatCompletion, includeUsage: boolean): string {
+  return toChunks(c, includeUsage).map((k) => `data: ${JSON.stringify(k)}\n\n`).join('') + 'data: [DONE]\n\n';
+}
+
 /** The endpoint's answer to a chat-completions request: a function of the options and the request. */
 export class PolicyEndpoint {
   readonly options: PolicyEndpointOptions;
@@ -416,7 +473,22 @@ export class PolicyEndpoint {
 
   /** Answer a request (body and headers); throws `EndpointError` for a request it refuses. */
   complete(body: unknown, headers: Record<string, string | string[] | undefined> = {}): ChatCompletion {
+    return this.answer(parseChatRequest(body, headers));
+  }
+
+  /**
+   * Answer a request as OpenAI does: a chat completion, or with `stream: true` the server-sent events of
+   * its chunks (`data: {chunk}` lines, then `data: [DONE]`).
+   */
+  respond(body: unknown, headers: Record<string, string | string[] | undefined> = {}): { stream: false; completion: ChatCompletion } | { stream: true; events: string } {
     const req = parseChatRequest(body, headers);
+    const completion = this.answer(req);
+    if (!req.stream) return { stream: false, completion };
+    return { stream: true, events: toEvents(completion, req.includeUsage) };
+  }
+
+  /** Answer a checked request. */
+  answer(req: ChatRequest): ChatCompletion {
     const name = this.options.policy;
     if (req.model !== this.options.model) {
       throw new EndpointError(404, `The model \`${req.model}\` does not exist: this endpoint serves \`${this.options.model}\` (harness-gym policy ${name})`, 'model', 'model_not_found');
@@ -502,7 +574,11 @@ export function buildPolicyEndpoint(options: PolicyEndpointOptions): FastifyInst
     if (req.params.id === options.model) return model;
     return reply.code(404).send(errorReply(404, `The model \`${req.params.id}\` does not exist: this endpoint serves \`${options.model}\``, 'invalid_request_error', 'model_not_found'));
   });
-  app.post('/v1/chat/completions', async (req) => endpoint.complete(req.body, req.headers));
+  app.post('/v1/chat/completions', async (req, reply) => {
+    const r = endpoint.respond(req.body, req.headers);
+    if (!r.stream) return r.completion;
+    return reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache').send(r.events);
+  });
   return app;
 }
 

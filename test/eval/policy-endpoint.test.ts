@@ -1,6 +1,6 @@
 /**
  * The `harness-gym policy` endpoint (eval/policy-endpoint.ts) answered directly (fastify's inject, no
- * socket), whole replies compared: a tool-call reply, a text reply, the logprobs' shape, n > 1, /v1/models,
+ * socket), whole replies compared: a tool-call reply, a text reply, the logprobs' shape, n > 1, streamed chunks, /v1/models,
  * /healthz, and the error JSON of bad requests (OpenAI's shape, never a stack). And the replay: played
  * through the endpoint, a policy that reads the conversation acts turn for turn as it acts in-process, with
  * injected faults (failed calls read off the tool results).
@@ -91,6 +91,60 @@ describe('harness-gym policy: the endpoint', () => {
     expect((r.json as { choices: { logprobs: unknown }[] }).choices[0].logprobs).toEqual({ content: [{ token: 'ok', logprob: 0, bytes: [111, 107], top_logprobs: [] }], refusal: null });
   });
 
+  it('stream: true answers OpenAI\'s server-sent chunks, whole; reassembled they are the completion', async () => {
+    const sse = async (body: unknown): Promise<{ type: string; data: unknown[] }> => {
+      const r = await oracle.inject({ method: 'POST', url: '/v1/chat/completions', payload: body as object });
+      expect(r.statusCode).toBe(200);
+      const events = r.body.split('\n\n').filter((e) => e !== '');
+      expect(events.at(-1)).toBe('data: [DONE]');
+      return { type: String(r.headers['content-type']), data: events.slice(0, -1).map((e) => JSON.parse(e.replace(/^data: /, '')) as unknown) };
+    };
+    const text = await sse({
+      model: 'hg-oracle',
+      messages: [USER],
+      stream: true,
+      stream_options: { include_usage: true },
+      logprobs: true,
+      harness_gym_oracle_action: { message: { role: 'assistant', content: 'hi there' } },
+    });
+    const head = { object: 'chat.completion.chunk', created: 1_700_000_000, model: 'hg-oracle' };
+    const id = (text.data[0] as { id: string }).id;
+    const tok = (token: string) => ({ content: [{ token, logprob: 0, bytes: [...Buffer.from(token, 'utf8')], top_logprobs: [] }], refusal: null });
+    expect(text).toEqual({
+      type: 'text/event-stream; charset=utf-8',
+      data: [
+        { id, ...head, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], usage: null },
+        { id, ...head, choices: [{ index: 0, delta: { content: 'hi ' }, logprobs: tok('hi '), finish_reason: null }], usage: null },
+        { id, ...head, choices: [{ index: 0, delta: { content: 'there' }, logprobs: tok('there'), finish_reason: null }], usage: null },
+        { id, ...head, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], usage: null },
+        { id, ...head, choices: [], usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 } },
+      ],
+    });
+    // A tool-call reply, n = 2: the deltas of each choice put back together are its message.
+    const action = { message: { role: 'assistant', content: null, tool_calls: [CALL, { ...CALL, id: 'call_1_1' }] } };
+    const calls = await sse({ model: 'hg-oracle', messages: [USER], stream: true, n: 2, harness_gym_oracle_action: action });
+    const whole = await post(oracle, { model: 'hg-oracle', messages: [USER], n: 2, harness_gym_oracle_action: action });
+    const rebuilt = [0, 1].map((index) => {
+      const msg: { role?: string; content: string | null; tool_calls: { id?: string; type?: string; function: { name: string; arguments: string } }[] } = { content: null, tool_calls: [] };
+      let finish: unknown = null;
+      for (const k of calls.data as { choices: { index: number; delta: Record<string, unknown>; finish_reason: unknown }[] }[]) {
+        for (const c of k.choices.filter((c) => c.index === index)) {
+          if (c.delta.role) msg.role = c.delta.role as string;
+          for (const t of (c.delta.tool_calls ?? []) as { index: number; id?: string; type?: string; function: { name?: string; arguments: string } }[]) {
+            const slot = (msg.tool_calls[t.index] ??= { function: { name: '', arguments: '' } });
+            if (t.id) slot.id = t.id;
+            if (t.type) slot.type = t.type;
+            if (t.function.name) slot.function.name = t.function.name;
+            slot.function.arguments += t.function.arguments;
+          }
+          if (c.finish_reason) finish = c.finish_reason;
+        }
+      }
+      return { index, message: msg, logprobs: null, finish_reason: finish };
+    });
+    expect(rebuilt).toEqual((whole.json as { choices: unknown[] }).choices);
+  });
+
   it('/v1/models, /v1/models/:id and /healthz, whole', async () => {
     const models = await oracle.inject({ method: 'GET', url: '/v1/models' });
     expect({ status: models.statusCode, json: models.json() }).toEqual({
@@ -109,9 +163,7 @@ describe('harness-gym policy: the endpoint', () => {
       json: { error: { message, type, param, code } },
     });
     const ok = { model: 'hg-oracle', messages: [USER], harness_gym_oracle_action: { text: 'hi' } };
-    expect(await post(oracle, { ...ok, stream: true })).toEqual(
-      err(400, 'stream: true is not supported by harness-gym policy; send stream: false (or leave it out)', 'stream', 'unsupported_value'),
-    );
+    expect(await post(oracle, { ...ok, stream: 'yes' })).toEqual(err(400, 'stream must be a boolean', 'stream'));
     expect(await post(oracle, { ...ok, n: 0 })).toEqual(err(400, 'n must be an integer in [1, 128], got 0', 'n'));
     expect(await post(oracle, { ...ok, messages: [] })).toEqual(err(400, 'messages must be a non-empty array', 'messages'));
     expect(await post(oracle, { ...ok, messages: [{ role: 'robot', content: 'x' }] })).toEqual(
