@@ -26,6 +26,7 @@ import { addTaskOptions, checkTaskFlags } from '../task-args.js';
 import { EnvError } from '../../protocol/errors.js';
 import type { TaskFlags } from '../task-args.js';
 import { registerMixCommand } from './mix.js';
+import { isProfileFile, profileFromFile, profilesWith, registryFor } from '../reward-args.js';
 
 interface EvalFlags extends VariantFlags, TaskFlags {
   policy: string;
@@ -42,6 +43,8 @@ interface EvalFlags extends VariantFlags, TaskFlags {
   recordSample?: number;
   harness?: string;
   tasks?: string[];
+  rewards?: string;
+  rewardModules?: string[];
 }
 
 /** Register `eval` and `task` on the program. */
@@ -71,6 +74,11 @@ export function registerLocalCommands(program: Command): void {
     .option('--record-sample <rate>', 'fraction in [0, 1] of episodes recorded, decided from each seed (default 1)', rateArg('--record-sample'))
     .option('--harness <dir>', "a harness directory to play in (default: the embedded harness); with --url, the server's")
     .option('--tasks <file>', "task file, JSONL (repeatable; default: generated tasks); with --url, the server's", collect)
+    .option(
+      '--rewards <file|name>',
+      "score with this reward profile: a profile file (JSON or YAML), or a profile's name (in-process: default; with --url: one the server loaded, welcome.reward_profiles)",
+    )
+    .option('--reward-modules <dir>', 'directory of custom reward modules the profile uses (repeatable)', collect)
     .action(async (opts: EvalFlags) => {
       if (!POLICIES.has(opts.policy)) throw usageError(`unknown policy ${opts.policy}`);
       const { variant } = resolveVariantFlags(opts, 'identity');
@@ -79,7 +87,19 @@ export function registerLocalCommands(program: Command): void {
       if (opts.token !== undefined && opts.url === undefined) throw usageError('--token needs --url (the in-process eval has no server)');
       if (opts.record !== undefined) writableDir(opts.record, '--record');
       const { harness } = harnessOption(opts.harness);
-      const config = { ...(harness ? { harness } : {}), ...tasksOption(opts.tasks, harness ?? embeddedHarness()) };
+      // A profile file is scored in-process (and by the twin of a remote eval, whose server must have loaded
+      // the same profile); a name is one the scorer already has.
+      const registry = await registryFor(opts.rewardModules ?? []);
+      const fromFile = opts.rewards !== undefined && isProfileFile(opts.rewards) ? profileFromFile(opts.rewards, registry) : undefined;
+      const profileName = fromFile?.name ?? opts.rewards;
+      if (opts.rewards !== undefined && fromFile === undefined && opts.url === undefined && opts.rewards !== 'default') {
+        throw usageError(`--rewards ${opts.rewards}: no such profile in-process (only "default"); give a profile file (JSON or YAML)`);
+      }
+      const config = {
+        ...(harness ? { harness } : {}),
+        ...tasksOption(opts.tasks, harness ?? embeddedHarness()),
+        ...(opts.rewardModules !== undefined || fromFile !== undefined ? { registry, profiles: profilesWith(fromFile) } : {}),
+      };
       // A split the task files have no task of, or a mix of intents none served, fails here (exit 2).
       checkTaskFlags(config, opts, [opts.locale]);
       // The memorizer plays the harness it is run in, as if fine-tuned on it.
@@ -95,6 +115,7 @@ export function registerLocalCommands(program: Command): void {
         intent: opts.intent,
         taskSplit: opts.taskSplit,
         ...(opts.mix !== undefined ? { mix: opts.mix.mix } : {}),
+        ...(profileName !== undefined ? { rewards: profileName } : {}),
         faults: opts.faults,
       };
       // Records are written in episode order, in-process or remote (cli/record-order.ts).

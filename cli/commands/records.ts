@@ -22,23 +22,12 @@ import { packageIdentity } from '../../protocol/package.js';
 import { startViewer } from '../../recording/index.js';
 import type { EpisodeRecordV1, EpisodeReplay } from '../../recording/index.js';
 import { INTENTS } from '../../protocol/domain.js';
-import { defaultRegistry, loadProfileFile, loadRewardSet } from '../../rewards/index.js';
-import type { RewardRegistry } from '../../rewards/index.js';
 import { harnessOption } from './harness.js';
+import { profileFromFile, registryFor } from '../reward-args.js';
 import { collect, intArg, listArg, numberArg } from '../args.js';
-import { CliError, EXIT, fileError, joinErrors, listenFailure } from '../errors.js';
+import { CliError, EXIT, fileError, listenFailure } from '../errors.js';
 import { loadRecordInput, makeDirs } from '../files.js';
 
-/**
- * The reward registry to score with: the built-in modules plus custom modules from `--reward-modules`
- * directories (records scored by custom modules replay and rescore only with them).
- */
-async function registryFor(dirs: string[]): Promise<RewardRegistry> {
-  if (dirs.length === 0) return defaultRegistry();
-  const loaded = await loadRewardSet({ profiles: [], module_dirs: dirs });
-  if (loaded.ok) return loaded.set.registry;
-  throw fileError(`invalid reward modules: ${joinErrors(loaded.errors)}`);
-}
 
 /** JSON that shows byte strings by length (a diff may hold raw bytes). */
 function jsonReplacer(_k: string, v: unknown): unknown {
@@ -141,13 +130,8 @@ export function registerRecordCommands(program: Command): void {
     .action(async (path: string, opts: { rewards: string; rewardModules: string[]; json?: boolean; out?: string }) => {
       const records = loadRecordInput(path);
       const registry = await registryFor(opts.rewardModules);
-      const profile = loadProfileFile(opts.rewards, registry);
-      if (!profile.ok) {
-        // The loader names the file in each error; the line names it once.
-        const errors = profile.errors.map((e) => (e.startsWith(`${opts.rewards}: `) ? e.slice(opts.rewards.length + 2) : e));
-        throw fileError(`--rewards ${opts.rewards}: ${joinErrors(errors)}`);
-      }
-      const { report, records: rescored } = rescore(records, profile.profile, registry);
+      const profile = profileFromFile(opts.rewards, registry);
+      const { report, records: rescored } = rescore(records, profile, registry);
       if (opts.out !== undefined) {
         const header = {
           type: 'header',
