@@ -9,7 +9,6 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { LOCALES } from '../../protocol/domain.js';
 import type { Locale } from '../../protocol/domain.js';
@@ -87,6 +86,7 @@ interface RolloutFlags extends VariantFlags, TaskFlags {
   temperature?: number;
   maxTokens?: number;
   oracleHints?: boolean;
+  rewards?: string;
 }
 
 /** A mix from the shares a welcome names (undefined: the production mix, or a server too old to say). */
@@ -138,8 +138,10 @@ export function registerRolloutCommand(program: Command): void {
     .option('--backoff <ms>', 'first retry delay (doubles per retry)', intArg('--backoff', 0, 600_000), 500)
     .option('--temperature <t>', 'sampling temperature in [0, 2] sent to the endpoint', numberArg('--temperature', 0, 2))
     .option('--max-tokens <n>', 'max_tokens sent to the endpoint', intArg('--max-tokens', 1, 1_000_000))
-    // Test hook only: forwards info.oracle_action to a fake endpoint (see client/rollout.ts).
-    .addOption(new Option('--oracle-hints').hideHelp())
+    .option('--rewards <name>', "score with this reward profile of the server (one of welcome.reward_profiles; default: the server's)")
+    // Forwards info.oracle_action to the endpoint (client/rollout.ts): for `harness-gym policy --policy
+    // oracle` and tests, against a server started with --allow-oracle-hints.
+    .option('--oracle-hints', 'send each step\'s oracle action to the endpoint (x-harness-gym-oracle-action), for harness-gym policy --policy oracle; needs a server started with --allow-oracle-hints')
     .action(async (f: RolloutFlags) => {
       const { variant } = resolveVariantFlags(f, 'identity');
       // --record and --harness are checked before the run, not after it.
@@ -170,11 +172,15 @@ export function registerRolloutCommand(program: Command): void {
       }
       const bar = process.stderr.isTTY
         ? new cliProgress.SingleBar(
-            { stream: process.stderr, format: 'rollout [{bar}] {value}/{total} episodes | {failed} failed | eta {eta}s' },
+            { stream: process.stderr, format: 'rollout [{bar}] {value}/{total} episodes | reward {mean} | {failed} failed | {rate} ep/s | eta {eta}s' },
             cliProgress.Presets.shades_classic,
           )
         : null;
       let failed = 0;
+      // The running mean reward of the episodes that completed (failed ones are not scored).
+      let scored = 0;
+      let rewardSum = 0;
+      const started = performance.now();
       const sampling: Record<string, unknown> = {};
       if (f.temperature !== undefined) sampling.temperature = f.temperature;
       if (f.maxTokens !== undefined) sampling.max_tokens = f.maxTokens;
@@ -201,16 +207,23 @@ export function registerRolloutCommand(program: Command): void {
           },
           ...(f.locale ? { locale: f.locale } : {}),
           ...(f.parser ? { parser: f.parser } : {}),
-          ...(f.faults !== undefined ? { options: { faults: f.faults } } : {}),
+          ...(f.faults !== undefined || f.rewards !== undefined
+            ? { options: { ...(f.faults !== undefined ? { faults: f.faults } : {}), ...(f.rewards !== undefined ? { rewards: f.rewards } : {}) } }
+            : {}),
           oracleHints: f.oracleHints === true,
           timeoutMs: f.timeout,
           retries: f.retries,
           backoffMs: f.backoff,
           sampling,
           onEpisode: (done, _total, r) => {
-            if (done === 1) bar?.start(f.episodes, 0, { failed });
+            if (done === 1) bar?.start(f.episodes, 0, { failed, mean: '-', rate: '-' });
             if (r.failed !== undefined) failed++;
-            bar?.update(done, { failed });
+            else {
+              scored++;
+              rewardSum += r.reward;
+            }
+            const secs = (performance.now() - started) / 1000;
+            bar?.update(done, { failed, mean: scored > 0 ? (rewardSum / scored).toFixed(3) : '-', rate: secs > 0 ? (done / secs).toFixed(1) : '-' });
           },
         });
       } catch (e) {

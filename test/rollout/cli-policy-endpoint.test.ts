@@ -102,6 +102,19 @@ describe('harness-gym policy with harness-gym rollout (real sockets, child proce
     expect(await stop(serve)).toBe(0);
   }, 120_000);
 
+  it('rollout --rewards scores with a profile the server loaded; an unknown one fails the run', async () => {
+    const { ws, base, serve, endpoint } = await servers('memorizer', ['--rewards-profile', 'examples/rewards/tool-use.yaml']);
+    const r = await cli(['rollout', '--url', ws, '--base-url', base, '--model', 'memorizer', '--episodes', '8', '--rewards', 'tool_use', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout) as { completed: number; components: Record<string, number> };
+    expect(s.completed).toBe(8);
+    expect(Object.keys(s.components).sort()).toEqual(['skill_selection', 'tool_rationality']);
+    const bad = await cli(['rollout', '--url', ws, '--base-url', base, '--model', 'memorizer', '--episodes', '2', '--rewards', 'nope', '--json']);
+    expect(expectFailure(bad, 5, 'rollout')).toContain('every episode failed (2 of 2)');
+    expect(await stop(endpoint)).toBe(0);
+    expect(await stop(serve)).toBe(0);
+  }, 120_000);
+
   it('fails as every command does: an unknown policy (2), a port in use (3)', async () => {
     const unknown = await cli(['policy', '--policy', 'oracel', '--port', '0']);
     expect(expectFailure(unknown, 2, 'policy')).toMatch(/--policy must be one of oracle, memorizer, random, .* got "oracel" \(did you mean oracle\?\)$/);
