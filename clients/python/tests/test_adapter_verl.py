@@ -350,7 +350,10 @@ class VerlAdapterTest(unittest.TestCase):
                 prompt.pop("prompt")
                 await worker._run_prompt(prompt, sampling, trajectory={"step": 3, "sample_index": 1, "rollout_n": 0, "validate": False})
 
-            support.run(main())
+            with self.assertLogs("verl.trainer.ppo.v1.agent_loop_tq", level="ERROR") as logs:  # verl logs the failed session
+                support.run(main())
+            self.assertEqual(len(logs.records), 1)
+            self.assertIn("EpisodeFailed", "\n".join(logs.output))
             tq = verl.tq
             self.assertEqual(tq.tags["train/uid-0"]["status"], "failure")
             self.assertEqual(tq.tags["train/uid-1"]["status"], "finished")
