@@ -215,8 +215,8 @@ def vendored_openrlhf() -> Iterator[SimpleNamespace]:
     }
     stubs["ray"].util = module("ray.util")
     stubs["ray.util"] = stubs["ray"].util
+    ho = importlib.import_module("harness_gym.adapters.openrlhf")  # kept across tests; its classes are rebuilt
     before = dict(sys.modules)
-    from harness_gym.adapters import openrlhf as ho
 
     ho._CLASSES = None  # built against these vendored classes
     sys.modules.update(stubs)
@@ -230,10 +230,14 @@ def vendored_openrlhf() -> Iterator[SimpleNamespace]:
         )
     finally:
         ho._CLASSES = None
+        # Only what this installed: the stubs and the vendored openrlhf modules.
+        ours = set(stubs)
         for name in list(sys.modules):
-            if name not in before:
+            if name not in before and (name in ours or name.split(".")[0] in ("openrlhf", "torch", "ray", "vllm")):
                 del sys.modules[name]
-        sys.modules.update(before)
+        for name in ours:
+            if name in before:
+                sys.modules[name] = before[name]
         ray.close()
 
 
