@@ -19,6 +19,8 @@ import type { EpisodeRecord } from './evaluate.js';
 
 /** What to audit. */
 export interface AuditOptions {
+  /** Called after each episode (a progress bar): episodes done, the total, and the episode's reward. */
+  onProgress?: (done: number, total: number, reward: number) => void;
   /** The environment config (reward registry and profiles, task source); default: the embedded one. */
   config?: Partial<EnvConfig>;
   /** Profile name (`options.rewards`); default: the config's default profile. */
@@ -132,6 +134,8 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
   const profile = opts.rewards ?? config.defaults.rewards;
   const taskSplit = opts.taskSplit ?? 'train';
 
+  const total = presets.length * (2 + names.length) * episodes;
+  let done = 0;
   const play = (policy: Policy, preset: string): EpisodeRecord[] => {
     const out: EpisodeRecord[] = [];
     for (let i = 0; i < episodes; i++) {
@@ -143,6 +147,7 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
           s,
         ),
       );
+      opts.onProgress?.(++done, total, (out[out.length - 1] as EpisodeRecord).reward);
     }
     return out;
   };

@@ -35,6 +35,8 @@ export interface EvalOptions {
   config?: Partial<EnvConfig>;
   /** Records episodes (`eval --record`): fed the reset, every action and output, and the end. */
   recorder?: EpisodeRecorder;
+  /** Called after each episode (a progress bar): episodes done, the total, and the episode's reward. */
+  onProgress?: (done: number, total: number, reward: number) => void;
 }
 
 /** The eval summary line (issue 2's contract; the remote eval prints the same). */
@@ -211,6 +213,9 @@ export function variantLabel(variant: string | VariantSpec): string {
 export function evaluate(opts: EvalOptions): EvalSummary {
   const config = defaultEnvConfig(opts.config);
   const records: EpisodeRecord[] = [];
-  for (let i = 0; i < opts.episodes; i++) records.push(playEpisode(config, opts, (opts.seed + i) >>> 0));
+  for (let i = 0; i < opts.episodes; i++) {
+    records.push(playEpisode(config, opts, (opts.seed + i) >>> 0));
+    opts.onProgress?.(i + 1, opts.episodes, (records[i] as EpisodeRecord).reward);
+  }
   return summarize(opts.policy.name, opts.variant, records, { taskSplit: opts.taskSplit, mix: opts.mix });
 }

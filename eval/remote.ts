@@ -192,6 +192,8 @@ async function runEpisodes(client: EpisodeClient, welcomes: readonly WelcomeMess
   }
   const recorder = typeof opts.recorder === 'function' ? opts.recorder({ limits: config.limits, defaults: config.defaults }) : opts.recorder;
   const records: EpisodeRecord[] = new Array(opts.episodes);
+  // Episodes finished, for onProgress.
+  let completed = 0;
   let running: Running[] = [];
   let next = 0;
   // Episodes whose replica died, to play again from their reset (several URLs only), and how often each was.
@@ -250,12 +252,14 @@ async function runEpisodes(client: EpisodeClient, welcomes: readonly WelcomeMess
             task_split: r.split,
           };
           finished.push(r.episode_id);
+          opts.onProgress?.(++completed, opts.episodes, res.reward);
           return;
         }
       }
       if (r.actions >= MAX_STEPS_GUARD) {
         records[r.index] = { reward: 0, components: {}, intent: r.resetIntent, outcome: 'max_turns', errors: r.errors + 1, task_split: r.split };
         finished.push(r.episode_id);
+        opts.onProgress?.(++completed, opts.episodes, 0);
         return;
       }
       still.push(r);

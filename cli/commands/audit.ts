@@ -17,6 +17,7 @@ import { CliError, EXIT, fileError, joinErrors } from '../errors.js';
 import { harnessOption } from './harness.js';
 import { addTaskOptions, checkTaskFlags } from '../task-args.js';
 import type { TaskFlags } from '../task-args.js';
+import { progressBar } from '../progress.js';
 
 interface AuditFlags extends TaskFlags {
   rewards?: string;
@@ -75,7 +76,9 @@ export function registerAuditCommand(program: Command): void {
         config = { ...config, registry: loaded.set.registry, profiles: loaded.set.profiles };
       }
       checkTaskFlags(config, f, f.locales);
+      const progress = progressBar('audit', 'episodes', f.json === true);
       const report = runAudit({
+        onProgress: (done, total, reward) => progress.tick(done, total, reward),
         config,
         ...(profileName !== undefined ? { rewards: profileName } : {}),
         presets: f.presets,
@@ -89,6 +92,7 @@ export function registerAuditCommand(program: Command): void {
         maxP90: f.maxP90,
         minGap: f.minGap,
       });
+      progress.stop();
       process.stdout.write(f.json ? JSON.stringify(report) + '\n' : formatAudit(report));
       if (report.failures.length > 0) {
         const more = report.failures.length > 1 ? ` (and ${report.failures.length - 1} more; details on stdout)` : ' (details on stdout)';

@@ -27,6 +27,7 @@ import { EnvError } from '../../protocol/errors.js';
 import type { TaskFlags } from '../task-args.js';
 import { registerMixCommand } from './mix.js';
 import { isProfileFile, profileFromFile, profilesWith, registryFor } from '../reward-args.js';
+import { progressBar } from '../progress.js';
 
 interface EvalFlags extends VariantFlags, TaskFlags {
   policy: string;
@@ -133,6 +134,7 @@ export function registerLocalCommands(program: Command): void {
           }),
         ));
       let summary: EvalSummary;
+      const progress = progressBar('eval', 'episodes', opts.json === true);
       if (opts.url !== undefined) {
         // Remote: the same episodes through a running server (or replicas); the summary is the in-process one's twin.
         const url = opts.url.length === 1 ? (opts.url[0] as string) : opts.url;
@@ -142,22 +144,26 @@ export function registerLocalCommands(program: Command): void {
             ...common,
             url,
             token: opts.token ?? process.env.HARNESS_GYM_TOKEN,
+            onProgress: (done, total, reward) => progress.tick(done, total, reward),
             ...(opts.record !== undefined ? { recorder: (env: { limits: EpisodeLimits; defaults: EnvDefaults }) => makeRecorder(env, stem) } : {}),
           });
         } catch (e) {
+          progress.stop();
           throw serverFailure(e, url) ?? e;
         }
       } else {
         const env = defaultEnvConfig();
         if (opts.record !== undefined) makeRecorder({ limits: env.limits, defaults: env.defaults }, `eval-${opts.policy}-s${opts.seed}-n${opts.episodes}`);
         try {
-          summary = evaluate({ ...common, recorder });
+          summary = evaluate({ ...common, recorder, onProgress: (done, total, reward) => progress.tick(done, total, reward) });
         } catch (e) {
+          progress.stop();
           // An episode the environment refused to create (a task the files do not have): the run failed.
           if (e instanceof EnvError) throw runError(`an episode could not be created: ${e.message}`);
           throw e;
         }
       }
+      progress.stop();
       if (recorder) {
         await recorder.close();
         if (recordError !== undefined) throw fileError(`--record ${opts.record}: writing the records failed (${(recordError as Error).message})`);

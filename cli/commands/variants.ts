@@ -24,6 +24,7 @@ import { addTaskOptions, axesLine, checkTaskFlags, tasksLabel } from '../task-ar
 import type { TaskFlags } from '../task-args.js';
 import { mixShares, taskSplitFor } from '../../env/index.js';
 import type { EnvConfig, IntentMix, TaskSplit } from '../../env/index.js';
+import { progressBar } from '../progress.js';
 
 /** Cut a line into pieces of at most `width` display columns (CJK characters count two). */
 function wrapColumns(line: string, width: number): string[] {
@@ -252,7 +253,9 @@ export function registerVariantCommands(program: Command): void {
     .option('--json', 'print one JSON line')
     .action((opts: { seeds: number; from: number; harness?: string; json?: boolean }) => {
       const config = harnessOption(opts.harness);
-      const report = runCheck({ seeds: opts.seeds, from: opts.from, ...config });
+      const progress = progressBar('check', 'seeds', opts.json === true);
+      const report = runCheck({ seeds: opts.seeds, from: opts.from, ...config, onProgress: (done, total) => progress.tick(done, total) });
+      progress.stop();
       const { examples, ...summary } = report;
       const failures = summary.determinism.failures + summary.round_trip.failures + summary.information.failures;
       const failed = failures > 0 || summary.task_preservation.max_delta > 0;
