@@ -35,6 +35,8 @@ export interface CheckReport {
 
 /** What to check. */
 export interface CheckOptions {
+  /** Called after each seed (a progress bar): seeds done and the total. */
+  onProgress?: (done: number, total: number) => void;
   seeds: number;
   /** First seed (default 0). */
   from?: number;
@@ -186,6 +188,7 @@ export function runCheck(opts: CheckOptions): CheckReport {
       if (delta > report.task_preservation.max_delta) report.task_preservation.max_delta = Math.round(delta * 1e6) / 1e6;
       if (delta > 0) note(`task_preservation: ${name} seed ${seed}: ${identity.reward} -> ${played.reward}`);
     }
+    opts.onProgress?.(i + 1, opts.seeds);
   }
   return report;
 }
