@@ -56,8 +56,14 @@ def check_folder(folder):
 
 
 def folders():
-    """Every vendored framework folder (those holding a VENDOR.json)."""
-    return sorted(os.path.join(HERE, n) for n in os.listdir(HERE) if os.path.isfile(os.path.join(HERE, n, "VENDOR.json")))
+    """Every vendored framework folder: each folder under this one holding a VENDOR.json (nested ones too,
+    e.g. a framework's own dependency vendored beside it)."""
+    found = []
+    for root, dirs, files in os.walk(HERE):
+        dirs.sort()
+        if root != HERE and "VENDOR.json" in files:
+            found.append(root)
+    return sorted(found)
 
 
 def main(argv):
