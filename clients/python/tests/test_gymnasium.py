@@ -225,7 +225,8 @@ class GymnasiumEnvTest(unittest.TestCase):
 
     def test_async_vector_env_runs_64_episodes(self) -> None:
         # Each subprocess opens its own connection; observations are tuples of strings, not shared arrays.
-        self.vector_episodes("async", 4, 64, shared_memory=False)
+        # spawn, not fork: the suite's process may hold other threads (fork would copy their locks).
+        self.vector_episodes("async", 4, 64, shared_memory=False, context="spawn")
 
     def test_any_int_is_a_seed_and_seeds_are_deterministic(self) -> None:
         env = make()
