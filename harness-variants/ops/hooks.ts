@@ -15,10 +15,9 @@ import { harnessSetOf } from '../../harness/index.js';
 import type { Locale } from '../../protocol/domain.js';
 import type { HookSpec, PromptBlock } from '../../protocol/harness.js';
 import { LIMIT_RANGES, hookKind } from '../../protocol/harness.js';
-import type { Rng } from '../../protocol/rng.js';
 import { charLength, normalizeForMatch } from '../../protocol/text.js';
 import type { HarnessTransform, TransformContext, VariantDraft } from '../types.js';
-import { poolFor, stringMemo } from './kit.js';
+import { poolFor, reorder, stringMemo } from './kit.js';
 import {
   ENDING_STATEMENTS,
   FEEDBACK_STYLES,
@@ -98,13 +97,6 @@ function stateRule(draft: VariantDraft, locale: Locale, text: string): void {
 
 function quoteAll(words: readonly string[], locale: Locale): string {
   return locale === 'en' ? words.map((w) => `"${w}"`).join(', ') : words.map((w) => `“${w}”`).join('');
-}
-
-/** A permutation that differs from the input order when it can. */
-function permute<T>(rng: Rng, items: readonly T[]): T[] {
-  const out = rng.shuffle(items);
-  if (items.length > 1 && out.every((x, i) => x === items[i])) out.push(out.shift() as T);
-  return out;
 }
 
 function otherLocale(l: Locale): Locale {
@@ -218,7 +210,7 @@ const checksOrder: HarnessTransform = {
   apply(draft, ctx) {
     const hooks = draft.harness.hooks;
     const slots = hooks.map((h, i) => (h.stage === 'reply' && hookKind(h) !== 'required_call' ? i : -1)).filter((i) => i >= 0);
-    const order = permute(
+    const order = reorder(
       ctx.rng,
       slots.map((i) => hooks[i]),
     );

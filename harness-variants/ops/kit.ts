@@ -69,6 +69,16 @@ function addValues(used: Set<string>, table: Record<string, string>): void {
   for (const k in table) used.add(table[k]);
 }
 
+/**
+ * A shuffled copy of `items` that differs from their order whenever it can (so a reorder is visible): one
+ * `rng.shuffle`, and when that gave the same order back, the first item moved to the end (no further draw).
+ */
+export function reorder<T>(rng: Rng, items: readonly T[]): T[] {
+  const out = rng.shuffle(items);
+  if (items.length > 1 && out.every((x, i) => x === items[i])) out.push(out.shift() as T);
+  return out;
+}
+
 /** A deep copy of JSON data (what `structuredClone` gives for it, without the serialisation round trip). */
 export function copyJson<T>(value: T): T {
   if (Array.isArray(value)) return value.map(copyJson) as T;

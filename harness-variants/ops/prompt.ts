@@ -11,10 +11,9 @@
 import type { Task } from '../../protocol/domain.js';
 import type { HeaderStyle, PromptBlock } from '../../protocol/harness.js';
 import { LIMIT_RANGES, hookKind } from '../../protocol/harness.js';
-import type { Rng } from '../../protocol/rng.js';
 import { charLength } from '../../protocol/text.js';
 import type { HarnessTransform, TransformContext, VariantDraft } from '../types.js';
-import { mentionsName, poolFor, share, stringMemo } from './kit.js';
+import { mentionsName, poolFor, reorder, share, stringMemo } from './kit.js';
 import type { SplitPool } from './kit.js';
 import {
   IRRELEVANT_CONTEXT,
@@ -50,13 +49,6 @@ export function turnLimitPool(split: 'train' | 'eval'): number[] {
 // ---------------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------------
-
-/** A shuffled copy that differs from the input whenever it can (a visible reorder). */
-function reorder<T>(rng: Rng, items: readonly T[]): T[] {
-  const out = rng.shuffle(items);
-  if (items.length > 1 && out.every((x, i) => x === items[i])) out.push(out.shift() as T);
-  return out;
-}
 
 const PLACEHOLDER_RE = /\{\{(\w+)\}\}/g;
 

@@ -11,7 +11,7 @@ import type { Harness, Skill } from '../../protocol/harness.js';
 import type { Rng } from '../../protocol/rng.js';
 import type { HarnessTransform, TransformContext, VariantDraft } from '../types.js';
 import type { NameSet, SplitPool } from './kit.js';
-import { freshFrom, ownerMentions, opaqueName, poolFor, recase, share, stringMemo, usedNames } from './kit.js';
+import { freshFrom, ownerMentions, opaqueName, poolFor, recase, reorder, share, stringMemo, usedNames } from './kit.js';
 import {
   CASE_STYLES,
   DISTRACTOR_SKILLS,
@@ -49,13 +49,6 @@ function tableWithout(t: Record<string, string>, drop: ReadonlySet<string>): Rec
   delete out.first;
   delete out.last;
   for (const k in t) if (Object.hasOwn(t, k) && !drop.has(k)) out[k] = t[k];
-  return out;
-}
-
-/** A shuffled copy that differs from the input whenever it can (a visible reorder). */
-function reorder<T>(rng: Rng, items: readonly T[]): T[] {
-  const out = rng.shuffle(items);
-  if (items.length > 1 && out.every((x, i) => x === items[i])) out.push(out.shift() as T);
   return out;
 }
 

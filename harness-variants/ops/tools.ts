@@ -14,7 +14,7 @@
 import type { JsonSchema, ToolSchema } from '../../protocol/domain.js';
 import type { Rng } from '../../protocol/rng.js';
 import type { HarnessTransform, VariantDraft } from '../types.js';
-import { copyJson, freshFrom, opaqueName, poolFor, recase, share, usedNames } from './kit.js';
+import { copyJson, freshFrom, opaqueName, poolFor, recase, reorder, share, usedNames } from './kit.js';
 import type { NameSet, SplitPool } from './kit.js';
 import {
   CANONICAL_PARAMS,
@@ -73,13 +73,6 @@ const CANONICAL_FIELDS: ReadonlySet<string> = new Set([...CANONICAL_PARAMS, ...C
 function reservedNames(draft: VariantDraft): NameSet {
   const used = usedNames(draft);
   return { has: (name) => used.has(name) || CANONICAL_FIELDS.has(name), add: (name) => used.add(name) };
-}
-
-/** A permutation of `items` that differs from their order when it can (so the effect is visible). */
-function permute<T>(rng: Rng, items: readonly T[]): T[] {
-  const out = rng.shuffle(items);
-  if (items.length > 1 && out.every((x, i) => x === items[i])) out.push(out.shift() as T);
-  return out;
 }
 
 /** Insert `item` at a random position of `list`. */
@@ -285,7 +278,7 @@ const paramShuffle: HarnessTransform = {
     for (const n of ctx.rng.sample(names, share(names.length, ctx.intensity, ctx.rng))) {
       const params = (toolByName(draft, n) as ToolSchema).function.parameters;
       const props = propsOf(toolByName(draft, n) as ToolSchema);
-      params.properties = Object.fromEntries(permute(ctx.rng, Object.keys(props)).map((k) => [k, props[k]]));
+      params.properties = Object.fromEntries(reorder(ctx.rng, Object.keys(props)).map((k) => [k, props[k]]));
     }
   },
 };
@@ -370,7 +363,7 @@ const orderShuffle: HarnessTransform = {
   family: 'tools',
   description: 'reorder the tool list',
   apply(draft, ctx) {
-    draft.harness.tools = permute(ctx.rng, draft.harness.tools);
+    draft.harness.tools = reorder(ctx.rng, draft.harness.tools);
   },
 };
 
