@@ -152,20 +152,30 @@ export function registerRecordCommands(program: Command): void {
 
   program
     .command('view')
-    .description('serve a local web page to browse recorded episodes (127.0.0.1 only)')
+    .description('serve a local web page to browse recorded episodes, or compare two runs (127.0.0.1 only)')
     .argument('<dir>', 'a directory of record files (or one file)')
+    .argument('[dir2]', 'a second run to compare with (the same as --compare)')
+    .option('--compare <dir2>', 'compare with this run: the same seeds and variants side by side (reward deltas per component, intent and variant family, the episodes that moved most and their reason diffs)')
     .option('--port <n>', 'TCP port in [0, 65535]; 0 picks a free one (default 8090)', intArg('--port', 0, 65535), 8090)
-    .action(async (dir: string, opts: { port: number }) => {
+    .action(async (dir: string, dir2: string | undefined, opts: { port: number; compare?: string }) => {
+      if (dir2 !== undefined && opts.compare !== undefined && dir2 !== opts.compare) {
+        throw new CliError(EXIT.usage, `view: two runs to compare with (${dir2} and --compare ${opts.compare}); give one`);
+      }
+      const compare = opts.compare ?? dir2;
       // startViewer refuses a path without records in the words loadRecordInput uses: the same line and
       // the same code as the other record commands.
       let viewer;
       try {
-        viewer = await startViewer({ path: dir, port: opts.port });
+        viewer = await startViewer({ path: dir, port: opts.port, ...(compare !== undefined ? { compare } : {}) });
       } catch (e) {
         throw listenFailure(e, '127.0.0.1', opts.port) ?? fileError((e as Error).message);
       }
       for (const w of viewer.warnings) process.stderr.write(`warning: ${w}\n`);
-      process.stdout.write(`harness-gym view: ${viewer.episodes} episodes at ${viewer.url}\n`);
+      process.stdout.write(
+        compare === undefined
+          ? `harness-gym view: ${viewer.episodes} episodes at ${viewer.url}\n`
+          : `harness-gym view: ${viewer.episodes} episodes at ${viewer.url}, compared with ${compare} at ${viewer.url}/#/compare\n`,
+      );
       const stop = (): void => {
         viewer.close().then(
           () => process.exit(EXIT.ok),
