@@ -6,7 +6,7 @@
  * built CLI (`node dist/cli/main.js serve`, named by HARNESS_GYM_NODE and HARNESS_GYM_CLI), and kill them
  * by PID.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -187,6 +187,8 @@ describe('Python client (clients/python) against a real server', () => {
       '4',
       '--groups-per-batch',
       '4',
+      '--p-oracle',
+      '0.7',
     ]);
     expect(mixed.code, mixed.stderr).toBe(0);
     const lines = mixed.stdout
@@ -224,5 +226,60 @@ describe('Python client (clients/python) against a real server', () => {
     expect(oracle.code, oracle.stderr).toBe(0);
     const last = JSON.parse(oracle.stdout.trim().split('\n').at(-1) as string) as { mean_reward: number };
     expect(last.mean_reward).toBe(1);
+  }, 120_000);
+
+  it('the examples run on the quick-start server: grpo_loop.py with harness-gym policy as the model; oracle hints refused in one line', async () => {
+    // A plain server (no oracle hints) and `harness-gym policy --policy memorizer` as a child process.
+    const parsed = parseServerConfig({ host: '127.0.0.1', port: 0, log_level: 'silent' });
+    if (!parsed.ok) throw new Error(parsed.errors.join('; '));
+    const plain = await startServer(parsed.config);
+    const plainUrl = `ws://127.0.0.1:${new URL(plain.url).port}/v1/env`;
+    const child = spawn(process.execPath, [CLI, 'policy', '--port', '0', '--policy', 'memorizer'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const base = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error(`policy did not start: ${out}`)), 20_000);
+        const onData = (b: Buffer): void => {
+          out += b.toString('utf8');
+          const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]);
+          }
+        };
+        child.stdout?.on('data', onData);
+        child.stderr?.on('data', onData);
+      });
+      const loop = (variant: string) =>
+        python([
+          'clients/python/examples/grpo_loop.py',
+          '--url', plainUrl,
+          '--base-url', base,
+          '--model', 'memorizer',
+          '--variant', variant,
+          '--iterations', '1',
+          '--num-envs', '16',
+          '--group-size', '4',
+          '--groups-per-batch', '4',
+        ]);
+      const [identity, train] = await Promise.all([loop('identity'), loop('train')]);
+      for (const r of [identity, train]) expect(r.code, r.stderr).toBe(0);
+      const last = (r: Run) => JSON.parse(r.stdout.trim().split('\n').at(-1) as string) as { mean_reward: number; episodes: number };
+      // The memorizer is the base harness's model: at home on identity, lost on augmented harnesses.
+      expect(last(identity)).toMatchObject({ mean_reward: 1, episodes: 16 });
+      expect(last(train).mean_reward).toBeLessThan(0.2);
+      // What needs oracle hints says so in one line on a plain server, exit 2, no traceback.
+      const hints = await python(['clients/python/examples/oracle_hints.py', '--url', plainUrl, '--episodes', '4']);
+      expect(hints.code).toBe(2);
+      expect(hints.stderr).toBe(
+        'oracle_hints.py: this server does not allow oracle hints: start one with `npx harness-gym serve --allow-oracle-hints` (a testing aid, never for training), or play a model instead: examples/grpo_loop.py --base-url\n',
+      );
+      const stub = await python(['clients/python/examples/grpo_loop.py', '--url', plainUrl, '--p-oracle', '0.5', '--iterations', '1']);
+      expect(stub.code).toBe(2);
+      expect(stub.stderr).toMatch(/^grpo_loop\.py: this server does not allow oracle hints: run with --p-oracle 0 \(the default\) or --base-url, or start the server with --allow-oracle-hints\n$/);
+    } finally {
+      child.kill('SIGTERM');
+      await plain.close();
+    }
   }, 120_000);
 });

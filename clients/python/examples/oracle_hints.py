@@ -24,7 +24,13 @@ try:
 except ImportError:  # run in place from a checkout: the package is in the folder above this one
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from harness_gym import HarnessGymClient, unwrap  # noqa: E402
+from harness_gym import HarnessGymClient, HarnessGymError, unwrap  # noqa: E402
+
+#: What to do when the server does not allow oracle hints (a testing switch, off by default).
+NO_HINTS = (
+    "this server does not allow oracle hints: start one with `npx harness-gym serve --allow-oracle-hints` "
+    "(a testing aid, never for training), or play a model instead: examples/grpo_loop.py --base-url"
+)
 
 
 async def play(url: str, episodes: int, seed: int, variant: str, encoding: str, faults: float, locale: str) -> Dict[str, Any]:
@@ -79,7 +85,16 @@ def main() -> None:
     parser.add_argument("--faults", type=float, default=0.0, help="injected tool-fault rate in [0, 1]")
     parser.add_argument("--locale", default="zh-CN", choices=["zh-CN", "en"])
     args = parser.parse_args()
-    summary = asyncio.run(play(args.url, args.episodes, args.seed, args.variant, args.encoding, args.faults, args.locale))
+    try:
+        summary = asyncio.run(play(args.url, args.episodes, args.seed, args.variant, args.encoding, args.faults, args.locale))
+    except HarnessGymError as e:
+        # One line that says what to do, never a traceback.
+        hint = NO_HINTS if "oracle_hints" in str(e) else f"the server refused: {e}"
+        print(f"oracle_hints.py: {hint}", file=sys.stderr)
+        sys.exit(2)
+    except OSError as e:
+        print(f"oracle_hints.py: cannot reach {args.url} ({e}); start a server with `npx harness-gym serve --allow-oracle-hints`", file=sys.stderr)
+        sys.exit(3)
     print(json.dumps(summary, ensure_ascii=False))
 
 
