@@ -17,8 +17,9 @@ import { hookKind } from '../protocol/harness.js';
 import { charLength } from '../protocol/text.js';
 import type { EpisodeStart, Policy, PolicyInstance, PolicyObservation, SurfaceCall } from './policy.js';
 import { writeCalls, writeReply } from './policy.js';
-import type { RoomFacts } from './memorizer-room.js';
-import { parseRoom } from './memorizer-room.js';
+import type { RoomFacts, RoomReader } from './memorizer-room.js';
+import { roomReaderFor } from './memorizer-room.js';
+import { embeddedHarness } from '../harness/index.js';
 import type { CallResult, Part, ScriptContext } from './memorizer-script.js';
 import { MEMORIZED_MAX_CHARS, classify, joinReplies } from './memorizer-script.js';
 
@@ -57,9 +58,9 @@ interface Fit {
    * tool it requires, with the watched call's arguments that the required tool takes.
    */
   companions: ReadonlyMap<string, { tool: string; params: readonly string[] }>;
+  /** How the harness's prompt is read: its own texts, in its locales (memorizer-room.ts). */
+  room: RoomReader;
 }
-
-const EMBEDDED_FIT: Fit = { tool: (n) => n, skill: (n) => n, companions: new Map() };
 
 /** Script parts that answer a question the harness binds to the whitelist intent (in the embedded harness, product-qa serves both). */
 const WHITELIST_PARTS = new Set(['whitelist', 'ingredients']);
@@ -67,7 +68,8 @@ const WHITELIST_PARTS = new Set(['whitelist', 'ingredients']);
 /** The names a memorizer fitted to `set` uses: each embedded tool and skill as the harness binds its role. */
 function fitTo(set: HarnessSet): Fit {
   const b = set.bindings;
-  if (b.identity) return EMBEDDED_FIT;
+  const room = roomReaderFor(set);
+  if (b.identity) return { tool: (n) => n, skill: (n) => n, companions: new Map(), room };
   const base = set.get(set.locales[0]);
   const companions = new Map<string, { tool: string; params: readonly string[] }>();
   for (const h of base.hooks) {
@@ -78,7 +80,7 @@ function fitTo(set: HarnessSet): Fit {
     const params = Object.keys((schema.function.parameters.properties as object | undefined) ?? {});
     for (const w of watched ?? []) companions.set(b.opOf(w) ?? w, { tool: require, params });
   }
-  return { tool: (n) => b.toolOf(n) ?? n, skill: (n, intent) => b.skillFor(n, intent) ?? n, companions };
+  return { tool: (n) => b.toolOf(n) ?? n, skill: (n, intent) => b.skillFor(n, intent) ?? n, companions, room };
 }
 
 class MemorizerInstance implements PolicyInstance {
@@ -102,7 +104,7 @@ class MemorizerInstance implements PolicyInstance {
     // Only the chat transcript is read: system prompt, earlier dialogue, the viewer's message.
     const messages = start.observation.messages;
     const system = messages.find((m) => m.role === 'system')?.content ?? '';
-    this.#room = parseRoom(system);
+    this.#room = fit.room.read(system);
     let lastUser = -1;
     messages.forEach((m, i) => {
       if (m.role === 'user') lastUser = i;
@@ -255,22 +257,30 @@ class MemorizerInstance implements PolicyInstance {
 export const memorizerPolicy: Policy = {
   name: 'memorizer',
   privileged: false,
-  start: (episode) => new MemorizerInstance(episode, EMBEDDED_FIT),
+  start: (episode) => new MemorizerInstance(episode, fitted(embeddedHarness())),
 };
 
-const fitted = new WeakMap<HarnessSet, Policy>();
+const fits = new WeakMap<HarnessSet, Fit>();
+const policies = new WeakMap<HarnessSet, Policy>();
+
+function fitted(set: HarnessSet): Fit {
+  let f = fits.get(set);
+  if (!f) fits.set(set, (f = fitTo(set)));
+  return f;
+}
 
 /**
  * The memorizer fitted to a harness: the same script and habits, in that harness's names (its tools and
- * skills as it binds the embedded roles), as a small model fine-tuned on that harness alone would play.
+ * skills as it binds the embedded roles) and reading its prompt through that harness's own texts, as a
+ * small model fine-tuned on that harness alone would play.
  */
 export function memorizerFor(set: HarnessSet): Policy {
-  if (set.bindings.identity) return memorizerPolicy;
-  let p = fitted.get(set);
+  if (set === embeddedHarness()) return memorizerPolicy;
+  let p = policies.get(set);
   if (!p) {
-    const fit = fitTo(set);
+    const fit = fitted(set);
     p = { name: 'memorizer', privileged: false, start: (episode) => new MemorizerInstance(episode, fit) };
-    fitted.set(set, p);
+    policies.set(set, p);
   }
   return p;
 }
