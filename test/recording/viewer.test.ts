@@ -113,7 +113,9 @@ describe('record viewer', () => {
     expect(await page.locator('#charts .chart[data-component="accuracy"] rect.bar').count()).toBe(10);
     expect(await page.$$eval('#episodes thead th', (ths) => ths.map((th) => th.textContent))).toEqual([
       'episode',
-      'session',
+      'run',
+      'policy',
+      'profile',
       'intent',
       'variant',
       'outcome',

@@ -19,6 +19,9 @@ const state = {
   open: new Map(),
   /** Counts detail requests, so that only the latest one is drawn. */
   opening: 0,
+  /** The second run's path when the viewer compares two (null otherwise); whether its view was drawn. */
+  compare: null,
+  compared: false,
 };
 
 function el(tag, props, ...children) {
@@ -55,12 +58,20 @@ function variantText(r) {
 
 /** The table's columns: header, cell text (and title), and the value sorted by when not the text. */
 const COLUMNS = [
-  { id: 'episode', label: 'episode', text: (r) => r.episode_id },
-  { id: 'session', label: 'session', text: (r) => r.session, title: (r) => `${r.file}, record ${r.index}` },
+  { id: 'episode', label: 'episode', text: (r) => r.episode_id, title: (r) => `${r.episode_id}: ${r.file}, record ${r.index}` },
+  { id: 'run', label: 'run', text: (r) => r.session, title: (r) => `${r.file} (written by ${r.created_by})` },
+  { id: 'policy', label: 'policy', text: (r) => r.policy },
+  { id: 'profile', label: 'profile', text: (r) => r.profile },
   { id: 'intent', label: 'intent', text: (r) => r.intent },
   { id: 'variant', label: 'variant', text: variantText, title: variantText },
   { id: 'outcome', label: 'outcome', text: (r) => r.outcome },
-  { id: 'reward', label: 'reward', text: (r) => r.reward.toFixed(3), value: (r) => r.reward },
+  {
+    id: 'reward',
+    label: 'reward',
+    text: (r) => r.reward.toFixed(3) + (r.caps.length ? ' ⊓' : ''),
+    title: (r) => (r.caps.length ? r.caps.join('\n') : 'not capped'),
+    value: (r) => r.reward,
+  },
   { id: 'turns', label: 'turns', text: (r) => String(r.turns), value: (r) => r.turns },
   { id: 'hooks', label: 'hooks', text: (r) => r.hooks_violated.join(', '), title: (r) => r.hooks_violated.join(', ') },
 ];
@@ -103,28 +114,39 @@ function svg(tag, attrs) {
   return e;
 }
 
-// One histogram (10 bins over [0, 1]) per reward component, plus the total.
+// One histogram (10 bins over [0, 1]) per reward component, plus the total; each bar has its count above it.
 function chart(name, values) {
   const bins = new Array(10).fill(0);
   for (const v of values) bins[Math.min(9, Math.max(0, Math.floor(v * 10)))]++;
   const peak = Math.max(1, ...bins);
   const W = 160,
-    H = 60;
-  const s = svg('svg', { width: W, height: H + 14, viewBox: `0 0 ${W} ${H + 14}`, role: 'img' });
+    H = 60,
+    TOP = 11;
+  const s = svg('svg', { width: W, height: TOP + H + 14, viewBox: `0 0 ${W} ${TOP + H + 14}`, role: 'img' });
   s.append(Object.assign(svg('title', {}), { textContent: `${name}: ${values.length} episodes` }));
   bins.forEach((n, i) => {
     const h = Math.round((n / peak) * H);
-    const r = svg('rect', { class: 'bar', x: i * 16 + 1, y: H - h, width: 14, height: h });
+    const r = svg('rect', { class: 'bar', x: i * 16 + 1, y: TOP + H - h, width: 14, height: h, 'data-bin': i, 'data-count': n });
     r.append(Object.assign(svg('title', {}), { textContent: `[${(i / 10).toFixed(1)}, ${((i + 1) / 10).toFixed(1)}): ${n}` }));
     s.append(r);
+    if (n > 0) {
+      const t = svg('text', { class: 'count', x: i * 16 + 8, y: TOP + H - h - 2, 'text-anchor': 'middle', 'font-size': 9, 'data-bin': i });
+      t.textContent = String(n);
+      s.append(t);
+    }
   });
-  const axis = svg('text', { x: 0, y: H + 12, 'font-size': 10 });
+  const axis = svg('text', { x: 0, y: TOP + H + 12, 'font-size': 10 });
   axis.textContent = '0';
-  const axis2 = svg('text', { x: W - 8, y: H + 12, 'font-size': 10 });
+  const axis2 = svg('text', { x: W - 8, y: TOP + H + 12, 'font-size': 10 });
   axis2.textContent = '1';
   s.append(axis, axis2);
   const mean = values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0;
-  return el('div', { class: 'chart', 'data-component': name }, el('div', { class: 'title', text: `${name} (mean ${mean.toFixed(3)})` }), s);
+  return el(
+    'div',
+    { class: 'chart', 'data-component': name },
+    el('div', { class: 'title', text: `${name} (n ${values.length}, mean ${mean.toFixed(3)})` }),
+    s,
+  );
 }
 
 function drawCharts(rows) {
@@ -146,12 +168,18 @@ function drawCharts(rows) {
 }
 
 function makeRow(r) {
-  const tr = el('tr', { 'data-key': String(r.key) });
+  const tr = el('tr', { 'data-key': String(r.key), 'data-uid': r.uid });
   for (const c of COLUMNS) {
     // The episode cell is the episode's link (keyboard, new tab, copy link address).
+    // The episode cell is the episode's link and names its file and index: ids repeat across runs.
     const td =
       c.id === 'episode'
-        ? el('td', { 'data-column': c.id }, el('a', { href: linkOf(r), text: c.text(r) }))
+        ? el(
+            'td',
+            { 'data-column': c.id },
+            el('a', { href: linkOf(r), text: c.text(r) }),
+            el('span', { class: 'uid', text: ` ${r.file} #${r.index}` }),
+          )
         : el('td', { 'data-column': c.id, text: c.text(r) });
     if (c.title) td.title = c.title(r);
     tr.append(td);
@@ -210,6 +238,14 @@ function parseLink(hash) {
 }
 
 function followHash() {
+  const comparing = location.hash === '#/compare' && state.compare !== null;
+  document.querySelector('main').hidden = comparing;
+  document.getElementById('compare-pane').hidden = !comparing;
+  for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('current', (a.getAttribute('href') === '#/compare') === comparing);
+  if (comparing) {
+    showCompare();
+    return;
+  }
   const link = parseLink(location.hash);
   if (link === null) return;
   const row = state.rows.find((r) => r.file === link.file && r.index === link.index);
@@ -221,6 +257,152 @@ function followHash() {
     return;
   }
   if (row.key !== state.selected) open(row.key, { reveal: true });
+}
+
+// ---- two runs compared: #/compare --------------------------------------------------------------------
+
+/** A signed difference: +0.1234, -0.0500; an em dash when a side has no value. */
+function signed(d) {
+  return d === null ? '—' : `${d < 0 ? '-' : '+'}${Math.abs(d).toFixed(4)}`;
+}
+
+function num(x) {
+  return x === null ? '—' : x.toFixed(4);
+}
+
+/** A table of figures (a component, an intent or a family per row): n, A's mean, B's mean and Δ with a bar. */
+function figureTable(id, label, figures) {
+  const peak = Math.max(1e-9, ...figures.map((f) => Math.abs(f.delta ?? 0)));
+  return el(
+    'table',
+    { id, class: 'figures' },
+    el('thead', null, el('tr', null, ...[label, 'n', 'A', 'B', 'Δ (B − A)', ''].map((t) => el('th', { text: t })))),
+    el(
+      'tbody',
+      null,
+      ...figures.map((f) => {
+        const bar = el('span', { class: `delta-bar ${(f.delta ?? 0) < 0 ? 'down' : 'up'}` });
+        bar.style.width = `${((Math.abs(f.delta ?? 0) / peak) * 100).toFixed(1)}%`;
+        return el(
+          'tr',
+          { 'data-name': f.name },
+          el('td', { class: 'name', text: f.name }),
+          el('td', { class: 'n', text: String(f.n) }),
+          el('td', { class: 'a', text: num(f.a) }),
+          el('td', { class: 'b', text: num(f.b) }),
+          el('td', { class: 'delta', text: signed(f.delta) }),
+          el('td', { class: 'bar-cell' }, bar),
+        );
+      }),
+    ),
+  );
+}
+
+/** Mean reward of A and B per group, as paired bars with their values above. */
+function pairedChart(id, title, figures) {
+  const G = 46,
+    H = 90,
+    TOP = 12,
+    BOTTOM = 30;
+  const W = Math.max(200, figures.length * G + 10);
+  const s = svg('svg', { id, width: W, height: TOP + H + BOTTOM, viewBox: `0 0 ${W} ${TOP + H + BOTTOM}`, role: 'img' });
+  s.append(Object.assign(svg('title', {}), { textContent: title }));
+  figures.forEach((f, i) => {
+    [
+      ['a', f.a],
+      ['b', f.b],
+    ].forEach(([side, v], j) => {
+      const h = Math.round((v ?? 0) * H);
+      const x = 6 + i * G + j * 19;
+      s.append(svg('rect', { class: `pair-bar ${side}`, x, y: TOP + H - h, width: 17, height: h, 'data-group': f.name, 'data-side': side }));
+      const t = svg('text', { class: 'count', x: x + 8.5, y: TOP + H - h - 2, 'text-anchor': 'middle', 'font-size': 8, 'data-group': f.name, 'data-side': side });
+      t.textContent = v === null ? '' : v.toFixed(2);
+      s.append(t);
+    });
+    const label = svg('text', { x: 6 + i * G + 18, y: TOP + H + 12, 'text-anchor': 'middle', 'font-size': 9 });
+    label.textContent = f.name.length > 9 ? f.name.slice(0, 8) + '…' : f.name;
+    label.append(Object.assign(svg('title', {}), { textContent: `${f.name}: A ${num(f.a)}, B ${num(f.b)}, n ${f.n}` }));
+    s.append(label);
+  });
+  return el('figure', { class: 'pair-chart' }, el('figcaption', { text: title }), s);
+}
+
+function movedRows(m, rank) {
+  const link = `#/episode/${encodeURIComponent(m.a.file)}/${m.a.index}`;
+  const head = el(
+    'tr',
+    { class: 'moved', 'data-rank': String(rank), 'data-uid': `${m.a.file}/${m.a.index}` },
+    el('td', null, el('a', { href: link, text: m.episode_id }), el('span', { class: 'uid', text: ` ${m.a.file} #${m.a.index}` })),
+    el('td', { text: String(m.seed) }),
+    el('td', { text: m.intent }),
+    el('td', { text: m.variant_id }),
+    el('td', { class: 'a', text: m.a.reward.toFixed(4) }),
+    el('td', { class: 'b', text: m.b.reward.toFixed(4) }),
+    el('td', { class: 'delta', text: signed(m.delta) }),
+  );
+  const lines = [];
+  for (const c of m.components) {
+    if (c.delta === 0 && c.removed.length === 0 && c.added.length === 0) continue;
+    lines.push(
+      el(
+        'div',
+        { class: 'cdiff', 'data-component': c.name },
+        el('strong', { text: `${c.name} ${num(c.a)} → ${num(c.b)} (${signed(c.delta)})` }),
+        ...c.removed.map((x) => el('div', { class: 'removed', text: `− ${x}` })),
+        ...c.added.map((x) => el('div', { class: 'added', text: `+ ${x}` })),
+      ),
+    );
+  }
+  const capsA = m.a.caps.join('; ');
+  const capsB = m.b.caps.join('; ');
+  if (capsA !== capsB) {
+    lines.push(
+      el(
+        'div',
+        { class: 'cdiff caps' },
+        el('strong', { text: 'caps' }),
+        el('div', { class: 'removed', text: `− ${capsA || '(none)'}` }),
+        el('div', { class: 'added', text: `+ ${capsB || '(none)'}` }),
+      ),
+    );
+  }
+  if (m.a.outcome !== m.b.outcome) lines.push(el('div', { class: 'cdiff', text: `outcome ${m.a.outcome} → ${m.b.outcome}` }));
+  const diff = el('tr', { class: 'diff' }, el('td', { colspan: '7' }, ...(lines.length ? lines : [el('span', { class: 'muted', text: 'no reason changed' })])));
+  return [head, diff];
+}
+
+async function showCompare() {
+  const pane = document.getElementById('compare-pane');
+  if (state.compared) return;
+  state.compared = true;
+  const r = await (await fetch('/api/compare')).json();
+  pane.replaceChildren(
+    el('h2', { text: 'Two runs compared' }),
+    el('p', { id: 'cmp-runs', text: `A ${r.a.path} (${r.a.episodes} episodes, profile ${r.a.profiles.join(', ')}) · B ${r.b.path} (${r.b.episodes} episodes, profile ${r.b.profiles.join(', ')})` }),
+    el('p', { id: 'cmp-paired', text: `${r.paired} episodes paired by seed, variant and task; only in A: ${r.only_a}, only in B: ${r.only_b}` }),
+    el('p', { id: 'cmp-reward', class: 'headline-top', text: `Reward mean A ${num(r.reward.a)} → B ${num(r.reward.b)} (Δ ${signed(r.reward.delta)})` }),
+    el(
+      'div',
+      { class: 'cmp-grid' },
+      el('div', null, el('h3', { text: 'Per component' }), figureTable('cmp-components', 'component', r.components)),
+      el('div', null, el('h3', { text: 'Per intent' }), figureTable('cmp-intents', 'intent', r.intents)),
+      el('div', null, el('h3', { text: 'Per variant family' }), figureTable('cmp-families', 'family', r.families)),
+    ),
+    el(
+      'div',
+      { class: 'cmp-charts' },
+      pairedChart('cmp-chart-intent', 'Reward by intent (A left, B right)', r.intents),
+      pairedChart('cmp-chart-family', 'Reward by variant family (A left, B right)', r.families),
+    ),
+    el('h3', { text: `The ${r.moved.length} episodes that moved most, with their reason diffs` }),
+    el(
+      'table',
+      { id: 'cmp-moved' },
+      el('thead', null, el('tr', null, ...['episode', 'seed', 'intent', 'variant', 'A', 'B', 'Δ'].map((t) => el('th', { text: t })))),
+      el('tbody', null, ...r.moved.flatMap((m, i) => movedRows(m, i))),
+    ),
+  );
+  document.body.dataset.compared = 'true';
 }
 
 // ---- the detail pane ---------------------------------------------------------------------------------
@@ -386,6 +568,57 @@ function rewardSection(v) {
   );
 }
 
+/** The headline: the reward, the gates that capped it, and each component's weighted share of it. */
+function headlineBox(h) {
+  const capped = h.caps.length > 0;
+  const shares = h.shares.filter((x) => x.share !== null && x.share > 0);
+  return el(
+    'div',
+    { id: 'headline', class: capped ? 'capped' : '' },
+    el(
+      'p',
+      { class: 'headline-top' },
+      el('span', { id: 'headline-reward', text: `Reward ${h.reward.toFixed(4)}` }),
+      el('span', { id: 'headline-cap-note', text: capped ? ` capped from ${h.weighted_mean.toFixed(4)}` : ' not capped' }),
+      el('span', { id: 'headline-profile', class: 'muted', text: ` · profile ${h.profile}` }),
+    ),
+    capped ? el('ul', { id: 'headline-caps' }, ...h.caps.map((c) => el('li', { class: 'headline-cap', text: c }))) : null,
+    // One bar: each component's share of the weighted mean, on a scale of 1.
+    el(
+      'div',
+      { class: 'share-bar', title: `weighted mean ${h.weighted_mean.toFixed(4)} of 1` },
+      ...shares.map((x, i) => {
+        const seg = el('span', { class: `share-seg c${i % 6}`, title: `${x.name} ${x.share.toFixed(4)}` });
+        seg.style.width = `${(x.share * 100).toFixed(2)}%`;
+        return seg;
+      }),
+    ),
+    el(
+      'table',
+      { id: 'shares' },
+      el(
+        'thead',
+        null,
+        el('tr', null, ...['component', 'value', 'weight', 'share of reward'].map((t) => el('th', { text: t }))),
+      ),
+      el(
+        'tbody',
+        null,
+        ...h.shares.map((x, i) =>
+          el(
+            'tr',
+            { 'data-component': x.name },
+            el('td', null, el('span', { class: `swatch c${i % 6}` }), x.name),
+            el('td', { class: 'value', text: x.value.toFixed(4) }),
+            el('td', { class: 'weight', text: x.weight === null ? '—' : `${x.weight} / ${h.weight_sum}` }),
+            el('td', { class: 'share', text: x.share === null ? '—' : x.share.toFixed(4) }),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
 function drawDetail(v) {
   const pane = document.getElementById('detail-pane');
   // Chinese episodes get Chinese glyph forms (the CJK fonts share code points across languages).
@@ -393,7 +626,8 @@ function drawDetail(v) {
   const parts = [
     el('h2', { id: 'episode-title', text: `${v.episode_id} · ${v.intent} · ${v.outcome}` }),
     el('p', { id: 'episode-source', text: `${v.source.session} · ${v.source.file}, record ${v.source.index}` }),
-    el('p', { text: `seed ${v.seed} · task ${v.task_id} · ${v.locale}` }),
+    headlineBox(v.headline),
+    el('p', { id: 'episode-meta', text: `policy ${v.source.policy} · written by ${v.source.created_by} · seed ${v.seed} · task ${v.task_id} · ${v.locale}` }),
     el('h3', { text: 'Viewer' }),
     ...v.history.map((h) => el('div', { class: 'viewer', text: `[${h.role}] ${h.content}` })),
     el('div', { class: 'viewer', id: 'viewer-message', text: `${v.viewer_id}: ${v.viewer_message}` }),
@@ -439,6 +673,8 @@ async function main() {
   const data = await res.json();
   state.rows = data.episodes;
   state.path = data.path;
+  state.compare = data.compare;
+  if (data.compare !== null) document.getElementById('nav').hidden = false;
   for (const r of state.rows) state.trs.set(r.key, makeRow(r));
   document.getElementById('source').textContent =
     `${data.path} · ${data.episodes.length} episodes` + (data.warnings.length ? ` · ${data.warnings.length} warnings` : '');
