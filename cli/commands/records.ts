@@ -159,7 +159,7 @@ export function registerRecordCommands(program: Command): void {
     .option('--port <n>', 'TCP port in [0, 65535]; 0 picks a free one (default 8090)', intArg('--port', 0, 65535), 8090)
     .action(async (dir: string, dir2: string | undefined, opts: { port: number; compare?: string }) => {
       if (dir2 !== undefined && opts.compare !== undefined && dir2 !== opts.compare) {
-        throw new CliError(EXIT.usage, `view: two runs to compare with (${dir2} and --compare ${opts.compare}); give one`);
+        throw new CliError(EXIT.usage, `two runs to compare with (${dir2} and --compare ${opts.compare}); give one`);
       }
       const compare = opts.compare ?? dir2;
       // startViewer refuses a path without records in the words loadRecordInput uses: the same line and
