@@ -146,6 +146,9 @@ export function registerHarnessCommands(program: Command): void {
         ...rows.map((r) => `new      ${r.preset.padEnd(9)}  ${r.memorizer.toFixed(4).padStart(9)}  ${r.oracle.toFixed(4)}`),
       ];
       if (result.edit_cost !== undefined) lines.push(`the edit costs the memorizer ${result.edit_cost.toFixed(4)} on identity`);
+      lines.push(
+        "how: the memorizer keeps OLD's tool and skill names and finds the room's facts in the prompt by OLD's headers and template lines; the edit cost is its OLD identity mean minus its NEW identity mean, same seeds",
+      );
       process.stdout.write(lines.join('\n') + '\n');
     });
 }
