@@ -142,10 +142,14 @@ function parseCurrentLines(lines: readonly string[], L: Labels): CurrentProduct 
 type FactKey = 'persona_name' | 'current_product' | 'lineup' | 'faq' | 'room' | 'viewer';
 const FACT_KEYS: readonly FactKey[] = ['persona_name', 'current_product', 'lineup', 'faq', 'room', 'viewer'];
 
-/** A landmark: a whole prompt line (trimmed), or the start of one (a template line whose placeholder follows its text). */
+/**
+ * A landmark: a whole prompt line (trimmed: a header, a template line without placeholder), the start of
+ * one (a template line whose placeholder follows its text), or text within one (an item, which the item
+ * style numbers, bullets or runs into prose).
+ */
 interface Landmark {
   text: string;
-  whole: boolean;
+  at: 'line' | 'start' | 'within';
 }
 
 /** One block of the fitted harness as the memorizer knows it. */
@@ -191,7 +195,7 @@ function landmarksOf(text: string, out: Landmark[]): void {
     const at = raw.indexOf('{{');
     const literal = (at < 0 ? raw : raw.slice(0, at)).trim();
     if ([...literal].length < MIN_LANDMARK) continue;
-    out.push({ text: literal, whole: at < 0 });
+    out.push({ text: literal, at: at < 0 ? 'line' : 'start' });
   }
 }
 
@@ -208,12 +212,15 @@ function fitLocale(h: Harness, locale: Locale): LocaleFit {
   let persona: RegExp | null = null;
   const blocks: BlockFit[] = h.prompt.blocks.map((b) => {
     const landmarks: Landmark[] = [];
-    if (b.title.trim()) landmarks.push({ text: headerLine(b.title, h.prompt.header_style).trim(), whole: true });
+    if (b.title.trim()) {
+      landmarks.push({ text: headerLine(b.title, h.prompt.header_style).trim(), at: 'line' });
+      if (h.prompt.header_style === 'xml') landmarks.push({ text: `</${b.title}>`.trim(), at: 'line' });
+    }
     landmarksOf(b.template, landmarks);
     // Items are landmarks wherever they stand on a line (the item style puts "- ", "1. " or prose around them).
     for (const item of b.items) {
       const literal = item.split('{{')[0].trim();
-      if ([...literal].length >= MIN_LANDMARK + 4) landmarks.push({ text: literal, whole: false });
+      if ([...literal].length >= MIN_LANDMARK + 4) landmarks.push({ text: literal, at: 'within' });
     }
     const facts = new Set<FactKey>();
     for (const text of [b.template, ...b.items]) {
@@ -246,7 +253,7 @@ function hitsOf(lines: readonly string[], fit: LocaleFit): Hit[] {
   const hits: Hit[] = [];
   lines.forEach((line, i) => {
     fit.blocks.forEach((b, bi) => {
-      if (b.landmarks.some((l) => (l.whole ? line === l.text : line.includes(l.text)))) hits.push({ line: i, block: bi });
+      if (b.landmarks.some((l) => (l.at === 'line' ? line === l.text : l.at === 'start' ? line.startsWith(l.text) : line.includes(l.text)))) hits.push({ line: i, block: bi });
     });
   });
   return hits;

@@ -14,7 +14,7 @@ import { embeddedHarness, loadHarnessDir } from '../../harness/index.js';
 import { memorizerFor } from '../../policies/index.js';
 import { roomReaderFor } from '../../policies/memorizer-room.js';
 import type { Locale } from '../../protocol/domain.js';
-import { TEAM_SKILLS, TEAM_TOOLS, writeTeamHarness } from './team-harness.js';
+import { TEAM_SKILLS, TEAM_TOOLS, writeRandomLayoutHarness, writeTeamHarness } from './team-harness.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -105,10 +105,52 @@ describe('the memorizer fitted to a harness', () => {
     });
   }
 
+  it("HSA's prompt family alone (headers restyled, blocks reworded and reordered) still costs it at least 0.3", () => {
+    for (const h of [embeddedHarness(), team]) {
+      for (const locale of LOCALES) {
+        for (const split of ['train', 'eval'] as const) {
+          const variant = { families: ['prompt' as const], intensity: 1, split };
+          const prompt = evaluate({ policy: memorizerFor(h), episodes: EPISODES, seed: 1, variant, locale, config: { harness: h } }).reward.mean;
+          expect(score(h, h, 'identity', locale) - prompt, `${h.identity.name} ${locale} ${split}`).toBeGreaterThanOrEqual(0.3);
+        }
+      }
+    }
+  });
+
   it("is fitted to its harness's surface: fitted to the team harness, it is lost in the embedded one (and back)", () => {
     for (const locale of LOCALES) {
       expect(score(team, embeddedHarness(), 'identity', locale)).toBeLessThan(0.5);
       expect(score(embeddedHarness(), team, 'identity', locale)).toBeLessThan(0.5);
+    }
+  });
+});
+
+describe('the memorizer fitted to a harness of any prompt layout', () => {
+  // Header style, separator, item style, block order, titles, and each fact on its own line or inline
+  // after a label (the room and the viewer on one line or two), drawn from a seed.
+  const layouts = [1, 2, 3, 4, 5, 6].map((seed) => {
+    const dir = writeRandomLayoutHarness(seed);
+    dirs.push(dir);
+    return [seed, load(dir)] as const;
+  });
+
+  it('reads every layout as the embedded reader reads the embedded prompt', () => {
+    for (const [, h] of layouts) {
+      for (const locale of LOCALES) {
+        for (const seed of [2, 5]) {
+          expect(roomReaderFor(h).read(system(h, seed, locale))).toEqual(roomReaderFor(embeddedHarness()).read(system(embeddedHarness(), seed, locale)));
+        }
+      }
+    }
+  });
+
+  it('scores at least 0.9 on identity and falls by at least 0.4 on train and eval', () => {
+    for (const [seed, h] of layouts.slice(0, 3)) {
+      for (const locale of LOCALES) {
+        const identity = score(h, h, 'identity', locale, 20);
+        expect(identity, `layout ${seed} ${locale}`).toBeGreaterThanOrEqual(0.9);
+        for (const preset of ['train', 'eval']) expect(identity - score(h, h, preset, locale, 20), `layout ${seed} ${locale} ${preset}`).toBeGreaterThanOrEqual(0.4);
+      }
     }
   });
 });

@@ -271,3 +271,102 @@ export function writeTeamHarness(dir: string = mkdtempSync(join(tmpdir(), 'hg-te
   for (const f of readdirSync(join(tools, 'i18n'))) rewrite(join(tools, 'i18n', f), renameTools);
   return dir;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Random prompt layouts: the team's harness with a prompt.yaml drawn from a seed
+// ---------------------------------------------------------------------------------------------------
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const LABELS: Record<'zh-CN' | 'en', { words: string[]; marks: string[] }> = {
+  'zh-CN': {
+    words: ['货架', '在播', '镜头前', '清单', '问答', '实况', '观众', '口径', '主推', '链接', '须知', '资料', '上新', '场控', '面板'],
+    marks: ['：', ' >> ', ' | ', ' → ', '】', ' ~ ', ' ▷ '],
+  },
+  en: {
+    words: ['shelf', 'on air', 'in frame', 'roster', 'answers', 'status', 'audience', 'brief', 'spotlight', 'cart', 'notes', 'sheet', 'desk', 'board', 'panel'],
+    marks: [': ', ' >> ', ' | ', ' -> ', ' ~ ', ' :: '],
+  },
+};
+
+/**
+ * The team's harness with a prompt laid out from `seed`: header style, separator, item style, block
+ * order, titles, and each fact placeholder on a line of its own or inline after a label drawn from word
+ * lists (the room and the viewer on one line or two). Rules and limits are the team's.
+ */
+export function writeRandomLayoutHarness(seed: number, dir: string = mkdtempSync(join(tmpdir(), 'hg-layout-'))): string {
+  writeTeamHarness(dir);
+  const r = rng(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+  const label = (locale: 'zh-CN' | 'en', n = 2): string => {
+    const ws = Array.from({ length: n }, () => pick(LABELS[locale].words));
+    return locale === 'en' ? ws.join(' ').replace(/^./, (c) => c.toUpperCase()) : ws.join('');
+  };
+  /** A placeholder on its own line under a label, or inline after one. */
+  const place = (locale: 'zh-CN' | 'en', key: string): string =>
+    r() < 0.5 ? `${label(locale)}${locale === 'en' ? ':' : '：'}\n{{${key}}}` : `${label(locale)}${pick(LABELS[locale].marks)}{{${key}}}`;
+  const team = TEAM_PROMPT.split('\n');
+  const blockText = (id: string, locale: string): { title: string; template: string; items: string[] } | null => {
+    // The team's block in that locale (title, template and items), read back from TEAM_PROMPT.
+    const start = team.findIndex((l, i) => l === `  - id: ${id}` && i >= 0);
+    const at = team.findIndex((l, i) => i > start && l === `    ${locale}:`);
+    const items: string[] = [];
+    let i = at + 1;
+    let title = '';
+    let template = '';
+    for (; i < team.length && !team[i].startsWith('  - id:') && !/^ {4}\S/.test(team[i]); i++) {
+      const l = team[i];
+      if (l.startsWith('      title: ')) title = l.slice(13);
+      else if (l.startsWith('        - ')) items.push(l.slice(10).replace(/^"(.*)"$/, '$1'));
+      else if (l.startsWith('      template: ') && !l.endsWith('|-')) template = l.slice(16).replace(/^"(.*)"$/, '$1');
+      else if (l.startsWith('        ')) template += (template ? '\n' : '') + l.slice(8);
+    }
+    return { title, template, items };
+  };
+  const blocks = ['persona', 'product_specs', 'faq', 'room_state', 'prohibitions', 'skills_index', 'tools_doc', 'output_rules'];
+  for (let i = blocks.length - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [blocks[i], blocks[j]] = [blocks[j], blocks[i]];
+  }
+  const out: string[] = [
+    `header_style: ${pick(['markdown', 'xml', 'brackets', 'plain'])}`,
+    `separator: ${JSON.stringify(pick(['\n\n', '\n', '\n---\n', '\n\n==\n\n']))}`,
+    `item_style: ${pick(['dash', 'numbered', 'bullet', 'prose'])}`,
+    'tools_doc_style: none',
+    'extra_context: []',
+    'blocks:',
+  ];
+  for (const id of blocks) {
+    out.push(`  - id: ${id}`);
+    for (const locale of ['zh-CN', 'en'] as const) {
+      const b = blockText(id, locale)!;
+      let template = b.template;
+      const en = locale === 'en';
+      if (id === 'persona') {
+        const [open, close] = pick(en ? [['"', '"'], ['[', ']'], ['', ',']] : [['「', '」'], ['“', '”'], ['', '，']]);
+        template = en
+          ? `${label(locale, 3)}: I am ${open}{{persona_name}}${close} and my manner is {{persona_style}}.\n${label(locale, 4)} on air.`
+          : `${label(locale, 3)}：我是${open}{{persona_name}}${close}说话{{persona_style}}。\n${label(locale, 4)}直播。`;
+      } else if (id === 'product_specs') template = `${place(locale, 'current_product')}\n${place(locale, 'lineup')}`;
+      else if (id === 'faq') template = place(locale, 'faq');
+      else if (id === 'room_state')
+        template = r() < 0.5 ? `${place(locale, 'room')}\n${place(locale, 'viewer')}` : `${label(locale)}${pick(LABELS[locale].marks)}{{room}} / {{viewer}}`;
+      out.push(`    ${locale}:`);
+      out.push(`      title: ${JSON.stringify(`${label(locale)} ${b.title}`)}`);
+      out.push(`      template: ${JSON.stringify(template)}`);
+      out.push(b.items.length ? '      items:' : '      items: []');
+      for (const item of b.items) out.push(`        - ${JSON.stringify(item)}`);
+    }
+  }
+  writeFileSync(join(dir, 'prompt.yaml'), out.join('\n') + '\n');
+  return dir;
+}
