@@ -25,6 +25,7 @@ import { z } from 'zod';
 import type { JsonSchema } from '../protocol/domain.js';
 import { WIRE_STRING_LIMITS } from '../protocol/wire.js';
 import { depthProblem } from '../protocol/files.js';
+import { isRecord as isPlainObject } from '../protocol/objects.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Public contract
@@ -140,10 +141,6 @@ type Mode = 'openai' | 'hermes' | 'qwen3_xml' | 'auto';
 // ---------------------------------------------------------------------------------------------------
 // Small helpers
 // ---------------------------------------------------------------------------------------------------
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Sets an own property even for the key `__proto__`, which plain assignment would treat as the

@@ -25,6 +25,7 @@ import { resetNeeded } from './episode.js';
 import { actionShapeProblem } from './parsers.js';
 import type { Episode, Observation, StepResult } from './episode.js';
 import type { EpisodeHandle, EpisodeWrapping } from './wrappers.js';
+import { isRecord } from '../protocol/objects.js';
 
 /** A started episode, as `reset_result` carries it. */
 export interface ResetOk {
@@ -184,10 +185,6 @@ const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(r
  * this much to their latency.
  */
 const YIELD_AFTER_MS = 2;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * The `episode_id` of a raw item, when it can be read (an empty id is still the id the item named). An id

@@ -25,6 +25,7 @@ import { DISCOVER_TOOLS_TOOL, MARKETING_TOOLS, marketingHub } from './mcp.js';
 import type { Harness } from '../protocol/harness.js';
 import type { SurfaceMap } from '../protocol/surface.js';
 import type { Task } from '../protocol/domain.js';
+import { isRecord } from '../protocol/objects.js';
 
 // ajv ships CommonJS with a default export; under NodeNext the class sits on `.default`.
 const Ajv = (AjvModule as unknown as { default: typeof AjvType }).default ?? (AjvModule as unknown as typeof AjvType);
@@ -116,10 +117,6 @@ function unmark(schema: JsonSchema, drop: boolean, depth: number): JsonSchema {
     }
   }
   return { ...schema, properties: out };
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**

@@ -28,6 +28,7 @@ import type { CustomService } from './services.js';
 import { loadParaphrases } from './paraphrases.js';
 import type { Paraphrases } from './paraphrases.js';
 import type { z } from 'zod';
+import { deepFreeze } from '../protocol/objects.js';
 
 /** The directory holding the base harness's data files. */
 export function harnessDataDir(): string {
@@ -373,14 +374,8 @@ function loadHooks(dir: string, locale: Locale, errors: string[]): Pick<Harness,
   return { hooks, retry, limits: { ...file.limits } };
 }
 
-/** Recursively freeze a plain data value, so a shared harness cannot be edited by accident. */
-export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
+/** Recursively freeze a plain data value, so a shared harness cannot be edited by accident (one copy, in protocol/). */
+export { deepFreeze } from '../protocol/objects.js';
 
 /** What names a harness: its manifest's name and version, and the sha256 of its files. */
 export interface HarnessIdentity {

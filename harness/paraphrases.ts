@@ -17,6 +17,7 @@ import { LOCALES } from '../protocol/domain.js';
 import { FILE_LIMITS, FileProblem, depthProblem, parseMessage, readText } from '../protocol/files.js';
 import type { Locale } from '../protocol/domain.js';
 import { PROMPT_PLACEHOLDERS } from './names.js';
+import { deepFreeze } from '../protocol/objects.js';
 
 /** The file's name in a harness directory. */
 export const PARAPHRASES_FILE = 'paraphrases.yaml';
@@ -134,15 +135,6 @@ function unknownKeys(raw: unknown, section: keyof ParaphraseNames, names: readon
   for (const key of Object.keys(value)) {
     if (!names.includes(key)) errors.push(`${PARAPHRASES_FILE}: ${section}.${key}: not a ${what} of this harness (${section}: ${names.join(', ')})`);
   }
-}
-
-/** Recursively freeze a plain data value (as loader.ts `deepFreeze`). */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }
 
 /** A record without a prototype, holding `r`'s entries in order. */

@@ -17,6 +17,7 @@ import type { EpisodeRecordV1 } from './format.js';
 import { rebuildEpisode } from './replay.js';
 import { describeVariant } from './recorder.js';
 import { readForeignKey } from '../protocol/surface.js';
+import { isRecord } from '../protocol/objects.js';
 
 /** An argument the variant's map placed on no canonical parameter (validation rejects it), and why. */
 export interface UnmappedArgument {
@@ -173,10 +174,6 @@ function splitArguments(
     else unmapped.push({ name: foreign.name, value, reason: unmappedReason(foreign.reason, foreign.name, tool, tables) });
   }
   return { canonical, unmapped };
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** The `observation` of recorded output bytes, or null when they do not decode to one. */

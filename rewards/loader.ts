@@ -20,6 +20,7 @@ import { DEFAULT_PROFILE, validateProfile } from './profile.js';
 import { defaultRegistry } from './registry.js';
 import type { RewardRegistry } from './registry.js';
 import type { RewardModule, RewardProfile } from './types.js';
+import { deepFreeze, isRecord } from '../protocol/objects.js';
 
 /** Module names are snake_case registry keys, like the built-ins. */
 const MODULE_NAME = /^[a-z][a-z0-9_]*$/;
@@ -29,10 +30,6 @@ export type ProfileFileResult = { ok: true; profile: RewardProfile } | { ok: fal
 
 /** Outcome of loading a module directory. */
 export type ModuleDirResult = { ok: true; modules: RewardModule[] } | { ok: false; errors: string[] };
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * Read a JSON or YAML file (by extension) into a value, or the reasons (naming the file) it failed.
@@ -288,14 +285,6 @@ export async function loadRewardSet(
   }
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, set: { registry, profiles, hash: rewardSetHash(registry, profiles, files) } };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object') {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 /** Outcome of a reload: the new profile names, or every error (the old set stays in force). */

@@ -5,15 +5,7 @@
 import { z } from 'zod';
 import type { RewardRegistry } from './registry.js';
 import type { RewardProfile } from './types.js';
-
-// Frozen all the way down: the default is shared by every episode of every session.
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object') {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
+import { deepFreeze, isRecord } from '../protocol/objects.js';
 
 /**
  * The default profile (rewards 3.0). Gates cap only hard failures, in three steps by how bad they are
@@ -75,10 +67,6 @@ function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : `${out === '' ? '' : '.'}${String(seg)}`;
   return out === '' ? '(root)' : out;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** A usable module name of a raw entry (what the registry checks need), whatever else is wrong with it. */
