@@ -9,6 +9,7 @@
  */
 import type { JsonSchema, Task, ToolSchema } from '../protocol/domain.js';
 import type { Harness, Skill } from '../protocol/harness.js';
+import { isRecord } from '../protocol/objects.js';
 import { Rng, deriveSeed, slotOf, unmix32 } from '../protocol/rng.js';
 import type { SurfaceMap } from '../protocol/surface.js';
 import { materialize, materializeBlock, materializeSkill, stableTexts, textRewriter } from './materialize.js';
@@ -98,16 +99,12 @@ function copyLevels(h: Harness): Harness {
 function cloneTool(t: ToolSchema): ToolSchema {
   const parameters: JsonSchema = { ...t.function.parameters };
   const props = parameters.properties as Record<string, unknown> | undefined;
-  if (isObject(props)) {
+  if (isRecord(props)) {
     const own: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(props)) own[k] = isObject(v) ? { ...v } : v;
+    for (const [k, v] of Object.entries(props)) own[k] = isRecord(v) ? { ...v } : v;
     parameters.properties = own;
   }
   return { ...t, function: { ...t.function, parameters } };
-}
-
-function isObject(v: unknown): v is object {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** An operator's stream names (`apply:<name>`, `op:<name>`), made once per operator rather than twice per reset. */
@@ -187,16 +184,13 @@ function compile(base: Harness, norm: VariantSpec, seed: number, operators: read
   const keptSkills = canonicalSkills.filter((s) => draftSkills.has(s));
   const surfaceSkills = new Map<Skill, Skill>();
   draft.harness.skills.forEach((s, i) => surfaceSkills.set(s, harness.skills[i]));
-  if (FREEZE_COMPILED) {
-    deepFreeze(draft.harness);
-    deepFreeze(draft.tables);
-    deepFreeze(harness);
-  } else {
-    // The lists the prompt renders from, frozen always: the prompt's skills index and tools doc are then
-    // made once per compiled variant (env/prompt.ts memoises frozen lists), not once per reset.
-    Object.freeze(harness.tools);
-    Object.freeze(harness.skills);
-  }
+  // The lists the prompt renders from are frozen: the prompt's skills index and tools doc, the router's
+  // tool lookups and offered lists are then made once per compiled variant (env/prompt.ts and
+  // env/tool-router.ts memoise frozen lists), not once per reset. Nothing else is frozen, in tests as in
+  // a server (one path): deep-freezing made resets slower (`reset train` in bench/micro.ts). That no
+  // episode changes a shared variant is checked by test/harness-variants/compiled-unchanged.test.ts.
+  Object.freeze(harness.tools);
+  Object.freeze(harness.skills);
   return {
     draft: { harness: draft.harness, tables: draft.tables },
     harness,
@@ -207,20 +201,6 @@ function compile(base: Harness, norm: VariantSpec, seed: number, operators: read
     keptSkills,
     rewrite: null,
   };
-}
-
-/**
- * Whether compiled variants are deep-frozen: under the tests (vitest sets VITEST) and with
- * HGYM_FREEZE_VARIANTS=1, so that code mutating a shared variant throws there. Not by default: spreading a
- * frozen object is several times slower than a plain one, and every reset copies a few dozen.
- */
-const FREEZE_COMPILED = process.env.VITEST !== undefined || process.env.HGYM_FREEZE_VARIANTS === '1';
-
-/** Freeze an object graph (compiled variants are shared by every episode drawn to them). */
-function deepFreeze(v: unknown): void {
-  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return;
-  Object.freeze(v);
-  for (const k of Reflect.ownKeys(v)) deepFreeze((v as Record<PropertyKey, unknown>)[k]);
 }
 
 /** Pools of compiled variants: per operator list, per base harness, per spec (LRU), one slot per draw. */
