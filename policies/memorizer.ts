@@ -1,7 +1,9 @@
 /**
- * The memorizer: a reference policy that acts like a small model fine-tuned on the BASE harness alone.
- * It classifies the viewer's message by keywords and follows a fixed script in the base harness's names
- * and habits: canonical tool, parameter, skill and result-field names, and the base prompt's layout. It is
+ * The memorizer: a reference policy that acts like a small model fine-tuned on ONE harness alone (the
+ * embedded one, or the harness it is fitted to by `memorizerFor`). It classifies the viewer's message by
+ * keywords and follows a fixed script in that harness's names and habits: its tool and skill names as it
+ * binds the embedded roles, canonical parameter and result-field names, and its prompt read through its
+ * own headers and template lines (memorizer-room.ts). It is
  * not privileged (it never sees the task, the answer key or the variant's map) and it never reads the tool
  * list the observation offers (`observation.tools`): on the identity harness it scores high, on an
  * augmented one it breaks where the surface moved. That gap is the signal HAT trains on (DESIGN.md,
