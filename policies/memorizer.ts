@@ -32,8 +32,6 @@ const DISCOVER_TOOLS = 'discover_tools';
 /** Faults that are worth one more try (the service, not the request, was at fault). */
 const TRANSIENT = new Set(['TIMEOUT', 'PERMISSION_DENIED', 'MALFORMED_OUTPUT']);
 const MAX_ATTEMPTS = 3;
-/** The base harness's turn cap is 8: reply by turn 7 whatever is still missing. */
-const LAST_CALL_TURN = 6;
 
 /** Stable key of a call: name and arguments with sorted keys. */
 function signature(name: string, args: Record<string, unknown>): string {
@@ -62,6 +60,8 @@ interface Fit {
   companions: ReadonlyMap<string, { tool: string; params: readonly string[] }>;
   /** How the harness's prompt is read: its own texts, in its locales (memorizer-room.ts). */
   room: RoomReader;
+  /** The last turn that makes calls: two before the harness's turn cap (the embedded cap is 8), so the reply always fits. */
+  lastCallTurn: number;
 }
 
 /** Script parts that answer a question the harness binds to the whitelist intent (in the embedded harness, product-qa serves both). */
@@ -71,8 +71,9 @@ const WHITELIST_PARTS = new Set(['whitelist', 'ingredients']);
 function fitTo(set: HarnessSet): Fit {
   const b = set.bindings;
   const room = roomReaderFor(set);
-  if (b.identity) return { tool: (n) => n, skill: (n) => n, companions: new Map(), room };
   const base = set.get(set.locales[0]);
+  const lastCallTurn = base.limits.max_turns - 2;
+  if (b.identity) return { tool: (n) => n, skill: (n) => n, companions: new Map(), room, lastCallTurn };
   const companions = new Map<string, { tool: string; params: readonly string[] }>();
   for (const h of base.hooks) {
     if (hookKind(h) !== 'required_call' || !h.enabled) continue;
@@ -82,7 +83,7 @@ function fitTo(set: HarnessSet): Fit {
     const params = Object.keys((schema.function.parameters.properties as object | undefined) ?? {});
     for (const w of watched ?? []) companions.set(b.opOf(w) ?? w, { tool: require, params });
   }
-  return { tool: (n) => b.toolOf(n) ?? n, skill: (n, intent) => b.skillFor(n, intent) ?? n, companions, room };
+  return { tool: (n) => b.toolOf(n) ?? n, skill: (n, intent) => b.skillFor(n, intent) ?? n, companions, room, lastCallTurn };
 }
 
 class MemorizerInstance implements PolicyInstance {
@@ -137,7 +138,7 @@ class MemorizerInstance implements PolicyInstance {
       this.#lastReply = again;
       return writeReply(this.#parser, again);
     }
-    const giveUp = this.#turn > LAST_CALL_TURN;
+    const giveUp = this.#turn > this.#fit.lastCallTurn;
     const needed: CanonicalCall[] = [];
     const seen = new Set<string>();
     if (!giveUp) {

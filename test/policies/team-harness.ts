@@ -1,9 +1,9 @@
 /**
  * A team's harness, as a platform team would write one from docs/HARNESS.md: the embedded data files
  * copied, every skill and tool renamed (files, front matter, backticked mentions, hooks, paraphrases,
- * tool descriptions), a new header style, separator and item style, and every prompt template line
- * rewritten in both locales (other persona wording, other labels and separators around the room's facts,
- * facts inline after a label). Used to show that the memorizer fitted to a harness reads that harness.
+ * tool descriptions), other limits (150 characters, 6 turns), a new header style, separator and item
+ * style, and every prompt template line rewritten in both locales (other persona wording, other labels
+ * and separators around the room's facts, facts inline after a label). Used to show that the memorizer fitted to a harness reads that harness.
  */
 import { cpSync, mkdtempSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -251,7 +251,8 @@ export function writeTeamHarness(dir: string = mkdtempSync(join(tmpdir(), 'hg-te
   cpSync(harnessDataDir(), dir, { recursive: true, filter: (src) => !/\.(ts|js|map)$/.test(src) });
   writeFileSync(join(dir, 'harness.yaml'), MANIFEST);
   writeFileSync(join(dir, 'prompt.yaml'), TEAM_PROMPT);
-  rewrite(join(dir, 'hooks.yaml'), renameTools);
+  // Other limits than the embedded 120 characters and 8 turns.
+  rewrite(join(dir, 'hooks.yaml'), (t) => renameTools(t).replace('reply_max_chars: 120', 'reply_max_chars: 150').replace('max_turns: 8', 'max_turns: 6'));
   rewrite(join(dir, 'paraphrases.yaml'), (t) => renameSkills(renameTools(t)));
   for (const locale of ['zh-CN', 'en']) {
     const skills = join(dir, 'skills', locale);
