@@ -7,6 +7,8 @@ import type { RewardRegistry } from './registry.js';
 import type { RewardProfile } from './types.js';
 import { deepFreeze, isRecord } from '../protocol/objects.js';
 
+// Frozen all the way down (deepFreeze): the default is shared by every episode of every session.
+
 /**
  * The default profile (rewards 3.0). Gates cap only hard failures, in three steps by how bad they are
  * on air: a reply that states little of what was asked, or something invented, forbidden or unsupported
