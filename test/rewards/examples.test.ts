@@ -252,6 +252,8 @@ describe('docs and the example files', () => {
       { profiles: [concise], module_dirs: [EXAMPLE_MODULES] },
       { profiles: [concise, judged], module_dirs: [EXAMPLE_MODULES] },
       { profiles: [concise, judged], module_dirs: [EXAMPLE_MODULES] },
+      { profiles: [concise], module_dirs: [EXAMPLE_MODULES] }, // README "Where to start": eval --rewards
+      { profiles: [toolUse], module_dirs: [] }, // README "Where to start": rescore --rewards
     ]);
     for (const sources of loads) {
       const r = await loadRewardSet(abs(sources));
