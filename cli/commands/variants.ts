@@ -490,17 +490,35 @@ export function registerVariantCommands(program: Command): void {
         const sets: VariantSpec['families'][] = fams.map((f) => [f]);
         if (fams.length > 1) sets.push([...fams]);
         const rows: { families: string[]; intensity: number; mean: Record<string, number> }[] = [];
+        // One bar over every cell's episodes (sets x intensities x policies).
+        const progress = progressBar('sweep', 'episodes', opts.json === true);
+        const total = sets.length * opts.intensities.length * opts.policies.length * opts.episodes;
+        let before = 0;
         for (const families of sets) {
           for (const intensity of opts.intensities) {
             const spec: VariantSpec = { families, intensity, split: opts.split, ...(share !== undefined ? { identity_share: share } : {}) };
             const mean: Record<string, number> = {};
             for (const name of opts.policies) {
               const policy = policyFor(name, config.harness);
-              if (policy) mean[name] = evaluate({ policy, episodes: opts.episodes, seed: opts.seed, variant: spec, locale: opts.locale, config, ...tasks }).reward.mean;
+              const offset = before;
+              if (policy) {
+                mean[name] = evaluate({
+                  policy,
+                  episodes: opts.episodes,
+                  seed: opts.seed,
+                  variant: spec,
+                  locale: opts.locale,
+                  config,
+                  ...tasks,
+                  onProgress: (done, _n, reward) => progress.tick(offset + done, total, reward),
+                }).reward.mean;
+              }
+              before += opts.episodes;
             }
             rows.push({ families: [...families], intensity, mean });
           }
         }
+        progress.stop();
         if (opts.json) {
           // `split` is the variants' (as before); `task_split` the tasks'.
           const head = { episodes: opts.episodes, seed: opts.seed, locale: opts.locale, split: opts.split, task_split: opts.taskSplit, mix: mixShares(tasks.mix), identity_share: share ?? 0 };

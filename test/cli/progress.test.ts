@@ -1,6 +1,6 @@
 /**
- * Progress on long commands (issue 41: only `rollout` showed progress; `eval`, `audit` and `check` were
- * silent on a terminal): on a TTY, a bar on stderr with the count, the rate, the time left and, for scored
+ * Progress on long commands (issue 41: only `rollout` showed progress; `eval`, `audit`, `check` and
+ * `variants sweep` were silent on a terminal): on a TTY, a bar on stderr with the count, the rate, the time left and, for scored
  * episodes, the running mean reward; nothing at all when piped or with --json. The TTY is a real
  * pseudo-terminal (util-linux `script`).
  */
@@ -26,10 +26,14 @@ describe('progress bars', () => {
     expect(out).toContain('policy oracle on variant train: 200 episodes, 0 errors');
   });
 
-  it('check and audit on a terminal count their units', () => {
+  it('check, audit and variants sweep on a terminal count their units', () => {
     expect(onTty(['check', '--seeds', '4'])).toMatch(/check \[[█░]+\] 4\/4 seeds \| [\d.]+\/s \| eta 0s/);
     const audit = onTty(['audit', '--episodes', '4', '--presets', 'identity', '--strategies', 'refuse']);
     expect(audit).toMatch(/audit \[[█░]+\] 12\/12 episodes \| reward [\d.]+ \| [\d.]+\/s \| eta 0s/);
+    // variants sweep: one bar over every cell (1 family x 1 intensity x 3 policies x 10 episodes).
+    const sweep = onTty(['variants', 'sweep', '--episodes', '10', '--families', 'prompt', '--intensities', '0.5']);
+    expect(sweep).toMatch(/sweep \[[█░]+\] 30\/30 episodes \| reward [\d.]+ \| [\d.]+\/s \| eta 0s/);
+    expect(sweep).toContain('mean reward over 10 episodes from seed 1');
   });
 
   it('prints nothing extra with --json on a terminal, or when piped', async () => {
