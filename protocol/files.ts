@@ -193,8 +193,12 @@ export function readBytes(path: string, opts: ReadOptions): Buffer {
   }
 }
 
-/** Feed a file's bytes to `onChunk` a chunk at a time (hashing a large file in bounded memory). Throws `FileProblem`. */
-export function forEachChunk(path: string, opts: ReadOptions, onChunk: (chunk: Buffer) => void): void {
+/**
+ * A file's bytes a chunk at a time, in bounded memory (one 256 KiB buffer, reused: a chunk is valid until
+ * the next one is asked for). The file's problems (not a regular file, over `opts.maxBytes` before or while
+ * reading, a read error) are thrown as `FileProblem`.
+ */
+function* chunks(path: string, opts: ReadOptions): Generator<Buffer> {
   const { fd, size } = openRegular(path, opts.within);
   try {
     if (size > opts.maxBytes) throw tooLarge(path, size, opts);
@@ -207,14 +211,19 @@ export function forEachChunk(path: string, opts: ReadOptions, onChunk: (chunk: B
       } catch (e) {
         throw new FileProblem(path, `cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
       }
-      if (got === 0) break;
+      if (got === 0) return;
       total += got;
       if (total > opts.maxBytes) throw tooLarge(path, `over ${formatBytes(opts.maxBytes)}`, opts);
-      onChunk(chunk.subarray(0, got));
+      yield chunk.subarray(0, got);
     }
   } finally {
     closeSync(fd);
   }
+}
+
+/** Feed a file's bytes to `onChunk` a chunk at a time (hashing a large file in bounded memory). Throws `FileProblem`. */
+export function forEachChunk(path: string, opts: ReadOptions, onChunk: (chunk: Buffer) => void): void {
+  for (const c of chunks(path, opts)) onChunk(c);
 }
 
 /** The offset of the first byte that is not valid UTF-8 (the buffer is known to be invalid). */
@@ -253,57 +262,41 @@ export type Line = { line: number; text: string } | { line: number; problem: str
  * file's own problems (not a regular file, too large) are thrown as `FileProblem` before or while reading.
  */
 export function* readLines(path: string, opts: ReadOptions & { maxLineBytes: number }): Generator<Line> {
-  const { fd, size } = openRegular(path, opts.within);
-  try {
-    if (size > opts.maxBytes) throw tooLarge(path, size, opts);
-    const chunk = Buffer.allocUnsafe(256 * KiB);
-    let parts: Buffer[] = [];
-    let partBytes = 0;
-    let overlong = false;
-    let line = 0;
-    let total = 0;
-    const finish = function* (tail: Buffer): Generator<Line> {
-      line++;
-      if (overlong || partBytes + tail.length > opts.maxLineBytes) {
-        yield { line, problem: `line too long (over ${formatBytes(opts.maxLineBytes)}; a line may have at most ${formatBytes(opts.maxLineBytes)})` };
-      } else {
-        let bytes = parts.length === 0 ? tail : Buffer.concat([...parts, tail]);
-        if (bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, bytes.length - 1);
-        const decoded = utf8Text(bytes);
-        yield decoded.ok ? { line, text: decoded.text } : { line, problem: decoded.reason.replace(/\(byte (\d+)\)/, '(byte $1 of the line)') };
-      }
-      parts = [];
-      partBytes = 0;
-      overlong = false;
-    };
-    for (;;) {
-      let got: number;
-      try {
-        got = readSync(fd, chunk, 0, chunk.length, null);
-      } catch (e) {
-        throw new FileProblem(path, `cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-      }
-      if (got === 0) break;
-      total += got;
-      if (total > opts.maxBytes) throw tooLarge(path, `over ${formatBytes(opts.maxBytes)}`, opts);
-      let start = 0;
-      for (;;) {
-        const nl = chunk.indexOf(0x0a, start);
-        if (nl < 0 || nl >= got) break;
-        yield* finish(chunk.subarray(start, nl));
-        start = nl + 1;
-      }
-      if (start < got) {
-        const rest = chunk.subarray(start, got);
-        if (overlong || partBytes + rest.length > opts.maxLineBytes) overlong = true;
-        else parts.push(Buffer.from(rest));
-        partBytes += rest.length;
-      }
+  let parts: Buffer[] = [];
+  let partBytes = 0;
+  let overlong = false;
+  let line = 0;
+  const finish = function* (tail: Buffer): Generator<Line> {
+    line++;
+    if (overlong || partBytes + tail.length > opts.maxLineBytes) {
+      yield { line, problem: `line too long (over ${formatBytes(opts.maxLineBytes)}; a line may have at most ${formatBytes(opts.maxLineBytes)})` };
+    } else {
+      let bytes = parts.length === 0 ? tail : Buffer.concat([...parts, tail]);
+      if (bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, bytes.length - 1);
+      const decoded = utf8Text(bytes);
+      yield decoded.ok ? { line, text: decoded.text } : { line, problem: decoded.reason.replace(/\(byte (\d+)\)/, '(byte $1 of the line)') };
     }
-    if (partBytes > 0 || overlong) yield* finish(Buffer.alloc(0));
-  } finally {
-    closeSync(fd);
+    parts = [];
+    partBytes = 0;
+    overlong = false;
+  };
+  for (const chunk of chunks(path, opts)) {
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, start);
+      if (nl < 0) break;
+      yield* finish(chunk.subarray(start, nl));
+      start = nl + 1;
+    }
+    if (start < chunk.length) {
+      // The chunk's buffer is reused: the rest of a line is copied.
+      const rest = chunk.subarray(start);
+      if (overlong || partBytes + rest.length > opts.maxLineBytes) overlong = true;
+      else parts.push(Buffer.from(rest));
+      partBytes += rest.length;
+    }
   }
+  if (partBytes > 0 || overlong) yield* finish(Buffer.alloc(0));
 }
 
 /**

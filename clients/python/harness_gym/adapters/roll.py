@@ -44,13 +44,12 @@ Choices, each forced by the managers' code:
 
 from __future__ import annotations
 
-import json
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import HarnessGymError
 from ..train.pool import EnvPool, EpisodeHandle, shared_pool
-from ..train.rows import row_reset_item
-from ..train.tokens import default_tools_message
+from ..train.rows import plain, row_reset_item
+from ..train.tokens import default_tools_message, messages_text, tools_instruction
 
 #: The id :func:`register` uses, and the entry point gem imports.
 ENV_ID = "harness_gym"
@@ -63,25 +62,6 @@ MANAGERS = ("traj", "native")
 
 #: Failures that say nothing about the policy: their samples are excluded from training (``metrics["excluded"]``).
 EXCLUDED_FAILURES = ("server_error", "transport")
-
-
-def plain(value: Any) -> Any:
-    """``value`` with omegaconf containers (and any nested mapping or sequence) as plain dicts and lists.
-
-    ROLL builds each env from ``DictConfig`` nodes; msgpack cannot encode them, and ``dict(node)`` would
-    leave a nested ``ListConfig`` inside. Strings, numbers, booleans and ``None`` pass through.
-    """
-    module = type(value).__module__ or ""
-    if module.startswith("omegaconf"):
-        from omegaconf import OmegaConf
-
-        if OmegaConf.is_config(value):
-            value = OmegaConf.to_container(value, resolve=True)
-    if isinstance(value, Mapping):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    return value
 
 
 class GroupFilter:
@@ -146,26 +126,6 @@ def register(env_id: str = ENV_ID, **kwargs: Any) -> None:
     if spec is not None and spec.entry_point == ENTRY_POINT:
         return
     gem.register(env_id, entry_point=ENTRY_POINT, **kwargs)
-
-
-def tools_instruction(tools: Sequence[Mapping[str, Any]]) -> str:
-    """The episode's tools as Qwen2.5/Qwen3's chat template writes them in the system turn."""
-    lines = "".join("\n" + json.dumps(t, ensure_ascii=False) for t in tools)
-    return (
-        "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
-        "You are provided with function signatures within <tools></tools> XML tags:\n<tools>" + lines + "\n</tools>\n\n"
-        "For each function call, return a json object with function name and arguments within "
-        '<tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>'
-    )
-
-
-def messages_text(messages: Sequence[Mapping[str, Any]]) -> str:
-    """Environment messages as the text of one user turn: tool results as ``<tool_response>`` blocks."""
-    parts = []
-    for m in messages:
-        content = str(m.get("content") or "")
-        parts.append(f"<tool_response>\n{content}\n</tool_response>" if m.get("role") == "tool" else content)
-    return "\n".join(parts)
 
 
 def strip_end_markers(text: str, markers: Sequence[str] = END_MARKERS) -> str:

@@ -40,6 +40,7 @@ import verifiers.v1 as vf
 from ..errors import HarnessGymError
 from ..train.pool import shared_pool
 from ..train.rows import group_rows, row_reset_item
+from ..train.tokens import messages_text, tools_instruction
 
 __all__ = ["HarnessGymConfig", "HarnessGymData", "HarnessGymEnv", "HarnessGymEnvConfig", "HarnessGymTask", "HarnessGymTaskset"]
 
@@ -118,17 +119,6 @@ class HarnessGymFailure(Exception):
         self.kind = kind
 
 
-def tools_instruction(tools: Sequence[Mapping[str, Any]]) -> str:
-    """The episode's tools as Qwen2.5/Qwen3's chat template writes them in the system turn."""
-    lines = "".join("\n" + json.dumps(t, ensure_ascii=False) for t in tools)
-    return (
-        "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
-        "You are provided with function signatures within <tools></tools> XML tags:\n<tools>" + lines + "\n</tools>\n\n"
-        "For each function call, return a json object with function name and arguments within "
-        '<tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>'
-    )
-
-
 def opening_messages(observation: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The reset observation's messages, the tools appended to the system message (one is added if none)."""
     messages = [dict(m) for m in observation.get("messages", [])]
@@ -140,15 +130,6 @@ def opening_messages(observation: Mapping[str, Any]) -> list[dict[str, Any]]:
         else:
             messages.insert(0, {"role": "system", "content": block})
     return messages
-
-
-def messages_text(messages: Sequence[Mapping[str, Any]]) -> str:
-    """The environment's added messages as one user turn: tool results as ``<tool_response>`` blocks."""
-    parts = []
-    for m in messages:
-        content = str(m.get("content") or "")
-        parts.append(f"<tool_response>\n{content}\n</tool_response>" if m.get("role") == "tool" else content)
-    return "\n".join(parts)
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:

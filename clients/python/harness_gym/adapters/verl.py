@@ -72,6 +72,7 @@ import uuid
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from ..train import Generation, RolloutConfig, Sample, rollout, shared_pool
+from ..train.rows import plain
 
 #: The verl commit this adapter was read against and is tested with (vendored in clients/python/tests/vendor/verl).
 VERL_COMMIT = "1dda039b9c6311889a9c9a26040677e1254814f9"
@@ -103,26 +104,6 @@ class EpisodeFailed(RuntimeError):
             f"harness-gym episode failed ({sample.failure}: {sample.error or 'no detail'}; row {sample.row.get('row_id', '?')}): "
             "left out of its group"
         )
-
-
-def plain(value: Any) -> Any:
-    """``value`` with omegaconf containers, numpy arrays / scalars and tuples made plain dicts, lists and
-    scalars, recursively (what hydra, parquet and verl's ``non_tensor_batch`` hand over; msgpack and JSON
-    take only plain ones)."""
-    try:
-        from omegaconf import DictConfig, ListConfig, OmegaConf
-    except ImportError:  # pragma: no cover - verl depends on omegaconf
-        DictConfig = ListConfig = ()  # type: ignore[assignment,misc]
-    if DictConfig and isinstance(value, (DictConfig, ListConfig)):
-        value = OmegaConf.to_container(value, resolve=True)
-    if isinstance(value, Mapping):
-        return {str(k) if not isinstance(k, str) else k: plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    tolist = getattr(value, "tolist", None)
-    if tolist is not None and type(value).__module__ == "numpy":  # ndarray -> list, numpy scalar -> item
-        return plain(tolist())
-    return value
 
 
 def _get(config: Any, path: str, default: Any = None) -> Any:

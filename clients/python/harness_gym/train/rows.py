@@ -99,3 +99,22 @@ def row_reset_item(row: Mapping[str, Any], extra_options: Optional[Mapping[str, 
     if options:
         item["options"] = options
     return item
+
+
+def plain(value: Any) -> Any:
+    """``value`` with omegaconf containers, numpy arrays / scalars and tuples made plain dicts, lists and
+    scalars, recursively: what hydra (verl), ROLL's env configs and parquet rows hand over, made encodable
+    by msgpack and JSON. omegaconf is imported only when a value is one of its containers."""
+    if (type(value).__module__ or "").startswith("omegaconf"):
+        from omegaconf import OmegaConf
+
+        if OmegaConf.is_config(value):
+            value = OmegaConf.to_container(value, resolve=True)
+    if isinstance(value, Mapping):
+        return {k if isinstance(k, str) else str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    tolist = getattr(value, "tolist", None)
+    if tolist is not None and type(value).__module__ == "numpy":  # ndarray -> list, numpy scalar -> item
+        return plain(tolist())
+    return value

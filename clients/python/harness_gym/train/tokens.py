@@ -206,3 +206,24 @@ class TokenTrajectory:
         del self.loss_mask[max_response_ids:]
         if self.logprobs is not None:
             del self.logprobs[max_response_ids:]
+
+
+def tools_instruction(tools: Sequence[Mapping[str, Any]]) -> str:
+    """The episode's tools as Qwen2.5/Qwen3's chat template writes them in the system turn (for adapters
+    whose framework renders the tools into the prompt rather than passing them to the template)."""
+    lines = "".join("\n" + json.dumps(t, ensure_ascii=False) for t in tools)
+    return (
+        "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+        "You are provided with function signatures within <tools></tools> XML tags:\n<tools>" + lines + "\n</tools>\n\n"
+        "For each function call, return a json object with function name and arguments within "
+        '<tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>'
+    )
+
+
+def messages_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The environment's added messages as the text of one user turn: tool results as ``<tool_response>`` blocks."""
+    parts = []
+    for m in messages:
+        content = str(m.get("content") or "")
+        parts.append(f"<tool_response>\n{content}\n</tool_response>" if m.get("role") == "tool" else content)
+    return "\n".join(parts)
