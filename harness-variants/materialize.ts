@@ -7,12 +7,15 @@
 import type { JsonSchema, ToolSchema } from '../protocol/domain.js';
 import type { Harness, PromptBlock, Skill } from '../protocol/harness.js';
 import type { RenameTables, VariantDraft } from './types.js';
+import { isIdentifierName } from '../harness/index.js';
 
 /**
- * A rewriter for identifiers in prose. Tool names and parameter or field names that are unmistakably
- * identifiers (snake_case, they contain "_") are rewritten wherever they stand. Skill names are rewritten
- * only where the text marks them as names, in backticks (`promotion`): several are ordinary words
- * ("promotion", "after-sales") that prose uses in their plain sense.
+ * A rewriter for identifiers in prose. Tool names, parameter or field names that are unmistakably
+ * identifiers (snake_case, they contain "_") and skill names that hold a digit (`faq-v2`; no skill name
+ * holds "_") are rewritten wherever they stand. Other skill names are rewritten only where the text marks
+ * them as names, in backticks (`promotion`): they are words ("promotion", "after-sales") that prose uses
+ * in their plain sense, and `validate` refuses a bare one where it reads as the name
+ * (harness/name-mentions.ts), so no variant serves a canonical skill name.
  *
  * Precisely, the text is read left to right as the regex /`[^`\n]{1,80}`|[A-Za-z0-9_-]+/g would match
  * it: a backticked span whose inner text is a renamed skill becomes that skill's surface name (still in
@@ -25,7 +28,11 @@ export function textRewriter(tables: RenameTables, stable?: ReadonlySet<string>)
   for (const c in tables.tools) if (Object.hasOwn(tables.tools, c)) bare.set(c, tables.tools[c]);
   for (const c in tables.fields) if (Object.hasOwn(tables.fields, c) && c.includes('_')) bare.set(c, tables.fields[c]);
   const quoted = new Map<string, string>();
-  for (const c in tables.skills) if (Object.hasOwn(tables.skills, c)) quoted.set(c, tables.skills[c]);
+  for (const c in tables.skills) {
+    if (!Object.hasOwn(tables.skills, c)) continue;
+    quoted.set(c, tables.skills[c]);
+    if (isIdentifierName(c) && !bare.has(c)) bare.set(c, tables.skills[c]);
+  }
   return rewriterFrom(bare, quoted, stable);
 }
 
@@ -42,7 +49,9 @@ export function rewriterOf(
   const bare = new Map<string, string>();
   for (const [c, s] of tools) bare.set(c, s);
   for (const [c, s] of fields) if (c.includes('_')) bare.set(c, s);
-  return rewriterFrom(bare, new Map<string, string>(skills), stable);
+  const quoted = new Map<string, string>(skills);
+  for (const [c, s] of quoted) if (isIdentifierName(c) && !bare.has(c)) bare.set(c, s);
+  return rewriterFrom(bare, quoted, stable);
 }
 
 /** The rewriter of bare names (tools, snake_case fields) and backticked skill names. */

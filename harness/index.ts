@@ -6,6 +6,8 @@ export { loadBaseHarness, harnessDataDir, deepFreeze, loadHarnessDir, embeddedHa
 export type { HarnessIdentity, HarnessLoadResult } from './loader.js';
 export { loadParaphrases, ParaphrasesFileSchema, PARAPHRASES_FILE } from './paraphrases.js';
 export type { Paraphrases, ParaphraseNames, SkillWordings, ToolWordings, BlockWording, WordingPool } from './paraphrases.js';
+export { isIdentifierName, bareSkillReferences, bareSkillNameErrors } from './name-mentions.js';
+export type { BareReference, ServedTexts } from './name-mentions.js';
 export { parseSkillMarkdown, renderSkillMarkdown, HarnessDataError } from './skill-markdown.js';
 export {
   CANONICAL_TOOLS,

@@ -26,6 +26,7 @@ import type { IntentBinding, ToolBinding } from './bindings.js';
 import { loadCustomService } from './services.js';
 import type { CustomService } from './services.js';
 import { loadParaphrases } from './paraphrases.js';
+import { bareSkillNameErrors } from './name-mentions.js';
 import type { Paraphrases } from './paraphrases.js';
 import type { z } from 'zod';
 import { deepFreeze } from '../protocol/objects.js';
@@ -548,6 +549,9 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
     { skills: skillFiles.get('zh-CN') ?? [], tools: toolNames, blocks: zh?.prompt.blocks.map((b) => b.id) ?? PROMPT_BLOCK_ORDER },
     errors,
   );
+  // Bare skill names that read as references, which no variant would rewrite (harness/name-mentions.ts).
+  const loader = bindings.loadSkillTool;
+  errors.push(...bareSkillNameErrors([...byLocale.values()], paraphrases, skillFiles.get('zh-CN') ?? [], loader === undefined ? [] : [loader]));
   const unique = [...new Set(errors)];
   if (unique.length > 0 || !manifest) return { ok: false, errors: unique };
   for (const [locale, h] of byLocale) {

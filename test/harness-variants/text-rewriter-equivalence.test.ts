@@ -10,13 +10,15 @@ import { loadBaseHarness } from '../../harness/index.js';
 import { textRewriter } from '../../harness-variants/index.js';
 import type { RenameTables } from '../../harness-variants/index.js';
 
-/** The regex rewriter textRewriter used to be. */
+/** The regex rewriter textRewriter used to be, with skill names that hold `_` or a digit rewritten bare too. */
 function referenceRewriter(tables: RenameTables): (text: string) => string {
   const bare = new Map<string, string>();
   for (const [c, s] of Object.entries(tables.tools)) bare.set(c, s);
   for (const [c, s] of Object.entries(tables.fields)) if (c.includes('_')) bare.set(c, s);
   const quoted = new Map<string, string>();
   for (const [c, s] of Object.entries(tables.skills)) quoted.set(c, s);
+  // A skill name that holds "_" or a digit is no word: rewritten bare too (after tools and fields).
+  for (const [c, s] of Object.entries(tables.skills)) if (/[_0-9]/.test(c) && !bare.has(c)) bare.set(c, s);
   if (bare.size === 0 && quoted.size === 0) return (t) => t;
   const rewriteBare = (text: string): string => (bare.size === 0 ? text : text.replace(/[A-Za-z0-9_-]+/g, (m) => bare.get(m) ?? m));
   return (text) =>
