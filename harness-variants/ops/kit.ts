@@ -79,6 +79,34 @@ export function reorder<T>(rng: Rng, items: readonly T[]): T[] {
   return out;
 }
 
+/**
+ * A list marker that numbers its item, in any style a harness or `skills.rules.numbering` writes
+ * (`1. `, `1) `, `1）`, `1、`, `(1) `, `（1）`, `[1] `, `第1条：`, `规则1：`, `Rule 1: `, `Step 1: `).
+ */
+const NUMBERED_MARKER = /^(?:\d+(?:\. |\) |）|、)|\(\d+\) |（\d+）|\[\d+\] |第\d+条：|规则\d+：|Rule \d+: |Step \d+: )/;
+
+/** The numbering marker a text starts with, or null. */
+export function numberMarker(text: string): string | null {
+  return NUMBERED_MARKER.exec(text)?.[0] ?? null;
+}
+
+/**
+ * `reorder`, then the numbers put back in place: where a numbered item stood, the numbered item moved there
+ * takes that place's marker, so a shuffled `1. 2. 3.` list still reads 1, 2, 3 (its items keeping their
+ * numbers would let the original order be read back). `marker` gives an item's numbering marker (null:
+ * none), `withMarker` the item with another one. The same draws as `reorder`: a list without numbers
+ * comes out as `reorder` gives it.
+ */
+export function reorderNumbered<T>(rng: Rng, items: readonly T[], marker: (x: T) => string | null, withMarker: (x: T, m: string) => T): T[] {
+  const out = reorder(rng, items);
+  for (let i = 0; i < out.length; i++) {
+    const place = marker(items[i]);
+    if (place === null || out[i] === items[i] || marker(out[i]) === null) continue;
+    out[i] = withMarker(out[i], place);
+  }
+  return out;
+}
+
 /** A deep copy of JSON data (what `structuredClone` gives for it, without the serialisation round trip). */
 export function copyJson<T>(value: T): T {
   if (Array.isArray(value)) return value.map(copyJson) as T;

@@ -13,7 +13,7 @@ import type { HeaderStyle, PromptBlock } from '../../protocol/harness.js';
 import { LIMIT_RANGES, hookKind } from '../../protocol/harness.js';
 import { charLength } from '../../protocol/text.js';
 import type { HarnessTransform, TransformContext, VariantDraft } from '../types.js';
-import { mentionsName, poolFor, reorder, share, stringMemo } from './kit.js';
+import { mentionsName, numberMarker, poolFor, reorder, reorderNumbered, share, stringMemo } from './kit.js';
 import type { SplitPool } from './kit.js';
 import {
   IRRELEVANT_CONTEXT,
@@ -197,7 +197,7 @@ const instructionsParaphrase: HarnessTransform = {
   },
 };
 
-/** prompt.items.shuffle: reorder the rules within blocks. */
+/** prompt.items.shuffle: reorder the rules within blocks; items that carry numbers are renumbered. */
 const itemsShuffle: HarnessTransform = {
   name: 'prompt.items.shuffle',
   family: 'prompt',
@@ -205,7 +205,10 @@ const itemsShuffle: HarnessTransform = {
   apply(draft, ctx) {
     const blocks = draft.harness.prompt.blocks.filter((b) => b.items.length > 1);
     if (blocks.length === 0) return;
-    for (const b of ctx.rng.sample(blocks, share(blocks.length, ctx.intensity, ctx.rng))) b.items = reorder(ctx.rng, b.items);
+    for (const b of ctx.rng.sample(blocks, share(blocks.length, ctx.intensity, ctx.rng))) {
+      // Items that carry their own numbers (`1、...`) are numbered again in their new order.
+      b.items = reorderNumbered(ctx.rng, b.items, numberMarker, (item, m) => m + item.slice((numberMarker(item) as string).length));
+    }
   },
 };
 

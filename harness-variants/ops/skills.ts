@@ -11,7 +11,7 @@ import type { Harness, Skill } from '../../protocol/harness.js';
 import type { Rng } from '../../protocol/rng.js';
 import type { HarnessTransform, TransformContext, VariantDraft } from '../types.js';
 import type { NameSet, SplitPool } from './kit.js';
-import { freshFrom, ownerMentions, opaqueName, poolFor, recase, reorder, share, stringMemo, usedNames } from './kit.js';
+import { freshFrom, numberMarker, ownerMentions, opaqueName, poolFor, recase, reorder, reorderNumbered, share, stringMemo, usedNames } from './kit.js';
 import {
   CASE_STYLES,
   DISTRACTOR_SKILLS,
@@ -285,11 +285,14 @@ const describeParaphrase: HarnessTransform = {
   },
 };
 
-/** skills.rules.shuffle: reorder the rule lines inside bodies; title and example stay where they are. */
+/**
+ * skills.rules.shuffle: reorder the rule lines inside bodies; title and example stay where they are, and
+ * numbered rules are numbered 1..n again in their new order (`reorderNumbered`).
+ */
 const rulesShuffle: HarnessTransform = {
   name: 'skills.rules.shuffle',
   family: 'skills',
-  description: 'reorder rule lines within skill bodies (title and example stay in place)',
+  description: 'reorder rule lines within skill bodies (title and example stay in place; numbered rules renumbered)',
   apply(draft, ctx) {
     const targets = skillsWithRules(draft, 2);
     if (targets.length === 0) return;
@@ -297,7 +300,9 @@ const rulesShuffle: HarnessTransform = {
       const lines = parseBody(s.body);
       for (const [a, b] of ruleRuns(lines)) {
         if (b - a < 2) continue;
-        lines.splice(a, b - a, ...reorder(ctx.rng, lines.slice(a, b)));
+        // Numbered rules are numbered again in their new order (their markers stay in place).
+        const run = reorderNumbered(ctx.rng, lines.slice(a, b), (l) => numberMarker(l.marker), (l, m) => ({ ...l, marker: m }));
+        lines.splice(a, b - a, ...run);
       }
       s.body = renderBody(lines);
     }
