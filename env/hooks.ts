@@ -620,7 +620,7 @@ export function moduleKind(m: HookModule): HookKindImpl {
         runModule(m, spec, { stage: 'input', message: i.message }, i.locale, i.world, out);
       } else {
         const t = input as ToolArgsHookInput;
-        runModule(m, spec, { stage: 'tool_args', tool: t.tool, arguments: t.arguments }, t.locale, t.world, out);
+        runModule(m, spec, { stage: 'tool_args', tool: t.tool, arguments: deepFreezeValue(structuredClone(t.arguments)) }, t.locale, t.world, out);
       }
     },
     message(_spec: HookSpec, code: string, _evidence: string | undefined, locale: Locale): string | undefined {
