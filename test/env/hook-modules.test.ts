@@ -138,7 +138,8 @@ function episode(h: HarnessSet, seed: number, locale: Locale, variant?: string):
     episode_id: `m${seed}`,
     seed,
     ...(variant ? { variant } : {}),
-    options: { locale, intent: 'risky' },
+    task: { intent: 'risky' },
+    options: { locale },
   });
   if (!created.ok) throw new Error(created.error.message);
   created.episode.reset();
