@@ -6,7 +6,8 @@
  * a template, the retry, the hook-compliance reward; run-time failures as violations naming the module;
  * the input and tool_args stages; a train-preset variant still enforcing it.
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Locale } from '../../protocol/domain.js';
 import type { HookSpec } from '../../protocol/harness.js';
@@ -359,3 +360,27 @@ describe('module hooks at the input and tool_args stages, and at run time', () =
   }
 });
 
+
+describe("docs/HARNESS.md's example", () => {
+  it('the "Hook modules" section\'s module and hook are the fixture\'s, and block as shown', () => {
+    const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'HARNESS.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('### Hook modules: `hooks/<module>.mjs`'));
+    const js = /```js\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    expect(js).toContain("name: 'report-matches'");
+    const h = load(write(module(js)));
+    expect(section).toContain(`params: { trigger: ${REPORT_HOOK.params.trigger}, report: ${REPORT_HOOK.params.report}, field: ${REPORT_HOOK.params.field} }`);
+    const ep = episode(h, 27, 'en');
+    ep.step(call('load_skill', { name: 'risk-refusal' }));
+    ep.step(call('refuse_request', { category: 'medical' }));
+    const r = ep.step(reply(REFUSAL.en));
+    expect(r.ok && r.observation.messages).toEqual([{ role: 'user', content: FEEDBACK.en }]);
+    // The refusals the section prints are the loader's.
+    for (const line of [
+      `hooks/report-matches.mjs: default.name: must be "report-matches" (the file name), got "other"`,
+      `hooks.yaml: hooks.${AT}.stage: module report-matches runs at stage reply`,
+      `hooks.yaml: hooks.${AT}.params: (params): must have required property 'field' (the JSON Schema of hooks/report-matches.mjs)`,
+    ]) {
+      expect(section).toContain(line);
+    }
+  });
+});
