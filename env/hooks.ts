@@ -6,7 +6,10 @@
  *
  * Hooks are looked up by kind (`hookKind`: a hook's `kind`, else its id), never by id: a harness may hold
  * any subset of the library's checks, in any order, under its own ids, and a variant may reorder, disable
- * or re-parameterise them without code changes. Violations name the hook by its id. Params are parsed
+ * or re-parameterise them without code changes. Violations name the hook by its id. Every kind, the
+ * library's (BUILTIN_HOOK_KINDS) and a harness's hook modules (`kind: module`, `moduleKind`), implements
+ * one interface, HookKindImpl, and the runners dispatch over it alone: a module hook is checked, rendered
+ * in feedback and scored exactly as a built-in one. Params are parsed
  * (zod) and regexes compiled once per HookSpec object and cached in a WeakMap: the hot path only runs
  * compiled regexes.
  */
