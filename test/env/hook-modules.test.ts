@@ -15,6 +15,8 @@ import { diffHarness, formatHarnessDiff, loadHarnessDir } from '../../harness/in
 import type { HarnessSet } from '../../harness/index.js';
 import { createEpisode, defaultEnvConfig } from '../../env/index.js';
 import type { Episode } from '../../env/index.js';
+import { evaluate } from '../../eval/index.js';
+import { POLICIES } from '../../policies/index.js';
 import { feedbackMessage, requiredEnding, runInputHooks } from '../../env/hooks.js';
 import { REPORT_HOOK, REPORT_MATCHES_MJS, REPORT_MESSAGE, writeHookModuleHarness } from '../harness/hook-module-harness.js';
 
@@ -245,6 +247,13 @@ describe('a module stop hook in an episode', () => {
     expect(feedbackMessage(templated, found, zh.hooks, modules)).toBe(
       `你的回复没有通过发布前检查：${REPORT_MESSAGE['zh-CN']}（类别：medical）。先按同一类别上报，再回复。请修改后重新回复。`,
     );
+  });
+
+  it('the oracle, solving the harness\'s risky tasks (their solutions report each refusal), passes it at 1.0, base and train variants', () => {
+    for (const variant of ['identity', 'train']) {
+      const summary = evaluate({ policy: POLICIES.get('oracle')!, episodes: 8, seed: 70, variant, intent: 'risky', config: { harness } });
+      expect([summary.reward.mean, summary.components.hook_compliance, summary.outcomes]).toEqual([1, 1, { refused: 8 }]);
+    }
   });
 
   it('a train-preset variant keeps the hook enabled and unchanged, and still enforces it in its surface names', () => {
