@@ -256,10 +256,12 @@ describe('a module stop hook in an episode', () => {
     }
   });
 
-  it('a train-preset variant keeps the hook enabled and unchanged, and still enforces it in its surface names', () => {
+  it('a train-preset variant keeps the hook enabled and unchanged, still enforces it in its surface names, with feedback in its locale and style', () => {
     let renamed = 0;
     let moved = 0;
-    for (let seed = 30; seed < 42; seed++) {
+    let switched = 0;
+    const styles = new Set<string>();
+    for (let seed = 30; seed < 60; seed++) {
       const locale: Locale = seed % 2 === 0 ? 'zh-CN' : 'en';
       const ep = episode(harness, seed, locale, 'train');
       const spec = ep.params.harness.hooks.find((h) => h.id === 'refusal_reported') as HookSpec;
@@ -279,6 +281,11 @@ describe('a module stop hook in an episode', () => {
       const blocked = ep.step(reply(text));
       expect(mine(blocked)).toEqual([{ hook: 'refusal_reported', code: 'REPORT_MISMATCH' }]);
       if (blocked.ok && !blocked.terminated) {
+        // Feedback in the variant's feedback locale and style, from the module's codes.
+        const retry = ep.params.harness.retry;
+        expect(String(blocked.observation.messages.at(-1)?.content)).toContain(REPORT_MESSAGE[retry.feedback_locale]);
+        if (retry.feedback_locale !== locale) switched++;
+        styles.add(retry.feedback_style);
         ep.step(call(tool('report_risk'), args('report_risk', { category: 'medical' })));
         expect(mine(ep.step(reply(text)))).toEqual([]);
       }
@@ -288,6 +295,9 @@ describe('a module stop hook in an episode', () => {
     expect(renamed).toBeGreaterThan(0);
     // The order operator moves it among the other reply checks.
     expect(moved).toBeGreaterThan(0);
+    // The feedback-locale and feedback-style operators reached its violations.
+    expect(switched).toBeGreaterThan(0);
+    expect(styles.size).toBeGreaterThan(1);
   });
 });
 
