@@ -17,7 +17,8 @@ import { createEpisode, defaultEnvConfig } from '../../env/index.js';
 import type { Episode } from '../../env/index.js';
 import { evaluate } from '../../eval/index.js';
 import { POLICIES } from '../../policies/index.js';
-import { feedbackMessage, requiredEnding, runInputHooks } from '../../env/hooks.js';
+import { BUILTIN_HOOK_KINDS, feedbackMessage, implOf, requiredEnding, runInputHooks } from '../../env/hooks.js';
+import { HOOK_KINDS, HOOK_KIND_STAGES, embeddedHarness } from '../../harness/index.js';
 import { REPORT_HOOK, REPORT_MATCHES_MJS, REPORT_MESSAGE, writeHookModuleHarness } from '../harness/hook-module-harness.js';
 
 const dirs: string[] = [];
@@ -401,5 +402,22 @@ describe("docs/HARNESS.md's example", () => {
     ]) {
       expect(section).toContain(line);
     }
+  });
+});
+
+describe('one interface for every kind', () => {
+  it("the library's kinds and a module each implement it: stages, params' problems, messages", () => {
+    expect([...BUILTIN_HOOK_KINDS.keys()]).toEqual(HOOK_KINDS);
+    for (const [kind, impl] of BUILTIN_HOOK_KINDS) expect([impl.kind, impl.stages]).toEqual([kind, [HOOK_KIND_STAGES[kind as keyof typeof HOOK_KIND_STAGES]]]);
+    for (const h of embeddedHarness().get('zh-CN').hooks) expect(implOf(h)?.paramErrors(h.params)).toEqual([]);
+    expect(BUILTIN_HOOK_KINDS.get('input_guard')?.paramErrors({ max_input_chars: 0 })).toEqual(['max_input_chars: Too small: expected number to be >=1']);
+    const harness = load(write());
+    const spec = harness.get('en').hooks[AT];
+    const impl = implOf(spec, harness.hookModules);
+    expect([impl?.kind, impl?.stages]).toEqual(['module', ['reply']]);
+    expect(impl?.paramErrors(spec.params)).toEqual([]);
+    expect(impl?.paramErrors({ trigger: 'x', report: 'y' })).toEqual(["(params): must have required property 'field'"]);
+    expect([impl?.message(spec, 'REPORT_MISMATCH', undefined, 'zh-CN'), impl?.message(spec, 'TOO_LONG', '1/2', 'en')]).toEqual([REPORT_MESSAGE['zh-CN'], undefined]);
+    expect(BUILTIN_HOOK_KINDS.get('reply_format')?.message(spec, 'TOO_LONG', '130/120', 'en')).toBe('The reply has 130 characters, over the limit of 120');
   });
 });
