@@ -766,7 +766,8 @@ const FRAMES: Record<Locale, { head: string; joiner: string; tail: string }> = {
 const TEMPLATE_SLOT_RE = /\{(message|evidence)\}/g;
 
 /**
- * A violation's message in `locale`: the one its hook declares (required_call), else the library's;
+ * A violation's message in `locale`: the one its hook's kind renders (required_call and module hooks
+ * declare their own), else the library's;
  * for a code neither knows, the message the violation was reported with.
  */
 function messageIn(v: HookViolation, locale: Locale, hooks: readonly HookSpec[], modules?: HookModules): string {
@@ -790,8 +791,8 @@ function feedbackLine(retry: RetryPolicy, v: HookViolation, hooks: readonly Hook
  * - json: `{"decision":"block","violations":[{"code":...,"message":...}]}`;
  * - tagged: `<hook_feedback>` with one `[CODE] text` line per violation.
  * Messages are re-rendered in the feedback locale from (code, evidence), or, for a hook that declares its
- * messages (required_call), from `hooks` (the harness's hooks: pass them whenever such a hook may have
- * objected). Empty string when no violations.
+ * messages (required_call, module hooks), from `hooks` (the harness's hooks: pass them whenever such a hook
+ * may have objected) and `modules` (the harness's hook modules). Empty string when no violations.
  */
 export function feedbackMessage(
   retry: RetryPolicy,
