@@ -77,6 +77,10 @@ describe('loading a hook module', () => {
     const b = load(write(module(REPORT_MATCHES_MJS.replace("version: '1.0.0'", "version: '1.0.1'"))));
     expect(a.identity.hash).not.toBe(b.identity.hash);
     expect(formatHarnessDiff(diffHarness(a, b))).toBe('~ file hooks/report-matches.mjs: content (zh-CN, en)');
+    // A hook bound to another module is a changed hook.
+    const other = REPORT_MATCHES_MJS.replace("name: 'report-matches'", "name: 'report-same'");
+    const c = load(write({ modules: { 'report-same': other }, ...hookWith({ module: 'report-same' }) }));
+    expect(formatHarnessDiff(diffHarness(a, c)).split('\n')[0]).toBe('~ hook refusal_reported: module (zh-CN, en)');
   });
 
   it('refuses each broken module with its file named', () => {
