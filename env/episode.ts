@@ -22,7 +22,8 @@ import type {
 } from '../protocol/domain.js';
 import { emptyWorldState } from '../protocol/domain.js';
 import type { Harness } from '../protocol/harness.js';
-import { harnessSetOf } from '../harness/index.js';
+import { deepFreezeValue, harnessSetOf } from '../harness/index.js';
+import type { HookModule, HookModuleCall } from '../harness/index.js';
 import type { SurfaceMap } from '../protocol/surface.js';
 import type { ErrorInfo } from '../protocol/errors.js';
 import { worldOfTask } from '../mock-services/index.js';
@@ -250,7 +251,9 @@ export class Episode {
     const current = world.products.find((p) => p.link_no === world.room.current_link);
     if (current) this.#itemsInScope.add(current.item_id);
 
-    const inputViolations = runInputHooks(harness.hooks, userText);
+    const modules = this.#hookModules();
+    const inputViolations =
+      modules === undefined ? runInputHooks(harness.hooks, userText) : runInputHooks(harness.hooks, userText, task.locale, { world, modules });
     const info = this.#baseInfo();
     if (inputViolations.length > 0) info.hook_violations = inputViolations.map((v) => ({ hook: v.hook, code: v.code }));
     return { observation: { messages: [system, ...this.#messages], tools: offered }, info };
@@ -354,7 +357,7 @@ export class Episode {
           terminated = this.#accept(corrected);
         } else if (this.#retries < retry.max_retries && this.#turn < this.params.max_turns) {
           this.#retries++;
-          this.#messages.push({ role: 'user', content: feedbackMessage(retry, found, this.params.harness.hooks) });
+          this.#messages.push({ role: 'user', content: feedbackMessage(retry, found, this.params.harness.hooks, this.#hookModules()) });
         } else if (this.#turn >= this.params.max_turns && this.#retries < retry.max_retries) {
           truncated = this.#end('max_turns');
         } else {
@@ -443,8 +446,40 @@ export class Episode {
       special_cosmetic_in_scope: special,
       called_tools: this.#calledTools(),
     };
+    const modules = this.#hookModules();
+    if (modules !== undefined) {
+      ctx.modules = modules;
+      ctx.world = this.world;
+      ctx.calls = this.#moduleCalls();
+    }
     this.#replyCtx = { turn: this.#turn, ctx };
     return ctx;
+  }
+
+  /** The harness's hook modules (docs/HARNESS.md "Hook modules"), or undefined when it has none. */
+  #hookModules(): ReadonlyMap<string, HookModule> | undefined {
+    const modules = harnessSetOf(this.params.canonical).hookModules;
+    return modules.size > 0 ? modules : undefined;
+  }
+
+  /** The episode's calls so far as module hooks read them: canonical, decoys left out, frozen. */
+  #moduleCalls(): readonly HookModuleCall[] {
+    const out: HookModuleCall[] = [];
+    for (const turn of this.#turns) {
+      for (const c of turn.calls) {
+        if (c.name.startsWith(DECOY_PREFIX)) continue;
+        const call: HookModuleCall = {
+          tool: c.name,
+          arguments: c.arguments === null ? null : deepFreezeValue(structuredClone(c.arguments)),
+          accepted: !(c.error !== undefined && NOT_CALLED.has(c.error)),
+          ok: c.ok,
+        };
+        if (c.ok) call.result = deepFreezeValue(structuredClone(c.result ?? null));
+        if (c.error !== undefined) call.error = c.error;
+        out.push(Object.freeze(call));
+      }
+    }
+    return Object.freeze(out);
   }
 
   /**

@@ -6,12 +6,15 @@
  *
  * Hooks are looked up by kind (`hookKind`: a hook's `kind`, else its id), never by id: a harness may hold
  * any subset of the library's checks, in any order, under its own ids, and a variant may reorder, disable
- * or re-parameterise them without code changes. Violations name the hook by its id. Params are parsed
+ * or re-parameterise them without code changes. Violations name the hook by its id. Every kind, the
+ * library's (BUILTIN_HOOK_KINDS) and a harness's hook modules (`kind: module`, `moduleKind`), implements
+ * one interface, HookKindImpl, and the runners dispatch over it alone: a module hook is checked, rendered
+ * in feedback and scored exactly as a built-in one. Params are parsed
  * (zod) and regexes compiled once per HookSpec object and cached in a WeakMap: the hot path only runs
  * compiled regexes.
  */
 import type { HookViolation, Locale } from '../protocol/domain.js';
-import type { Harness, HarnessLimits, HookSpec, RetryPolicy } from '../protocol/harness.js';
+import type { Harness, HarnessLimits, HookSpec, HookStage, RetryPolicy } from '../protocol/harness.js';
 import { hookKind } from '../protocol/harness.js';
 import { charLength, extractNumbers, normalizeForMatch, scriptCounts, toHalfWidth } from '../protocol/text.js';
 import {
@@ -21,8 +24,12 @@ import {
   ProhibitedPhrasesParamsSchema,
   ReplyFormatParamsSchema,
   RequiredCallParamsSchema,
+  HOOK_KIND_STAGES,
+  HOOK_PARAM_SCHEMAS,
+  HOOK_MODULE_FAILED,
+  deepFreezeValue,
 } from '../harness/index.js';
-import type { OutputConstraintsParams, ReplyFormatParams, RequiredCallParams } from '../harness/index.js';
+import type { HookKind, HookModule, HookModuleCall, HookModuleInput, OutputConstraintsParams, ReplyFormatParams, RequiredCallParams } from '../harness/index.js';
 
 /** What the reply hooks need to judge one reply candidate. */
 export interface ReplyHookContext {
@@ -43,6 +50,65 @@ export interface ReplyHookContext {
    * the tool_args check or by the service's own checks). What required_call hooks test.
    */
   called_tools: ReadonlySet<string>;
+  /**
+   * What module hooks read (docs/HARNESS.md "Hook modules"); given by the episode when the harness has
+   * module hooks. `calls`: the episode's calls so far, canonical; `world`: the episode's world;
+   * `modules`: the harness's hook modules by name (a module hook whose module is absent reports
+   * HOOK_MODULE_FAILED).
+   */
+  calls?: readonly HookModuleCall[];
+  world?: unknown;
+  modules?: HookModules;
+}
+
+/** A harness's hook modules by module name (`HarnessSet.hookModules`). */
+export type HookModules = ReadonlyMap<string, HookModule>;
+
+/** What an input-stage hook reads: the viewer's message (the merged danmaku window). */
+export interface InputHookInput {
+  message: string;
+  locale: Locale;
+  world?: unknown;
+  modules?: HookModules;
+}
+
+/** What a tool_args-stage hook reads: one call, canonical, before its service answers. */
+export interface ToolArgsHookInput {
+  /** The harness's own (canonical) tool name. */
+  tool: string;
+  /** The arguments, canonical, parsed. */
+  arguments: Readonly<Record<string, unknown>>;
+  locale: Locale;
+  /** The tool schema's objection to the arguments (the tool router validates), if any. */
+  schema_error?: { message: string; evidence: string };
+  world?: unknown;
+  modules?: HookModules;
+}
+
+/** The input of each stage a hook can run at. */
+export interface HookStageInputs {
+  input: InputHookInput;
+  tool_args: ToolArgsHookInput;
+  reply: ReplyHookContext;
+}
+
+/** A stage the engine runs hooks at. */
+export type RunStage = keyof HookStageInputs;
+
+/**
+ * The one interface every hook kind implements, the library's own and a harness's modules alike: the
+ * runners below dispatch over it and nothing else. `check` pushes a violation per objection; `message`
+ * renders a code's message in a locale (feedback re-renders violations in the feedback locale), or
+ * undefined when the kind does not know the code.
+ */
+export interface HookKindImpl {
+  readonly kind: string;
+  /** The stages the kind runs at (a hook's stage must be one). */
+  readonly stages: readonly HookStage[];
+  /** Problems of a hook's params, one `path: message` line each (none when valid). */
+  paramErrors(params: unknown): string[];
+  check<S extends RunStage>(spec: HookSpec, stage: S, input: HookStageInputs[S], out: HookViolation[]): void;
+  message(spec: HookSpec, code: string, evidence: string | undefined, locale: Locale): string | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -87,6 +153,7 @@ const MESSAGES: Record<Locale, Record<string, Describe>> = {
     FORBIDDEN_WORD: (e) => `回复包含禁用词「${e}」`,
     MISSING_ENDING: (e) => `回复没有以「${e}」结尾`,
     WRONG_LANGUAGE: (e) => `回复的语言不对，应当使用${e === 'en' ? '英文' : '中文'}`,
+    [HOOK_MODULE_FAILED]: (e) => `钩子模块运行出错（${e}）`,
   },
   en: {
     EMPTY_INPUT: () => "The viewer's message is empty",
@@ -114,29 +181,35 @@ const MESSAGES: Record<Locale, Record<string, Describe>> = {
     FORBIDDEN_WORD: (e) => `The reply contains the forbidden word "${e}"`,
     MISSING_ENDING: (e) => `The reply does not end with "${e}"`,
     WRONG_LANGUAGE: (e) => `The reply is in the wrong language; it must be in ${e === 'en' ? 'English' : 'Chinese'}`,
+    [HOOK_MODULE_FAILED]: (e) => `A hook module failed (${e})`,
   },
 };
 
 /**
- * The message a hook of `hooks` declares for `code` in `locale` (required_call hooks), if any: the hook
- * with id `hookId` when given, else the first that reports the code.
+ * The message the hook `spec` renders for `code` in `locale` through its kind (required_call and module
+ * hooks declare their own), if it knows the code.
  */
-function declaredMessage(hooks: readonly HookSpec[], code: string, locale: Locale, hookId?: string): string | undefined {
-  for (const h of hooks) {
-    if (hookKind(h) !== 'required_call' || (hookId !== undefined && h.id !== hookId) || h.params.code !== code) continue;
-    const message = (h.params.message as Partial<Record<Locale, unknown>> | undefined)?.[locale];
-    if (typeof message === 'string') return message;
-  }
-  return undefined;
+function declaredBy(spec: HookSpec, code: string, evidence: string | undefined, locale: Locale, modules?: HookModules): string | undefined {
+  return implOf(spec, modules)?.message(spec, code, evidence, locale);
 }
 
 /**
- * The human-readable description of a violation in `locale`: the message a hook of `hooks` declares for
- * the code (required_call), else the library's; codes neither knows: the code.
+ * The human-readable description of a violation in `locale`: the message the first hook of `hooks` that
+ * declares the code gives (required_call, module hooks), else the library's; codes neither knows: the code.
  */
-export function describeViolation(code: string, evidence: string | undefined, locale: Locale, hooks: readonly HookSpec[] = []): string {
-  const declared = hooks.length > 0 ? declaredMessage(hooks, code, locale) : undefined;
-  if (declared !== undefined) return declared;
+export function describeViolation(
+  code: string,
+  evidence: string | undefined,
+  locale: Locale,
+  hooks: readonly HookSpec[] = [],
+  modules?: HookModules,
+): string {
+  for (const h of hooks) {
+    const kind = hookKind(h);
+    if (kind !== 'required_call' && kind !== 'module') continue;
+    const declared = declaredBy(h, code, evidence, locale, modules);
+    if (declared !== undefined) return declared;
+  }
   const describe = MESSAGES[locale][code];
   return describe ? describe(evidence ?? '') : code;
 }
@@ -410,33 +483,202 @@ function checkRequiredCall(spec: HookSpec, ctx: ReplyHookContext, out: HookViola
   out.push({ hook: spec.id, code: p.code, message: p.message[ctx.locale] });
 }
 
-type ReplyCheck = (spec: HookSpec, ctx: ReplyHookContext, out: HookViolation[]) => void;
+// ---------------------------------------------------------------------------------------------------
+// The library's kinds, each a HookKindImpl
+// ---------------------------------------------------------------------------------------------------
 
-const REPLY_CHECKS = new Map<string, ReplyCheck>([
+function zodErrors(schema: { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }, params: unknown): string[] {
+  const r = schema.safeParse(params);
+  if (r.success) return [];
+  return (r.error?.issues ?? []).map((i) => `${i.path.length === 0 ? '(params)' : i.path.map(String).join('.')}: ${i.message}`);
+}
+
+/**
+ * A library kind: its stage (harness/names.ts HOOK_KIND_STAGES), its params schema (harness/schema.ts),
+ * its check at that stage, and the library's messages (pure functions of code and evidence).
+ */
+function builtin<S extends RunStage>(
+  kind: HookKind,
+  check: (spec: HookSpec, input: HookStageInputs[S], out: HookViolation[]) => void,
+  message: HookKindImpl['message'] = (_spec, code, evidence, locale) => MESSAGES[locale][code]?.(evidence ?? ''),
+): HookKindImpl {
+  const stage = HOOK_KIND_STAGES[kind] as S;
+  return Object.freeze({
+    kind,
+    stages: Object.freeze([stage]),
+    paramErrors: (params: unknown) => zodErrors(HOOK_PARAM_SCHEMAS[kind], params),
+    check<T extends RunStage>(spec: HookSpec, at: T, input: HookStageInputs[T], out: HookViolation[]): void {
+      if ((at as RunStage) === stage) check(spec, input as unknown as HookStageInputs[S], out);
+    },
+    message,
+  });
+}
+
+function checkInputGuard(spec: HookSpec, input: InputHookInput, out: HookViolation[]): void {
+  const max = compileOnce(spec, compileMaxInput);
+  if (input.message.trim() === '') {
+    out.push(violation(spec.id, 'EMPTY_INPUT', input.locale));
+    return;
+  }
+  const len = charLength(input.message);
+  if (len > max) out.push(violation(spec.id, 'INPUT_TOO_LONG', input.locale, `${len}/${max}`));
+}
+
+/** tool_args: reports the tool schema's objection, which the tool router finds (it also fails the call). */
+function checkToolArgs(spec: HookSpec, input: ToolArgsHookInput, out: HookViolation[]): void {
+  const e = input.schema_error;
+  if (e !== undefined) out.push({ hook: spec.id, code: 'INVALID_ARGUMENTS', message: e.message, evidence: e.evidence });
+}
+
+/** The library's hook kinds, by kind name. */
+export const BUILTIN_HOOK_KINDS: ReadonlyMap<string, HookKindImpl> = new Map<string, HookKindImpl>([
+  ['input_guard', builtin<'input'>('input_guard', checkInputGuard)],
+  ['tool_args', builtin<'tool_args'>('tool_args', checkToolArgs)],
   [
     'skill_required',
-    (spec, ctx, out) => {
+    builtin<'reply'>('skill_required', (spec, ctx, out) => {
       if (!ctx.reply_skill_loaded) out.push(violation(spec.id, 'SKILL_NOT_LOADED', ctx.locale));
-    },
+    }),
   ],
-  ['reply_format', checkFormat],
-  ['prohibited_phrases', checkPhrases],
-  ['factual_risk', checkNumbers],
-  ['output_constraints', checkConstraints],
-  ['required_call', checkRequiredCall],
+  ['reply_format', builtin<'reply'>('reply_format', checkFormat)],
+  ['prohibited_phrases', builtin<'reply'>('prohibited_phrases', checkPhrases)],
+  ['factual_risk', builtin<'reply'>('factual_risk', checkNumbers)],
+  ['output_constraints', builtin<'reply'>('output_constraints', checkConstraints)],
+  [
+    'required_call',
+    builtin<'reply'>('required_call', checkRequiredCall, (spec, code, _evidence, locale) => {
+      if (spec.params.code !== code) return undefined;
+      const message = (spec.params.message as Partial<Record<Locale, unknown>> | undefined)?.[locale];
+      return typeof message === 'string' ? message : undefined;
+    }),
+  ],
 ]);
+
+// ---------------------------------------------------------------------------------------------------
+// Module hooks: a harness's hooks/<module>.mjs adapted to the same interface
+// ---------------------------------------------------------------------------------------------------
+
+const frozenWorlds = new WeakMap<object, unknown>();
+
+/** A frozen copy of the episode's world, once per world object: a module reads it and cannot change it. */
+function readOnlyWorld(world: unknown): unknown {
+  if (world === null || typeof world !== 'object') return world ?? null;
+  let out = frozenWorlds.get(world);
+  if (out === undefined) frozenWorlds.set(world, (out = deepFreezeValue(structuredClone(world))));
+  return out;
+}
+
+const moduleImpls = new WeakMap<HookModule, HookKindImpl>();
+
+function failed(spec: HookSpec, name: string, detail: string, locale: Locale): HookViolation {
+  return violation(spec.id, HOOK_MODULE_FAILED, locale, `${name}: ${detail}`);
+}
+
+/** The module's violations of one check, validated; a throw or a malformed answer is one HOOK_MODULE_FAILED. */
+function runModule(m: HookModule, spec: HookSpec, input: HookModuleInput, locale: Locale, world: unknown, out: HookViolation[]): void {
+  let answer: unknown;
+  try {
+    answer = m.check(input, spec.params, Object.freeze({ locale, hook: spec.id, world: readOnlyWorld(world) }));
+  } catch (err) {
+    out.push(failed(spec, m.name, `check threw: ${err instanceof Error ? err.message : String(err)}`, locale));
+    return;
+  }
+  if (!Array.isArray(answer)) {
+    out.push(failed(spec, m.name, 'check must return a list of { code, evidence? }', locale));
+    return;
+  }
+  const found: HookViolation[] = [];
+  for (const v of answer as unknown[]) {
+    const code = (v as { code?: unknown } | null)?.code;
+    const evidence = (v as { evidence?: unknown } | null)?.evidence;
+    if (typeof code !== 'string' || !Object.hasOwn(m.codes, code)) {
+      out.push(failed(spec, m.name, `check returned the code ${JSON.stringify(code)}, which its codes do not declare`, locale));
+      return;
+    }
+    if (evidence !== undefined && typeof evidence !== 'string') {
+      out.push(failed(spec, m.name, `the evidence of ${code} must be a string`, locale));
+      return;
+    }
+    const message = m.codes[code][locale];
+    found.push(evidence === undefined ? { hook: spec.id, code, message } : { hook: spec.id, code, message, evidence });
+  }
+  out.push(...found);
+}
+
+/** A hook module as a hook kind: its stages, its params schema, its check and its codes' messages. */
+export function moduleKind(m: HookModule): HookKindImpl {
+  let impl = moduleImpls.get(m);
+  if (impl !== undefined) return impl;
+  impl = Object.freeze({
+    kind: 'module',
+    stages: m.stages,
+    paramErrors: (params: unknown) => m.paramErrors(params),
+    check<T extends RunStage>(spec: HookSpec, at: T, input: HookStageInputs[T], out: HookViolation[]): void {
+      if (!(m.stages as readonly string[]).includes(at)) return;
+      if (at === 'reply') {
+        const ctx = input as ReplyHookContext;
+        runModule(m, spec, { stage: 'reply', reply: ctx.reply, calls: ctx.calls ?? [] }, ctx.locale, ctx.world, out);
+      } else if (at === 'input') {
+        const i = input as InputHookInput;
+        runModule(m, spec, { stage: 'input', message: i.message }, i.locale, i.world, out);
+      } else {
+        const t = input as ToolArgsHookInput;
+        runModule(m, spec, { stage: 'tool_args', tool: t.tool, arguments: deepFreezeValue(structuredClone(t.arguments)) }, t.locale, t.world, out);
+      }
+    },
+    message(_spec: HookSpec, code: string, _evidence: string | undefined, locale: Locale): string | undefined {
+      return Object.hasOwn(m.codes, code) ? m.codes[code][locale] : undefined;
+    },
+  });
+  moduleImpls.set(m, impl);
+  return impl;
+}
+
+/** A module hook whose module is not among `modules`: every check reports it, naming the module. */
+function missingModule(name: string): HookKindImpl {
+  return {
+    kind: 'module',
+    stages: ['input', 'tool_args', 'reply'],
+    paramErrors: () => [],
+    check<T extends RunStage>(spec: HookSpec, at: T, input: HookStageInputs[T], out: HookViolation[]): void {
+      if (spec.stage === at) out.push(failed(spec, name, 'the module is not loaded', (input as { locale: Locale }).locale));
+    },
+    message: () => undefined,
+  };
+}
+
+/** The kind a hook runs: the library's by `hookKind`, or its module's; undefined for a kind unknown here. */
+export function implOf(spec: HookSpec, modules?: HookModules): HookKindImpl | undefined {
+  const kind = hookKind(spec);
+  if (kind !== 'module') return BUILTIN_HOOK_KINDS.get(kind);
+  const m = spec.module === undefined ? undefined : modules?.get(spec.module);
+  return m === undefined ? missingModule(spec.module ?? '(none)') : moduleKind(m);
+}
+
+/** Run the enabled hooks of `stage` on its input, in the hooks' order; every violation, in order. */
+function runStage<S extends RunStage>(hooks: readonly HookSpec[], stage: S, input: HookStageInputs[S], modules: HookModules | undefined): HookViolation[] {
+  const out: HookViolation[] = [];
+  for (const spec of hooks) {
+    if (!spec.enabled || spec.stage !== stage) continue;
+    implOf(spec, modules)?.check(spec, stage, input, out);
+  }
+  return out;
+}
 
 /**
  * Run the enabled reply-stage hooks on a reply candidate, in the hooks' order. Returns every violation
  * (empty when the reply passes). Hooks of a kind this engine does not know are skipped.
  */
 export function runReplyHooks(hooks: readonly HookSpec[], ctx: ReplyHookContext): HookViolation[] {
-  const out: HookViolation[] = [];
-  for (const spec of hooks) {
-    if (!spec.enabled || spec.stage !== 'reply') continue;
-    REPLY_CHECKS.get(hookKind(spec))?.(spec, ctx, out);
-  }
-  return out;
+  return runStage(hooks, 'reply', ctx, ctx.modules);
+}
+
+/**
+ * Run the enabled tool_args-stage hooks on one call whose arguments the tool's schema accepted (module
+ * hooks: the library's tool_args kind reports the schema's objection, which the router passes itself).
+ */
+export function runToolArgsHooks(hooks: readonly HookSpec[], input: ToolArgsHookInput): HookViolation[] {
+  return runStage(hooks, 'tool_args', input, input.modules);
 }
 
 /** The form checks the base output rules state ("plain text, no Markdown, lists or emoji, no reasoning; at most N characters"). */
@@ -491,21 +733,15 @@ function compileMaxInput(spec: HookSpec): number {
 
 /**
  * Run the enabled input-stage hooks on the viewer's message (the merged danmaku window). Messages are in
- * `locale` (the episode's; Chinese by default).
+ * `locale` (the episode's; Chinese by default). `more`: what module hooks read (the world, the modules).
  */
-export function runInputHooks(hooks: readonly HookSpec[], message: string, locale: Locale = 'zh-CN'): HookViolation[] {
-  const out: HookViolation[] = [];
-  for (const spec of hooks) {
-    if (!spec.enabled || spec.stage !== 'input' || hookKind(spec) !== 'input_guard') continue;
-    const max = compileOnce(spec, compileMaxInput);
-    if (message.trim() === '') {
-      out.push(violation(spec.id, 'EMPTY_INPUT', locale));
-      continue;
-    }
-    const len = charLength(message);
-    if (len > max) out.push(violation(spec.id, 'INPUT_TOO_LONG', locale, `${len}/${max}`));
-  }
-  return out;
+export function runInputHooks(
+  hooks: readonly HookSpec[],
+  message: string,
+  locale: Locale = 'zh-CN',
+  more: { world?: unknown; modules?: HookModules } = {},
+): HookViolation[] {
+  return runStage(hooks, 'input', { message, locale, ...more }, more.modules);
 }
 
 /** Whether a hook of this kind (harness/names.ts HOOK_KINDS) is present and enabled. */
@@ -530,18 +766,20 @@ const FRAMES: Record<Locale, { head: string; joiner: string; tail: string }> = {
 const TEMPLATE_SLOT_RE = /\{(message|evidence)\}/g;
 
 /**
- * A violation's message in `locale`: the one its hook declares (required_call), else the library's;
+ * A violation's message in `locale`: the one its hook's kind renders (required_call and module hooks
+ * declare their own), else the library's;
  * for a code neither knows, the message the violation was reported with.
  */
-function messageIn(v: HookViolation, locale: Locale, hooks: readonly HookSpec[]): string {
-  const declared = hooks.length > 0 ? declaredMessage(hooks, v.code, locale, v.hook) : undefined;
+function messageIn(v: HookViolation, locale: Locale, hooks: readonly HookSpec[], modules?: HookModules): string {
+  const spec = hooks.length > 0 ? hooks.find((h) => h.id === v.hook) : undefined;
+  const declared = spec === undefined ? undefined : declaredBy(spec, v.code, v.evidence, locale, modules);
   if (declared !== undefined) return declared;
   const describe = MESSAGES[locale][v.code];
   return describe ? describe(v.evidence ?? '') : v.message;
 }
 
-function feedbackLine(retry: RetryPolicy, v: HookViolation, hooks: readonly HookSpec[]): string {
-  const message = messageIn(v, retry.feedback_locale, hooks);
+function feedbackLine(retry: RetryPolicy, v: HookViolation, hooks: readonly HookSpec[], modules?: HookModules): string {
+  const message = messageIn(v, retry.feedback_locale, hooks, modules);
   const template = retry.templates[v.code];
   if (template === undefined) return message + (retry.feedback_locale === 'en' ? '.' : '。');
   return template.replace(TEMPLATE_SLOT_RE, (_, slot: string) => (slot === 'message' ? message : (v.evidence ?? '')));
@@ -553,12 +791,17 @@ function feedbackLine(retry: RetryPolicy, v: HookViolation, hooks: readonly Hook
  * - json: `{"decision":"block","violations":[{"code":...,"message":...}]}`;
  * - tagged: `<hook_feedback>` with one `[CODE] text` line per violation.
  * Messages are re-rendered in the feedback locale from (code, evidence), or, for a hook that declares its
- * messages (required_call), from `hooks` (the harness's hooks: pass them whenever such a hook may have
- * objected). Empty string when no violations.
+ * messages (required_call, module hooks), from `hooks` (the harness's hooks: pass them whenever such a hook
+ * may have objected) and `modules` (the harness's hook modules). Empty string when no violations.
  */
-export function feedbackMessage(retry: RetryPolicy, violations: readonly HookViolation[], hooks: readonly HookSpec[] = []): string {
+export function feedbackMessage(
+  retry: RetryPolicy,
+  violations: readonly HookViolation[],
+  hooks: readonly HookSpec[] = [],
+  modules?: HookModules,
+): string {
   if (violations.length === 0) return '';
-  const lines = violations.map((v) => feedbackLine(retry, v, hooks));
+  const lines = violations.map((v) => feedbackLine(retry, v, hooks, modules));
   switch (retry.feedback_style) {
     case 'natural': {
       const f = FRAMES[retry.feedback_locale];

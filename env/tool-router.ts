@@ -26,6 +26,7 @@ import type { Harness } from '../protocol/harness.js';
 import type { SurfaceMap } from '../protocol/surface.js';
 import type { Task } from '../protocol/domain.js';
 import { isRecord } from '../protocol/objects.js';
+import { runToolArgsHooks } from './hooks.js';
 
 // ajv ships CommonJS with a default export; under NodeNext the class sits on `.default`.
 const Ajv = (AjvModule as unknown as { default: typeof AjvType }).default ?? (AjvModule as unknown as typeof AjvType);
@@ -372,12 +373,31 @@ export class ToolRouter {
         const first = (validate.errors ?? [])[0];
         const field = first ? map.paramToSurface(canonicalName, errorPath(first)) : '';
         const message = first ? describeArgError(first, field) : 'invalid arguments';
-        violations.push({ hook: argsHook?.id ?? 'tool_args', code: 'INVALID_ARGUMENTS', message, evidence: call.name });
+        const locale = this.params.task.locale;
+        const schema_error = { message, evidence: call.name };
+        // The library's tool_args kind reports the schema's objection; without the hook it is reported as tool_args.
+        if (argsHook !== undefined) violations.push(...runToolArgsHooks([argsHook], { tool: canonicalName, arguments: args, locale, schema_error }));
+        else violations.push({ hook: 'tool_args', code: 'INVALID_ARGUMENTS', message, evidence: call.name });
         return fail(field ? { code: 'INVALID_ARGUMENTS', message, field } : { code: 'INVALID_ARGUMENTS', message });
       }
     }
 
     const set = harnessSetOf(this.params.canonical);
+    if (set.hookModules.size > 0) {
+      // Module hooks at stage tool_args (docs/HARNESS.md "Hook modules"): an objection refuses the call
+      // as the schema would, so the call does not count as made.
+      const found = runToolArgsHooks(harness.hooks, {
+        tool: canonicalName,
+        arguments: args,
+        locale: this.params.task.locale,
+        world: this.#facts.world(),
+        modules: set.hookModules,
+      });
+      if (found.length > 0) {
+        violations.push(...found);
+        return fail({ code: 'INVALID_ARGUMENTS', message: map.rewriteText(found.map((v) => v.message).join('; ')) });
+      }
+    }
     const binding = set.bindings.tools.get(canonicalName);
     const op = binding?.kind === 'builtin' ? binding.op : undefined;
     if (op === LOAD_SKILL_TOOL) return this.#loadSkill(call, args, traced, fail);

@@ -83,7 +83,7 @@ function localeChanges(a: Harness, b: Harness): Omit<HarnessChange, 'locales'>[]
       return keys.filter((k) => !same((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]));
     });
   }
-  compareNamed(out, 'hook', byName(a.hooks, (h) => h.id), byName(b.hooks, (h) => h.id), (x, y) => differing(x, y, ['kind', 'stage', 'enabled', 'params']));
+  compareNamed(out, 'hook', byName(a.hooks, (h) => h.id), byName(b.hooks, (h) => h.id), (x, y) => differing(x, y, ['kind', 'module', 'stage', 'enabled', 'params']));
   compareNamed(out, 'prompt block', byName(a.prompt.blocks, (p) => p.id), byName(b.prompt.blocks, (p) => p.id), (x, y) =>
     differing(x, y, ['title', 'template', 'items']),
   );

@@ -53,3 +53,5 @@ export type { ToolBinding, IntentBinding } from './bindings.js';
 export { callCustomService } from './services.js';
 export type { CustomService, CustomServiceContext, CustomServiceAnswer } from './services.js';
 export type { HarnessParts } from './loader.js';
+export { HOOK_MODULE_FAILED, HOOK_MODULE_STAGES, deepFreezeValue } from './hook-modules.js';
+export type { HookModule, HookModuleCall, HookModuleContext, HookModuleInput, HookModuleStage } from './hook-modules.js';

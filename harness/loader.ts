@@ -25,6 +25,8 @@ import { HarnessBindings, IntentsSectionSchema, OPERATION_OF_TOOL, StrategiesSec
 import type { IntentBinding, ToolBinding } from './bindings.js';
 import { loadCustomService } from './services.js';
 import type { CustomService } from './services.js';
+import { loadHookModule } from './hook-modules.js';
+import type { HookModule } from './hook-modules.js';
 import { loadParaphrases } from './paraphrases.js';
 import { bareSkillNameErrors } from './name-mentions.js';
 import type { Paraphrases } from './paraphrases.js';
@@ -298,7 +300,12 @@ function unstatedRuleErrors(prompt: PromptSpec, hooks: readonly HookSpec[], loca
   });
 }
 
-function loadHooks(dir: string, locale: Locale, errors: string[]): Pick<Harness, 'hooks' | 'retry' | 'limits'> | undefined {
+function loadHooks(
+  dir: string,
+  locale: Locale,
+  errors: string[],
+  modules: Map<string, HookModule | null> = new Map(),
+): Pick<Harness, 'hooks' | 'retry' | 'limits'> | undefined {
   const rel = 'hooks.yaml';
   const file = readYamlFile(dir, rel, HooksFileSchema, errors);
   if (file === undefined) return undefined;
@@ -317,12 +324,17 @@ function loadHooks(dir: string, locale: Locale, errors: string[]): Pick<Harness,
     const first = idAt.get(h.id);
     if (first !== undefined) errors.push(`${at}.id: "${h.id}" is already the id of hooks.${first}; hook ids are unique`);
     else idAt.set(h.id, i);
+    if (h.kind === 'module' || h.module !== undefined) {
+      const spec = moduleHook(dir, h, at, modules, errors);
+      if (spec) hooks.push(spec);
+      return;
+    }
     const kind = (h.kind ?? h.id) as HookKind;
     if (!kinds.includes(kind)) {
       errors.push(
         h.kind === undefined
-          ? `${at}.id: "${h.id}" is not a hook kind; give the hook a kind (kinds: ${kinds.join(', ')})`
-          : `${at}.kind: unknown hook kind "${h.kind}" (kinds: ${kinds.join(', ')})`,
+          ? `${at}.id: "${h.id}" is not a hook kind; give the hook a kind (kinds: ${kinds.join(', ')}, module)`
+          : `${at}.kind: unknown hook kind "${h.kind}" (kinds: ${kinds.join(', ')}, module)`,
       );
       return;
     }
@@ -375,6 +387,40 @@ function loadHooks(dir: string, locale: Locale, errors: string[]): Pick<Harness,
   return { hooks, retry, limits: { ...file.limits } };
 }
 
+/**
+ * A `kind: module` hook (docs/HARNESS.md "Hook modules"): its module loaded once per directory load
+ * (`modules`, shared by the locales; null when it failed), its stage one the module declares, its params
+ * valid against the module's schema. Any number of module hooks, of one module or several.
+ */
+function moduleHook(
+  dir: string,
+  h: { id: string; kind?: string; module?: string; stage: HookSpec['stage']; enabled: boolean; params: Record<string, unknown> },
+  at: string,
+  modules: Map<string, HookModule | null>,
+  errors: string[],
+): HookSpec | undefined {
+  if (h.kind !== 'module') {
+    errors.push(`${at}.module: only a hook of kind module names a module; give it kind: module`);
+    return undefined;
+  }
+  if (Object.hasOwn(HOOK_KIND_STAGES, h.id)) errors.push(`${at}.id: "${h.id}" names the kind ${h.id}; give a module hook another id`);
+  if (h.module === undefined) {
+    errors.push(`${at}.module: a module hook names its module (the file hooks/<module>.mjs)`);
+    return undefined;
+  }
+  let mod = modules.get(h.module);
+  if (mod === undefined) {
+    mod = loadHookModule(dir, h.module, VIOLATION_CODES, errors) ?? null;
+    modules.set(h.module, mod);
+  }
+  if (mod === null) return undefined;
+  const before = errors.length;
+  if (!(mod.stages as readonly string[]).includes(h.stage)) errors.push(`${at}.stage: module ${mod.name} runs at stage ${mod.stages.join(' or ')}`);
+  for (const line of mod.paramErrors(h.params)) errors.push(`${at}.params: ${line} (the JSON Schema of ${mod.file})`);
+  if (errors.length > before) return undefined;
+  return { id: h.id, kind: 'module', module: h.module, stage: h.stage, enabled: h.enabled, params: h.params };
+}
+
 /** Recursively freeze a plain data value, so a shared harness cannot be edited by accident (one copy, in protocol/). */
 export { deepFreeze } from '../protocol/objects.js';
 
@@ -406,6 +452,8 @@ export class HarnessSet {
   readonly bindings: HarnessBindings;
   /** The custom service modules of the directory, by module name. */
   readonly services: ReadonlyMap<string, CustomService>;
+  /** The hook modules of the directory (`hooks/<module>.mjs`), by module name. */
+  readonly hookModules: ReadonlyMap<string, HookModule>;
   /** The task files of the directory (`tasks/*.jsonl`, absolute paths, sorted): what serves `generate: false` intents. */
   readonly taskFiles: readonly string[];
   /** The alternative wordings of `paraphrases.yaml` (undefined without the file: the operators that need them do not apply). */
@@ -414,6 +462,7 @@ export class HarnessSet {
   constructor(dir: string, identity: HarnessIdentity, description: string, byLocale: Map<Locale, Harness>, parts: HarnessParts = defaultParts()) {
     this.bindings = parts.bindings;
     this.services = parts.services;
+    this.hookModules = parts.hookModules ?? new Map();
     this.taskFiles = Object.freeze([...parts.taskFiles]);
     this.paraphrases = parts.paraphrases;
     this.dir = dir;
@@ -436,6 +485,8 @@ export class HarnessSet {
 export interface HarnessParts {
   bindings: HarnessBindings;
   services: ReadonlyMap<string, CustomService>;
+  /** `hooks/<module>.mjs` modules the hooks bind, by module name. */
+  hookModules?: ReadonlyMap<string, HookModule>;
   taskFiles: readonly string[];
   /** `paraphrases.yaml`, when the directory has one. */
   paraphrases?: Paraphrases;
@@ -512,6 +563,7 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
   // the other files be checked.
   const locales = manifest?.locales ?? (['zh-CN', 'en'] as Locale[]);
   const loadedSkills = new Map<Locale, Skill[]>();
+  const hookModules = new Map<string, HookModule | null>();
   const skillFiles = new Map<Locale, string[]>();
   for (const locale of locales) {
     const names: string[] = [];
@@ -520,7 +572,7 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
     skillFiles.set(locale, names);
     const tools = loadTools(dir, locale, errors);
     const prompt = loadPrompt(dir, locale, errors);
-    const hooks = loadHooks(dir, locale, errors);
+    const hooks = loadHooks(dir, locale, errors, hookModules);
     if (prompt && hooks) {
       unstatedRuleErrors(prompt, hooks.hooks, locale, errors);
       byLocale.set(locale, { id: 'base', locale, skills, tools, prompt, ...hooks });
@@ -560,6 +612,7 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
   const set = new HarnessSet(dir, { name: manifest.name, version: manifest.version, hash }, manifest.description ?? '', byLocale, {
     bindings,
     services,
+    hookModules: new Map([...hookModules].filter((e): e is [string, HookModule] => e[1] !== null)),
     taskFiles,
     ...(paraphrases ? { paraphrases } : {}),
   });

@@ -247,6 +247,8 @@ export const HooksFileSchema = z.strictObject({
       id: z.string().regex(/^[a-z][a-z0-9_]*$/, 'must match ^[a-z][a-z0-9_]*$'),
       /** The library check it runs (harness/names.ts HOOK_KINDS, checked by the loader); absent: the id. */
       kind: z.string().optional(),
+      /** `kind: module`: the module `hooks/<module>.mjs` that runs the check (docs/HARNESS.md "Hook modules"). */
+      module: z.string().optional(),
       stage: z.enum(['input', 'tool_args', 'skill_load', 'reply']),
       enabled: z.boolean(),
       params: z.record(z.string(), z.unknown()),

@@ -61,6 +61,8 @@ export type HookStage = 'input' | 'tool_args' | 'skill_load' | 'reply';
 export interface HookSpec {
   id: string;
   kind?: string;
+  /** `kind: module` hooks: the module `hooks/<module>.mjs` of the harness directory that runs the check. */
+  module?: string;
   stage: HookStage;
   enabled: boolean;
   params: { [key: string]: unknown };

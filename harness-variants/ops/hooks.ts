@@ -9,7 +9,10 @@
  *
  * Hooks are found by kind (`hookKind`), since a harness names its hooks as it likes, and a harness may
  * lack any of them: an operator whose hook is absent changes nothing. required_call hooks (a harness's
- * own stop hooks) are task-relevant: no operator disables, edits or moves them.
+ * own stop hooks) are task-relevant: no operator disables, edits or moves them. Module hooks (a harness's
+ * `hooks/<module>.mjs`) belong to the task too: never disabled or edited; their feedback follows the
+ * style, mode and locale operators (the module declares a message per locale), and the order operator
+ * moves them among the other reply checks.
  */
 import { harnessSetOf } from '../../harness/index.js';
 import type { Locale } from '../../protocol/domain.js';

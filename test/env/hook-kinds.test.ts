@@ -145,8 +145,8 @@ describe('hooks.yaml errors, every one at once', () => {
       ]),
     );
     expect(errors).toEqual([
-      `hooks.yaml: hooks.7.kind: unknown hook kind "stop" (kinds: ${HOOK_KINDS.join(', ')})`,
-      `hooks.yaml: hooks.8.id: "my_check" is not a hook kind; give the hook a kind (kinds: ${HOOK_KINDS.join(', ')})`,
+      `hooks.yaml: hooks.7.kind: unknown hook kind "stop" (kinds: ${HOOK_KINDS.join(', ')}, module)`,
+      `hooks.yaml: hooks.8.id: "my_check" is not a hook kind; give the hook a kind (kinds: ${HOOK_KINDS.join(', ')}, module)`,
       'hooks.yaml: hooks.9.id: "factual_risk" is already the id of hooks.5; hook ids are unique',
       'hooks.yaml: hooks.9.kind: hooks.5 is already a factual_risk hook; a harness has at most one (variants edit it by kind)',
       'hooks.yaml: hooks.10.kind: hooks.5 is already a factual_risk hook; a harness has at most one (variants edit it by kind)',
