@@ -292,7 +292,7 @@ export function taskContradictions(task: Task, set: HarnessSet): Finding[] {
     if (!names.some((n) => mentions.get(n) === 'call'))
       out.push({ code: 'CALL_NOT_INSTRUCTED', a: `the key requires ${names.join(' or ')}`, b: `no served skill (${skillNames}) tells the agent to call it` });
   }
-  const effects: [keyof typeof key.expected_state, string][] = [
+  const effects: [Exclude<keyof typeof key.expected_state, 'custom'>, string][] = [
     ['issued_coupons', 'issue_coupon'],
     ['pushed_cards', 'push_link_card'],
     ['handoffs', 'handoff_to_human'],

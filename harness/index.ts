@@ -48,6 +48,6 @@ export { diffHarness, formatHarnessDiff } from './diff.js';
 export type { HarnessChange } from './diff.js';
 export { HarnessBindings, SERVICE_OPERATIONS, OPERATION_OF_TOOL, EMBEDDED_SKILL_INTENT, bindingLabel } from './bindings.js';
 export type { ToolBinding, IntentBinding } from './bindings.js';
-export { callCustomService } from './services.js';
-export type { CustomService, CustomServiceContext, CustomServiceAnswer } from './services.js';
+export { callCustomService, checkCustomState, initialCustomState, CUSTOM_STATE_LIMITS } from './services.js';
+export type { CustomService, CustomServiceContext, CustomServiceAnswer, StateCheck } from './services.js';
 export type { HarnessParts } from './loader.js';
