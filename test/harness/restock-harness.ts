@@ -78,7 +78,8 @@ export function restockTasks(): Record<string, unknown>[] {
       strategy_skills: [],
       required_calls: [{ any_of: [{ name: 'subscribe_restock', arguments: { product_id: wanted } }] }],
       solution: [{ name: 'subscribe_restock', arguments: { product_id: wanted } }],
-      optional_tools: [],
+      // The skill names the look-ups too: they are allowed, not required.
+      optional_tools: ['item_lookup', 'stock_lookup'],
       required_facts: [{ key: 'subscribed', values: ['到货提醒'] }],
       forbidden_facts: [],
       expected_state: { ...EMPTY_STATE, custom: { restock: { subscriptions: [{ viewer_id: 'vw_mini01', product_id: wanted }] } } },
@@ -92,6 +93,14 @@ export function restockTasks(): Record<string, unknown>[] {
 export function writeRestockHarness(dir: string): string {
   writeMiniHarness(dir);
   addCustomTool(dir, 'subscribe_restock', 'restock', RESTOCK_MODULE, { product_id: { type: 'string', description: '商品ID。' } }, ['product_id']);
+  // The reply skill tells the agent to call it (harness-gym consistency: CALL_NOT_INSTRUCTED otherwise).
+  for (const [locale, line] of [
+    ['zh-CN', '- 观众要到货提醒时，用 subscribe_restock 帮他订阅。'],
+    ['en', '- When a viewer wants a restock notice, call subscribe_restock for them.'],
+  ] as const) {
+    const file = join(dir, 'skills', locale, 'item-facts.md');
+    writeFileSync(file, readFileSync(file, 'utf8').trimEnd() + `\n${line}\n`);
+  }
   writeFileSync(join(dir, 'tasks', 'restock.jsonl'), restockTasks().map((t) => JSON.stringify(t)).join('\n') + '\n');
   return dir;
 }

@@ -13,7 +13,7 @@ import { JsonlTaskSource, createEpisode, defaultEnvConfig, loadHarnessTasks } fr
 import type { Episode, EnvConfig, StepResult } from '../../env/index.js';
 import { embeddedHarness, loadHarnessDir, CUSTOM_STATE_LIMITS } from '../../harness/index.js';
 import type { HarnessSet } from '../../harness/index.js';
-import { evaluate } from '../../eval/index.js';
+import { evaluate, taskContradictions } from '../../eval/index.js';
 import { oraclePolicy, writeCalls, writeReply } from '../../policies/index.js';
 import type { SurfaceCall } from '../../policies/index.js';
 import { diffWorldState, stableStringify } from '../../rewards/index.js';
@@ -305,5 +305,21 @@ describe('task files naming custom states', () => {
     const r = loadHarnessTasks(load(dir));
     expect(r.ok).toBe(false);
     expect(r.ok ? [] : r.errors[0]).toMatch(/^tasks\/restock\.jsonl:1: answer_key\.expected_state\.custom: /);
+  });
+});
+
+describe('consistency of keys expecting custom states', () => {
+  it('the restock tasks agree with their skill; a key expecting the state that no served skill instructs is CALL_NOT_INSTRUCTED', () => {
+    const [task] = restockTasks() as unknown as Parameters<typeof taskContradictions>[0][];
+    expect(taskContradictions(task, base)).toEqual([]);
+    const silent = load(tempHarness((d) => {
+      const file = join(d, 'skills', 'zh-CN', 'item-facts.md');
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/^- 观众要到货提醒时.*$/m, ''));
+    }));
+    // Only the state expected (the call not required): the state's tools must be instructed.
+    const stateOnly = { ...task, answer_key: { ...task.answer_key, required_calls: [] } };
+    expect(taskContradictions(stateOnly, silent)).toEqual([
+      { code: 'CALL_NOT_INSTRUCTED', a: 'the key expects the state of custom.restock (subscribe_restock)', b: 'no served skill (item-facts) tells the agent to call it' },
+    ]);
   });
 });
