@@ -14,7 +14,7 @@ import { oraclePolicy } from '../../policies/index.js';
 import { buildServer, closeServer } from '../../server/index.js';
 import { loadHarnessDir } from '../../harness/index.js';
 import type { HarnessSet } from '../../harness/index.js';
-import { readRecords, replayRecords } from '../../recording/index.js';
+import { formatEpisodeView, inspectRecord, readRecords, replayRecords } from '../../recording/index.js';
 import type { LoadedRecord } from '../../recording/index.js';
 import { testConfig } from '../server/helpers.js';
 import { restockProducts, restockTaskFile, writeRestockHarness } from '../harness/restock-harness.js';
@@ -88,6 +88,12 @@ describe('a stateful service served from a worker, recorded and replayed', () =>
     const summary = replayRecords(records, { base: { harness } });
     expect(summary.results.filter((r) => r.divergence !== undefined).map((r) => r.divergence?.message)).toEqual([]);
     expect(summary.identical).toBe(records.length);
+  });
+
+  it('inspect shows the expected custom state', () => {
+    const text = formatEpisodeView(inspectRecord(records[0].record, { harness }));
+    const sub = { subscriptions: [{ viewer_id: 'vw_mini01', product_id: restockProducts().wanted }] };
+    expect(text).toContain(`expected state: custom.restock ${JSON.stringify(sub)}`);
   });
 
   it('refuses the records once the module changed (the harness hash names it)', () => {
