@@ -391,7 +391,14 @@ export class ToolRouter {
       const service = set.services.get(binding.module);
       // A stateful module's call draws faults and may change `state.custom` (env/custom-state.ts).
       const answered = service
-        ? callCustomWithState(service, canonicalName, args, { world: ctx.world, state: ctx.state, viewer_id: ctx.viewer_id, locale: this.params.task.locale }, this.#facts.state, faults)
+        ? callCustomWithState(
+            service,
+            canonicalName,
+            args,
+            { world: ctx.world, state: ctx.state, viewer_id: ctx.viewer_id, locale: this.params.task.locale },
+            this.#facts.state,
+            faults,
+          )
         : undefined;
       if (answered?.change !== undefined) traced.state_change = answered.change;
       outcome = answered?.outcome ?? { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no service answers "${call.name}"` } };
