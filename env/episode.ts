@@ -21,6 +21,7 @@ import type {
   RewardResult,
 } from '../protocol/domain.js';
 import { emptyWorldState } from '../protocol/domain.js';
+import { initCustomStates } from './custom-state.js';
 import type { Harness } from '../protocol/harness.js';
 import { deepFreezeValue, harnessSetOf } from '../harness/index.js';
 import type { HookModule, HookModuleCall } from '../harness/index.js';
@@ -160,6 +161,8 @@ export class Episode {
       itemsInScope: this.#itemsInScope,
       loaded: this.#loaded,
     });
+    // Stateful custom services start from their initial states (none: the overlay keeps its bytes).
+    initCustomStates(this.#state, params.canonical, () => this.#lookupWorld());
   }
 
   /** The tools the episode offers now, in the harness's order. */

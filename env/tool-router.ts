@@ -12,7 +12,8 @@ import type { EvidenceNumbers } from './evidence.js';
 import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 import AjvModule from 'ajv';
 import type { HookViolation, JsonSchema, ToolError, ToolOutcome, ToolSchema, TraceCall, WorldState } from '../protocol/domain.js';
-import { callCustomService, harnessSetOf } from '../harness/index.js';
+import { harnessSetOf } from '../harness/index.js';
+import { callCustomWithState } from './custom-state.js';
 import { MCP_LIST_CHANGED_MARK, hookKind } from '../protocol/harness.js';
 import { Rng } from '../protocol/rng.js';
 import { extractNumbers } from '../protocol/text.js';
@@ -408,14 +409,19 @@ export class ToolRouter {
     let outcome: ToolOutcome;
     if (binding?.kind === 'custom') {
       const service = set.services.get(binding.module);
-      outcome = service
-        ? callCustomService(service, canonicalName, args, {
-            world: ctx.world,
-            state: ctx.state,
-            viewer_id: ctx.viewer_id,
-            locale: this.params.task.locale,
-          })
-        : { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no service answers "${call.name}"` } };
+      // A stateful module's call draws faults and may change `state.custom` (env/custom-state.ts).
+      const answered = service
+        ? callCustomWithState(
+            service,
+            canonicalName,
+            args,
+            { world: ctx.world, state: ctx.state, viewer_id: ctx.viewer_id, locale: this.params.task.locale },
+            this.#facts.state,
+            faults,
+          )
+        : undefined;
+      if (answered?.change !== undefined) traced.state_change = answered.change;
+      outcome = answered?.outcome ?? { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no service answers "${call.name}"` } };
     } else if (op === undefined) {
       outcome = { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no service answers "${call.name}"` } };
     } else if (op === canonicalName && MARKETING_TOOLS.includes(op)) {

@@ -261,7 +261,10 @@ type Finding = Omit<Contradiction, 'task' | 'seed' | 'locale'>;
 /** Whether a harness tool is a plain look-up (not an effect, not the environment's). */
 function isLookup(set: HarnessSet, tool: string): boolean {
   const op = set.bindings.opOf(tool);
-  return op === undefined ? set.bindings.tools.has(tool) : !EFFECT_OPS.has(op);
+  if (op !== undefined) return !EFFECT_OPS.has(op);
+  // A custom tool is a look-up unless its module is stateful (its calls change the world, as effects do).
+  const b = set.bindings.tools.get(tool);
+  return b !== undefined && !(b.kind === 'custom' && set.services.get(b.module)?.stateful === true);
 }
 
 /** The tools only discovery offers, in a harness (empty when it has no discovery tool). */
@@ -292,7 +295,7 @@ export function taskContradictions(task: Task, set: HarnessSet): Finding[] {
     if (!names.some((n) => mentions.get(n) === 'call'))
       out.push({ code: 'CALL_NOT_INSTRUCTED', a: `the key requires ${names.join(' or ')}`, b: `no served skill (${skillNames}) tells the agent to call it` });
   }
-  const effects: [keyof typeof key.expected_state, string][] = [
+  const effects: [Exclude<keyof typeof key.expected_state, 'custom'>, string][] = [
     ['issued_coupons', 'issue_coupon'],
     ['pushed_cards', 'push_link_card'],
     ['handoffs', 'handoff_to_human'],
@@ -303,6 +306,13 @@ export function taskContradictions(task: Task, set: HarnessSet): Finding[] {
     if (key.expected_state[field].length === 0 || tool === undefined) continue;
     if (mentions.get(tool) !== 'call')
       out.push({ code: 'CALL_NOT_INSTRUCTED', a: `the key expects the effect of ${tool} (${field})`, b: `no served skill (${skillNames}) tells the agent to call it` });
+  }
+  // A stateful custom service's expected state: one of the tools bound to its module must be instructed.
+  for (const module of Object.keys(key.expected_state.custom ?? {})) {
+    const tools = [...set.bindings.tools].filter(([, b]) => b.kind === 'custom' && b.module === module).map(([t]) => t);
+    const required = key.required_calls.some((r) => r.any_of.some((c) => tools.includes(c.name))); // reported above
+    if (tools.length > 0 && !required && !tools.some((t) => mentions.get(t) === 'call'))
+      out.push({ code: 'CALL_NOT_INSTRUCTED', a: `the key expects the state of custom.${module} (${tools.join(' or ')})`, b: `no served skill (${skillNames}) tells the agent to call it` });
   }
 
   // What the reward counts as relevant (rewards/modules/tool-rationality.ts).

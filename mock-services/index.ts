@@ -26,7 +26,7 @@ export type { ExclusionCode } from './catalog.js';
 export { EXCLUSION_TEXT } from './catalog.js';
 export { toIso, parseIso, MINUTE, HOUR, DAY } from './time.js';
 export { productByLink, productById, couponById, viewerById, orderById } from './lookup.js';
-export { SERVICES, callService, productView, returnEligibility, RETURN_REASONS } from './services.js';
+export { SERVICES, callService, drawFault, faultOutcome, malformedOutcome, productView, returnEligibility, RETURN_REASONS } from './services.js';
 export type { ServiceContext, MockService, FaultOptions, ReturnReasonCode } from './services.js';
 export { searchTokens } from './search.js';
 export {

@@ -510,13 +510,9 @@ const FAULT_CODES: readonly ToolErrorCode[] = ['TIMEOUT', 'PERMISSION_DENIED', '
 export function callService(name: string, args: unknown, ctx: ServiceContext, faults?: FaultOptions): ToolOutcome {
   const svc = SERVICES.get(name);
   if (svc === undefined) return fail('UNKNOWN_TOOL', `no service named ${name}`);
-  const rate = faults === undefined || !(faults.rate > 0) ? 0 : Math.min(1, faults.rate);
-  if (rate === 0) return svc.call(args, ctx);
-  const u = (faults as FaultOptions).rng.next();
-  if (u >= rate) return svc.call(args, ctx);
-  const code = FAULT_CODES[Math.min(FAULT_CODES.length - 1, Math.floor((u / rate) * FAULT_CODES.length))];
-  if (code === 'TIMEOUT') return fail('TIMEOUT', `${name} timed out`);
-  if (code === 'PERMISSION_DENIED') return fail('PERMISSION_DENIED', `${name}: permission denied by the service`);
+  const code = drawFault(faults);
+  if (code === undefined) return svc.call(args, ctx);
+  if (code !== 'MALFORMED_OUTPUT') return faultOutcome(name, code);
   // Malformed output: the service "answered", but its text is cut short. Compute the real answer on the
   // overlay, then roll the append-only overlay back to where it was.
   const s = ctx.state;
@@ -526,6 +522,30 @@ export function callService(name: string, args: unknown, ctx: ServiceContext, fa
   s.pushed_cards.length = lens[1];
   s.handoffs.length = lens[2];
   s.refusals.length = lens[3];
+  return malformedOutcome(name, real);
+}
+
+/**
+ * The fault of one call, or undefined: with `faults.rate > 0` exactly one number is drawn from
+ * `faults.rng`, and the kind is read from the same draw (the stream advances alike whatever happens).
+ * Shared by the built-in services and the stateful custom ones (env/custom-state.ts).
+ */
+export function drawFault(faults?: FaultOptions): ToolErrorCode | undefined {
+  const rate = faults === undefined || !(faults.rate > 0) ? 0 : Math.min(1, faults.rate);
+  if (rate === 0) return undefined;
+  const u = (faults as FaultOptions).rng.next();
+  if (u >= rate) return undefined;
+  return FAULT_CODES[Math.min(FAULT_CODES.length - 1, Math.floor((u / rate) * FAULT_CODES.length))];
+}
+
+/** The answer of an injected TIMEOUT or PERMISSION_DENIED fault of tool `name`. */
+export function faultOutcome(name: string, code: ToolErrorCode): ToolOutcome {
+  if (code === 'TIMEOUT') return fail('TIMEOUT', `${name} timed out`);
+  return fail('PERMISSION_DENIED', `${name}: permission denied by the service`);
+}
+
+/** A MALFORMED_OUTPUT fault of tool `name` whose real answer was `real`: the first half of its text. */
+export function malformedOutcome(name: string, real: ToolOutcome): ToolOutcome {
   const text = Array.from(JSON.stringify(real.ok ? real.data : real.error));
   return {
     ok: false,

@@ -130,6 +130,12 @@ export interface WorldState {
   pushed_cards: number[];
   handoffs: { viewer_id: string; order_id?: string; reason: string }[];
   refusals: { category: string }[];
+  /**
+   * The states of the harness's stateful custom services (`services/<module>.mjs` exporting
+   * `initial_state`), by module: present only when the harness has one, so other episodes keep their bytes.
+   * Each value is JSON (docs/HARNESS.md "Stateful services"); compared by deep equality.
+   */
+  custom?: { [module: string]: unknown };
 }
 
 /** A fresh, empty overlay. */
@@ -252,6 +258,11 @@ export interface TraceCall {
   error?: ToolErrorCode;
   /** Canonical result data when ok. */
   result?: unknown;
+  /**
+   * A successful call of a stateful custom service that changed its module's state: the module, and its
+   * state before and after (JSON). Absent for every other call.
+   */
+  state_change?: { module: string; before: unknown; after: unknown };
 }
 
 /** A hook's objection. `hook` is the canonical hook id; `code` a stable reason code. */

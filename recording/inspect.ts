@@ -337,6 +337,11 @@ function answerKeyLines(k: AnswerKey): string[] {
   const state = Object.entries(k.expected_state)
     .filter(([, xs]) => Array.isArray(xs) && xs.length > 0)
     .map(([name, xs]) => `${name} ${JSON.stringify(xs)}`);
+  // A stateful custom service's expected state (cut: a state may be up to 64 KiB).
+  for (const [module, v] of Object.entries(k.expected_state.custom ?? {})) {
+    const text = JSON.stringify(v);
+    state.push(`custom.${module} ${text.length > 200 ? `${text.slice(0, 199)}…` : text}`);
+  }
   const out = [
     `--- answer key: expect ${k.expect}, call to action ${k.cta ? 'expected' : 'not expected'}`,
     `reply skills: ${list(k.reply_skills)}; strategy skills: ${list(k.strategy_skills)}`,

@@ -134,8 +134,13 @@ export type StateDiff = Partial<Record<keyof WorldState, MultisetDiff>>;
  * reasons are free text and not compared; a hand-off is keyed by its order id (or null). Changes in
  * `optional` (the task allows them) do not count as unexpected.
  */
-export function diffWorldState(expected: WorldState, actual: WorldState, optional?: Partial<WorldState>): StateDiff {
-  const keyed: Record<keyof WorldState, (s: WorldState) => string[]> = {
+export function diffWorldState(
+  expected: WorldState,
+  actual: WorldState,
+  optional?: Partial<WorldState>,
+  initialCustom: { readonly [module: string]: unknown } | undefined = actual.custom,
+): StateDiff {
+  const keyed: Record<Exclude<keyof WorldState, 'custom'>, (s: WorldState) => string[]> = {
     issued_coupons: (s) => s.issued_coupons.map((c) => `${c.viewer_id}:${c.coupon_id}`),
     pushed_cards: (s) => s.pushed_cards.map((n) => String(n)),
     handoffs: (s) => s.handoffs.map((h) => `order:${h.order_id ?? 'null'}`),
@@ -148,6 +153,66 @@ export function diffWorldState(expected: WorldState, actual: WorldState, optiona
     const allowed = optional?.[field] === undefined ? [] : keyed[field]({ ...emptyState, [field]: optional[field] } as WorldState);
     if (allowed.length > 0) d.unexpected = multisetDiff(allowed, d.unexpected).unexpected;
     if (d.missing.length > 0 || d.unexpected.length > 0) out[field] = d;
+  }
+  if (expected.custom !== undefined || actual.custom !== undefined || optional?.custom !== undefined) {
+    const d = diffCustomState(expected.custom ?? {}, actual.custom ?? {}, optional?.custom ?? {}, initialCustom ?? {});
+    if (d.missing.length > 0 || d.unexpected.length > 0) out.custom = d;
+  }
+  return out;
+}
+
+/** A state as a reason shows it: stable JSON, cut to 200 characters. */
+function shownState(module: string, value: unknown): string {
+  const text = stableStringify(value);
+  return `${module}: ${text.length > 200 ? `${text.slice(0, 199)}…` : text}`;
+}
+
+/**
+ * Stateful custom services' final states against the key (docs/HARNESS.md "Stateful services"): by deep
+ * equality of each module's whole state (object keys in any order, arrays in order). A module the key
+ * names must end in the expected state (or in its `optional_state` one); a module it does not name must
+ * end as it started (or in its `optional_state` one). `missing` lists the expected states not reached,
+ * `unexpected` the states reached that nothing allowed (a change not asked for, or the wrong one).
+ */
+function diffCustomState(
+  expected: { readonly [m: string]: unknown },
+  actual: { readonly [m: string]: unknown },
+  optional: { readonly [m: string]: unknown },
+  initial: { readonly [m: string]: unknown },
+): MultisetDiff {
+  const missing: string[] = [];
+  const unexpected: string[] = [];
+  const modules = [...new Set([...Object.keys(expected), ...Object.keys(actual), ...Object.keys(optional)])].sort();
+  for (const m of modules) {
+    const named = Object.hasOwn(expected, m);
+    const got = Object.hasOwn(actual, m) ? stableStringify(actual[m]) : undefined;
+    const start = Object.hasOwn(initial, m) ? stableStringify(initial[m]) : got;
+    const allowed = [named ? stableStringify(expected[m]) : start];
+    if (Object.hasOwn(optional, m)) allowed.push(stableStringify(optional[m]));
+    if (got !== undefined && allowed.includes(got)) continue;
+    if (named) missing.push(shownState(m, expected[m]));
+    // Unchanged with a change expected is only missing; any other end state is a change nothing allowed.
+    if (got !== undefined && (!named || got !== start)) unexpected.push(shownState(m, actual[m]));
+  }
+  return { missing, unexpected };
+}
+
+/**
+ * The stateful services' states at the start of a traced episode: a module's first recorded change's
+ * `before`, or its final state when no call changed it.
+ */
+export function initialCustomStates(trace: Trace): { [module: string]: unknown } | undefined {
+  const final = trace.final_state.custom;
+  if (final === undefined) return undefined;
+  const out: { [module: string]: unknown } = { ...final };
+  const seen = new Set<string>();
+  for (const turn of trace.turns) {
+    for (const call of turn.calls) {
+      const c = call.state_change;
+      if (c === undefined || seen.has(c.module)) continue;
+      seen.add(c.module);
+      out[c.module] = c.before;
+    }
   }
   return out;
 }

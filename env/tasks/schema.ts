@@ -17,6 +17,8 @@ const WorldStateSchema = z
     pushed_cards: z.array(z.number().int().min(1)),
     handoffs: z.array(z.object({ viewer_id: z.string(), order_id: z.string().optional(), reason: z.string() }).strict()),
     refusals: z.array(z.object({ category: z.string() }).strict()),
+    // Stateful custom services' expected final states, by module (checked against the harness on load).
+    custom: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 

@@ -11,7 +11,7 @@ import { generateTask, parseGeneratedTaskId } from './generate.js';
 import { generateFor, generatedIntents } from './harness-tasks.js';
 import { isProductionMix, mixIntent, mixShares } from './mix.js';
 import type { IntentMix } from './mix.js';
-import { HarnessDataError, embeddedHarness } from '../../harness/index.js';
+import { HarnessDataError, checkCustomState, embeddedHarness, harnessSetOf } from '../../harness/index.js';
 import type { HarnessSet } from '../../harness/index.js';
 import { TaskSchema } from './schema.js';
 import { FILE_LIMITS, FileProblem, depthProblem, readLines } from '../../protocol/files.js';
@@ -382,6 +382,7 @@ export class JsonlTaskSource implements TaskSource {
           ...key.optional_tools.map((n, i): [string, string] => [`answer_key.optional_tools.${i}`, n]),
         ];
         for (const [where, name] of calls) if (!tools.has(name)) say(`${at}: ${where}: "${name}" is not a tool of the harness`);
+        for (const message of customStateProblems(key, harness)) say(`${at}: ${message}`);
         if (charLength(key.reference_reply) > harness.limits.reply_max_chars) {
           say(`${at}: answer_key.reference_reply: ${charLength(key.reference_reply)} characters, over the harness's reply limit (${harness.limits.reply_max_chars})`);
         }
@@ -440,4 +441,31 @@ export class JsonlTaskSource implements TaskSource {
     const n = matching.length;
     return { ok: true, task: matching[((seed % n) + n) % n] };
   }
+}
+
+/**
+ * What is wrong with an answer key's custom states (`expected_state.custom`, `optional_state.custom`)
+ * against the harness: each must name a stateful service of it (`services/<module>.mjs` exporting
+ * `initial_state`) and be a JSON state within its limits. Each problem as `key: what`.
+ */
+export function customStateProblems(key: Task['answer_key'], harness: Harness): string[] {
+  const out: string[] = [];
+  const services = harnessSetOf(harness).services;
+  const stateful = [...services.values()].filter((s) => s.stateful).map((s) => s.name);
+  for (const [field, state] of [['expected_state', key.expected_state], ['optional_state', key.optional_state]] as const) {
+    const custom = state?.custom;
+    if (custom === undefined) continue;
+    for (const [module, value] of Object.entries(custom)) {
+      const at = `answer_key.${field}.custom.${module}`;
+      const service = services.get(module);
+      if (service === undefined || !service.stateful) {
+        const why = service === undefined ? 'no service of the harness is named so' : `services/${module}.mjs exports no initial_state (it is read-only)`;
+        out.push(`${at}: "${module}" is not a stateful service of the harness: ${why} (stateful: ${stateful.length > 0 ? stateful.join(', ') : 'none'})`);
+        continue;
+      }
+      const checked = checkCustomState(value);
+      if (!checked.ok) out.push(`${at}: ${checked.message}`);
+    }
+  }
+  return out;
 }

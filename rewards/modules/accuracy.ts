@@ -13,7 +13,7 @@
 import type { RewardDetail, Task, Trace } from '../../protocol/domain.js';
 import { extractNumbers } from '../../protocol/text.js';
 import { unsupportedClaims, wrongPrices, zhCountNumbers } from '../claims.js';
-import { clamp01, diffWorldState, factStated, forbiddenStated, numParam, ownWords, refusalPhrased, numericParamsChecker } from '../common.js';
+import { clamp01, diffWorldState, factStated, initialCustomStates, forbiddenStated, numParam, ownWords, refusalPhrased, numericParamsChecker } from '../common.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `accuracy` (each can be overridden in the profile entry's `params`). */
@@ -65,7 +65,7 @@ function scoreAccuracy(trace: Trace, task: Task, params: Readonly<Record<string,
   if (task.locale === 'zh-CN') for (const n of zhCountNumbers(own)) if (!evidence.includes(n) && !invented.includes(n)) invented.push(n);
   if (invented.length > 0) reasons.push(`invented numbers (not in evidence): ${invented.join(', ')}`);
 
-  const diff = diffWorldState(key.expected_state, trace.final_state, key.optional_state);
+  const diff = diffWorldState(key.expected_state, trace.final_state, key.optional_state, initialCustomStates(trace));
   const diffFields = Object.keys(diff) as (keyof typeof diff)[];
   for (const field of diffFields) {
     const d = diff[field]!;
