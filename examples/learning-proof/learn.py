@@ -112,7 +112,7 @@ def update(model: Model, finished: List[Any], by_slot: List[List[Agent]], lr: fl
     reward, plus ``seg_weight`` times its GRPO advantage on the reward segment the decision belongs to
     (``info.segments``: tool decisions on the tool segment, reply decisions on the reply segment; the
     per-segment groups the HAT report trains). The curves report the final reward only."""
-    g: Dict[int, float] = {}
+    g = np.zeros_like(model.w)
     n = 0
     for grp, agents in zip(finished, by_slot):
         final = grp.advantages()
@@ -124,10 +124,8 @@ def update(model: Model, finished: List[Any], by_slot: List[List[Agent]], lr: fl
                 ds = [d for d, t in zip(agent.decisions, agent.segments) if t == s]
                 if adv != 0.0 and ds:
                     model.grad(ds, adv, g)
-    if g and n:
-        idx = np.fromiter(g.keys(), dtype=np.int64)
-        val = np.fromiter(g.values(), dtype=np.float64)
-        model.w[idx] += lr * val / n
+    if n:
+        model.w += (lr / n) * g
 
 
 async def train(url: str, variant: str, iters: int, groups: int, group_size: int, seed: int, lr: float,

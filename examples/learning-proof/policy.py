@@ -24,6 +24,7 @@ numpy only; every random draw comes from the generator passed in, so a run is re
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -42,7 +43,19 @@ STOP = set(
     "when such so not no do are was will can".split()
 )
 
-Feats = List[Tuple[int, float]]
+#: A candidate's features: hashed indices and their values.
+Feats = Tuple[np.ndarray, np.ndarray]
+
+_HASH: Dict[str, int] = {}
+
+
+def h(token: str) -> int:
+    v = _HASH.get(token)
+    if v is None:
+        v = zlib.crc32(token.encode("utf-8"))
+        if len(_HASH) < 500_000:
+            _HASH[token] = v
+    return v
 
 
 def fid(*parts: str) -> int:
@@ -72,20 +85,37 @@ def desc_tokens(desc: str) -> List[str]:
     return list(dict.fromkeys(w for w in words(desc) if w not in STOP and w != "<num>"))[:40]
 
 
+_CROSS: Dict[Any, Feats] = {}
+
+
 def cross(head: str, left: Sequence[str], name: str, desc: str, extra: Sequence[str] = ()) -> Feats:
-    """Crosses of ``left`` (message tokens, or a slot tag) with the candidate's name and description."""
-    out: Feats = []
-    nt = name_tokens(name) if name else []
+    """Crosses of ``left`` (message tokens, or a slot tag) with the candidate's name and description
+    (cached: a GRPO group's members see the same observation)."""
+    key = (head, tuple(left), name, desc, tuple(extra))
+    f = _CROSS.get(key)
+    if f is None:
+        if len(_CROSS) > 50_000:
+            _CROSS.clear()
+        f = _CROSS[key] = _cross(head, left, name, desc, extra)
+    return f
+
+
+def _cross(head: str, left: Sequence[str], name: str, desc: str, extra: Sequence[str]) -> Feats:
+    right = ([(t, 1.0) for t in name_tokens(name)] if name else [])
     dt = desc_tokens(desc) if desc else []
     ds = DESC_SCALE / math.sqrt(max(1, len(dt)))
-    for l in left:
-        for t in nt:
-            out.append((fid(head, l, t), 1.0))
-        for t in dt:
-            out.append((fid(head, l, "d=" + t), ds))
-        for t in extra:
-            out.append((fid(head, l, "x=" + t), 1.0))
-    return out
+    right += [("d=" + t, ds) for t in dt] + [("x=" + t, 1.0) for t in extra]
+    if not right or not left:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    lh = np.array([h(head + "|" + l) for l in left], dtype=np.uint64)
+    rh = np.array([h(t) for t, _ in right], dtype=np.uint64)
+    rv = np.array([v for _, v in right])
+    idx = ((lh[:, None] * np.uint64(0x9E3779B1)) ^ rh[None, :]) % np.uint64(DIM)
+    return idx.ravel().astype(np.int64), np.broadcast_to(rv, idx.shape).ravel().copy()
+
+
+def concat(*fs: Feats) -> Feats:
+    return np.concatenate([f[0] for f in fs]), np.concatenate([f[1] for f in fs])
 
 
 class Decision:
@@ -103,22 +133,20 @@ class Model:
         self.rng = np.random.default_rng(seed)
 
     def choose(self, feats: List[Feats], greedy: bool) -> Decision:
-        logits = np.array([sum(self.w[i] * v for i, v in f) for f in feats])
+        logits = np.array([float(self.w[i] @ v) for i, v in feats])
         logits -= logits.max()
         p = np.exp(logits)
         p /= p.sum()
         c = int(np.argmax(p)) if greedy else int(self.rng.choice(len(p), p=p))
         return Decision(feats, p, c)
 
-    def grad(self, decisions: Sequence[Decision], adv: float, g: Dict[int, float]) -> None:
-        """Accumulate adv * d log pi / d w into the sparse gradient ``g``."""
+    def grad(self, decisions: Sequence[Decision], adv: float, g: np.ndarray) -> None:
+        """Accumulate adv * d log pi / d w into the dense gradient ``g``."""
         for d in decisions:
-            for c, f in enumerate(d.feats):
+            for c, (i, v) in enumerate(d.feats):
                 coef = adv * ((1.0 if c == d.choice else 0.0) - d.probs[c])
-                if coef == 0.0:
-                    continue
-                for i, v in f:
-                    g[i] = g.get(i, 0.0) + coef * v
+                if coef != 0.0 and len(i):
+                    np.add.at(g, i, coef * v)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -212,10 +240,29 @@ def read_room(system: str, message: str, history: str) -> Dict[str, Any]:
     return room
 
 
-def mentioned(name: str, system: str) -> bool:
-    """Whether the prompt's instructions name ``name`` (outside a JSON tool list the prompt may carry)."""
-    text = "\n".join(ln for ln in system.split("\n") if not ln.lstrip().startswith("{"))
+@functools.lru_cache(maxsize=65536)
+def mentioned(name: str, text: str) -> bool:
+    """Whether the prompt's instructions (``instructions(system)``) name ``name``."""
     return re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text) is not None
+
+
+def instructions(system: str) -> str:
+    """The prompt without the tool lists it may carry (JSON lines, signature lines)."""
+    return "\n".join(ln for ln in system.split("\n") if not ln.lstrip().startswith("{") and "(" not in ln.split(":")[0][:60])
+
+
+_PARSED: Dict[Any, Any] = {}
+
+
+def parse(system: str, message: str, history: str) -> Any:
+    """The prompt and message as the policy reads them (cached per observation)."""
+    key = (system, message, history)
+    got = _PARSED.get(key)
+    if got is None:
+        if len(_PARSED) > 2000:
+            _PARSED.clear()
+        got = _PARSED[key] = (read_skills(system), read_rules(system), read_room(system, message, history), instructions(system))
+    return got
 
 
 def unwrap_params(params: Dict[str, Any]) -> Tuple[Optional[str], Dict[str, Any], List[str]]:
@@ -295,9 +342,7 @@ class Agent:
         history = " ".join(m.get("content") or "" for m in msgs[:-1] if m["role"] in ("user", "assistant"))
         self.locale = "zh-CN" if re.search(r"[\u4e00-\u9fff]", self.message) else "en"
         self.tools = [t["function"] for t in obs.get("tools") or []]
-        self.skills = read_skills(self.system)
-        self.rules = read_rules(self.system)
-        self.room = read_room(self.system, self.message, history)
+        self.skills, self.rules, self.room, self.instr = parse(self.system, self.message, history)
         self.mt = msg_tokens(self.message)
         self.turn = 0
         self.results: List[Any] = []
@@ -324,7 +369,7 @@ class Agent:
             pdesc = str(spec.get("description") or "")
             if spec.get("enum"):
                 opts = [str(e) for e in spec["enum"]]
-                feats = [cross("enum", self.mt, "", "", extra=[e]) + cross("enum", ["<p>"], p, pdesc, extra=[e]) for e in opts]
+                feats = [concat(cross("enum", self.mt, "", "", extra=[e]), cross("enum", ["<p>"], p, pdesc, extra=[e])) for e in opts]
                 if p not in required:
                     opts.append("")
                     feats.append(cross("enum", self.mt, "", "", extra=["<omit>"]))
@@ -362,7 +407,7 @@ class Agent:
             # which offered tool loads skills: name and description alone (no message)
             # a content feature too: whether the skills block of the prompt mentions the tool by name
             li = self._pick([cross("loader", ["<bias>"], t["name"], t.get("description") or "",
-                                   extra=["mentioned"] if mentioned(t["name"], self.system) else []) for t in tools])
+                                   extra=["mentioned"] if mentioned(t["name"], self.instr) else []) for t in tools])
             loader = tools[li]
             si = self._pick([cross("skill", self.mt, n, d) for n, d in self.skills])
             wrap, props, _ = unwrap_params(loader.get("parameters") or {})
