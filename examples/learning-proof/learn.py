@@ -107,7 +107,8 @@ def segment_values(grp: Any, name: str) -> List[float]:
     return out
 
 
-def update(model: Model, finished: List[Any], by_slot: List[List[Agent]], lr: float, seg_weight: float) -> None:
+def update(model: Model, finished: List[Any], by_slot: List[List[Agent]], lr: float, seg_weight: float,
+           entropy: float) -> None:
     """One policy-gradient step. Each decision's advantage is the member's GRPO advantage of the final
     reward, plus ``seg_weight`` times its GRPO advantage on the reward segment the decision belongs to
     (``info.segments``: tool decisions on the tool segment, reply decisions on the reply segment; the
@@ -122,14 +123,14 @@ def update(model: Model, finished: List[Any], by_slot: List[List[Agent]], lr: fl
             for s in ("tool", "reply"):
                 adv = final[j] + seg_weight * seg[s][j]
                 ds = [d for d, t in zip(agent.decisions, agent.segments) if t == s]
-                if adv != 0.0 and ds:
-                    model.grad(ds, adv, g)
+                if ds:
+                    model.grad(ds, adv, g, entropy)
     if n:
         model.w += (lr / n) * g
 
 
 async def train(url: str, variant: str, iters: int, groups: int, group_size: int, seed: int, lr: float,
-                seg_weight: float, log=None) -> Tuple[Model, List[Dict[str, Any]]]:
+                seg_weight: float, log=None, entropy: float = 0.05) -> Tuple[Model, List[Dict[str, Any]]]:
     model = Model(seed)
     curve = []
     client = await HarnessGymClient.connect(url, seed=seed)
@@ -140,9 +141,13 @@ async def train(url: str, variant: str, iters: int, groups: int, group_size: int
                                                  seed * 1_000_003 + it * groups, False, f"t{it}")
             rewards = [r for grp in finished for r in grp.rewards]
             equal = sum(1 for grp in finished if max(grp.rewards) - min(grp.rewards) < 1e-9)
-            update(model, finished, by_slot, lr, seg_weight)
+            # all-equal groups split: every member at the floor (<= 0.02, the gates' cap: nothing learned
+            # yet) or all equal above it (the policy has converged on that task)
+            low = sum(1 for grp in finished if max(grp.rewards) - min(grp.rewards) < 1e-9 and max(grp.rewards) <= 0.02)
+            update(model, finished, by_slot, lr, seg_weight, entropy)
             row = {"iter": it, "episodes": len(rewards), "reward": float(np.mean(rewards)),
-                   "all_equal_share": equal / max(1, len(finished)), "seconds": round(time.time() - t0, 3)}
+                   "all_equal_share": equal / max(1, len(finished)),
+                   "all_equal_floor_share": low / max(1, len(finished)), "seconds": round(time.time() - t0, 3)}
             curve.append(row)
             if log:
                 log(json.dumps({"variant": variant, **row}))
@@ -178,7 +183,7 @@ def cli_eval(policy: str, variant: str, episodes: int, seed: int, harness: Optio
     for intent in INTENTS:
         k = max(1, round(episodes * float(weights[intent])))
         cmd = ["node", CLI, "eval", "--policy", policy, "--variant", variant, "--episodes", str(k), "--seed", str(seed),
-               "--locale", LOCALE, "--mix", f"{intent}=1", "--max-turns", str(8), "--json"]
+               "--locale", LOCALE, "--mix", f"{intent}=1", "--json"]
         if harness:
             cmd += ["--harness", harness]
         res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
@@ -247,7 +252,7 @@ async def full(args: argparse.Namespace) -> None:
         t_start = time.time()
         for name, variant in (("fixed", "identity"), ("hsa", "train")):
             t0 = time.time()
-            model, curve = await train(base.url, variant, args.iters, args.groups, args.group_size, args.seed, args.lr, args.seg_weight, log)
+            model, curve = await train(base.url, variant, args.iters, args.groups, args.group_size, args.seed, args.lr, args.seg_weight, log, args.entropy)
             train_s = time.time() - t0
             evals = {}
             for ev in ("identity", "train", "eval"):
@@ -308,13 +313,15 @@ def table(results: Dict[str, Any]) -> str:
 
 async def short(args: argparse.Namespace) -> int:
     """The CI form: train on `train` variants for a few iterations; learning must show."""
-    srv = Server()
+    srv = None if args.url else Server()
+    url = args.url or srv.url
     try:
         t0 = time.time()
-        _, curve = await train(srv.url, "train", args.iters, args.groups, args.group_size, args.seed, args.lr, args.seg_weight,
-                               lambda s: print(s, file=sys.stderr, flush=True))
+        _, curve = await train(url, "train", args.iters, args.groups, args.group_size, args.seed, args.lr, args.seg_weight,
+                               lambda s: print(s, file=sys.stderr, flush=True), args.entropy)
     finally:
-        srv.stop()
+        if srv:
+            srv.stop()
     k = max(2, args.iters // 4)
     first = curve[:k]
     last = curve[-k:]
@@ -333,17 +340,19 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", choices=["full", "short"])
     ap.add_argument("--iters", type=int, default=None)
-    ap.add_argument("--groups", type=int, default=8, help="GRPO groups per iteration")
+    ap.add_argument("--groups", type=int, default=16, help="GRPO groups per iteration")
     ap.add_argument("--group-size", type=int, default=8)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--lr", type=float, default=1.0)
+    ap.add_argument("--lr", type=float, default=2.0)
     ap.add_argument("--seg-weight", type=float, default=1.0, help="weight of the per-segment GRPO advantages")
-    ap.add_argument("--eval-episodes", type=int, default=300)
+    ap.add_argument("--entropy", type=float, default=0.05, help="entropy bonus per decision")
+    ap.add_argument("--eval-episodes", type=int, default=400)
     ap.add_argument("--margin", type=float, default=0.1, help="short: the reward gain required")
+    ap.add_argument("--url", default=None, help="short: a running server to train on (its default task mix should be MIX)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     args = ap.parse_args()
     if args.iters is None:
-        args.iters = 60 if args.mode == "full" else 16
+        args.iters = 160 if args.mode == "full" else 30
     if args.mode == "full":
         asyncio.run(full(args))
         return 0

@@ -140,11 +140,15 @@ class Model:
         c = int(np.argmax(p)) if greedy else int(self.rng.choice(len(p), p=p))
         return Decision(feats, p, c)
 
-    def grad(self, decisions: Sequence[Decision], adv: float, g: np.ndarray) -> None:
-        """Accumulate adv * d log pi / d w into the dense gradient ``g``."""
+    def grad(self, decisions: Sequence[Decision], adv: float, g: np.ndarray, entropy: float = 0.0) -> None:
+        """Accumulate adv * d log pi / d w, plus ``entropy`` times the gradient of each decision's entropy,
+        into the dense gradient ``g``."""
         for d in decisions:
+            p = d.probs
+            logp = np.log(np.maximum(p, 1e-12))
+            ent_grad = -p * (logp + float(-(p * logp).sum()))
             for c, (i, v) in enumerate(d.feats):
-                coef = adv * ((1.0 if c == d.choice else 0.0) - d.probs[c])
+                coef = adv * ((1.0 if c == d.choice else 0.0) - p[c]) + entropy * ent_grad[c]
                 if coef != 0.0 and len(i):
                     np.add.at(g, i, coef * v)
 
@@ -414,11 +418,13 @@ class Agent:
             key = next(iter(props), "name")
             args = {key: self.skills[si][0]}
             calls.append(self._call(loader, {wrap: args} if wrap else args))
-        feats = [cross("tool", self.mt, t["name"], t.get("description") or "") for t in tools]
+        # which other offered tool to call (the one chosen as the skill loader is not offered again)
+        others = [t for t in tools if not calls or t["name"] != calls[0]["function"]["name"]]
+        feats = [cross("tool", self.mt, t["name"], t.get("description") or "") for t in others]
         feats.append(cross("tool", self.mt, "", "", extra=["<none>"]))
         ti = self._pick(feats)
-        if ti < len(tools):
-            calls.append(self._call(tools[ti], self._args(tools[ti])))
+        if ti < len(others):
+            calls.append(self._call(others[ti], self._args(others[ti])))
         self.calls = calls
         return {"message": {"role": "assistant", "content": None, "tool_calls": calls}}
 
