@@ -160,18 +160,20 @@ async def evaluate(url: str, model: Model, variant: Any, episodes: int, seed: in
     """Greedy play of ``episodes`` lone episodes (groups of 1) from seed ``seed``; mean reward per intent."""
     client = await HarnessGymClient.connect(url, seed=seed)
     per: Dict[str, List[float]] = {}
+    seq: List[float] = []
     try:
         done = 0
         while done < episodes:
             n = min(64, episodes - done)
             finished, _ = await play_batch(client, model, variant, n, 1, seed + done, True, f"e{done}")
-            for grp in finished:
+            for grp in sorted(finished, key=lambda g: g.seed):
                 per.setdefault(grp.infos[0]["intent"], []).append(grp.rewards[0])
+                seq.append(grp.rewards[0])
             done += n
     finally:
         await client.close()
     allr = [r for v in per.values() for r in v]
-    return {"episodes": len(allr), "mean": float(np.mean(allr)),
+    return {"episodes": len(allr), "mean": float(np.mean(allr)), "rewards": seq,
             "intents": {k: {"n": len(v), "mean": float(np.mean(v))} for k, v in sorted(per.items())}}
 
 
@@ -262,7 +264,8 @@ async def full(args: argparse.Namespace) -> None:
             log(json.dumps({"run": name, "eval": "harness-v2", "mean": evals["harness-v2"]["mean"]}))
             results["runs"][name] = {"train_variant": variant, "train_episodes": sum(r["episodes"] for r in curve),
                                      "train_seconds": round(train_s, 1), "curve": curve, "eval": evals}
-            np.save(os.path.join(out, f"weights-{name}.npy"), model.w.astype(np.float32))
+            if args.save_weights:
+                np.save(os.path.join(out, f"weights-{name}.npy"), model.w.astype(np.float32))
         for pol in ("oracle", "memorizer"):
             results["reference"][pol] = {}
             for ev in ("identity", "train", "eval"):
@@ -278,14 +281,26 @@ async def full(args: argparse.Namespace) -> None:
             row.pop("seconds", None)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=1, sort_keys=True)
+    write_report(out, results)
+
+
+def write_report(out: str, results: Dict[str, Any]) -> None:
+    """The plots and the tables (table.md) from results.json."""
     curves = {n: results["runs"][n]["curve"] for n in ("fixed", "hsa")}
-    svg_lines(os.path.join(out, "reward.svg"), "Mean reward per GRPO iteration (5-iteration mean)", "reward",
-              {f"fixed (identity)": smooth([r["reward"] for r in curves["fixed"]]),
-               f"HSA (train)": smooth([r["reward"] for r in curves["hsa"]])})
-    svg_lines(os.path.join(out, "all-equal.svg"), "Share of GRPO groups with all-equal rewards (5-iteration mean)", "share",
-              {f"fixed (identity)": smooth([r["all_equal_share"] for r in curves["fixed"]]),
-               f"HSA (train)": smooth([r["all_equal_share"] for r in curves["hsa"]])})
-    print(table(results))
+    svg_lines(os.path.join(out, "reward.svg"), "Mean reward per GRPO iteration (5-iteration running mean)", "reward",
+              {"fixed (identity)": smooth([r["reward"] for r in curves["fixed"]]),
+               "HSA (train)": smooth([r["reward"] for r in curves["hsa"]])})
+    series = {"fixed: all equal": smooth([r["all_equal_share"] for r in curves["fixed"]]),
+              "HSA: all equal": smooth([r["all_equal_share"] for r in curves["hsa"]])}
+    if all("all_equal_floor_share" in r for c in curves.values() for r in c):
+        series["fixed: all at floor"] = smooth([r["all_equal_floor_share"] for r in curves["fixed"]])
+        series["HSA: all at floor"] = smooth([r["all_equal_floor_share"] for r in curves["hsa"]])
+    svg_lines(os.path.join(out, "all-equal.svg"), "Share of GRPO groups whose rewards are all equal (5-iteration running mean)",
+              "share of groups", series)
+    text = table(results)
+    with open(os.path.join(out, "table.md"), "w") as f:
+        f.write(text + "\n")
+    print(text)
 
 
 def table(results: Dict[str, Any]) -> str:
@@ -300,6 +315,23 @@ def table(results: Dict[str, Any]) -> str:
         r = results["reference"][pol]
         lines.append(f"| {pol} (reference) | - | " + " | ".join(fmt(r[c]["mean"]) for c in cols) + " |")
     lines.append("")
+    lines.append("| policy | identity -> eval | identity -> harness-v2 | eval episodes per cell |")
+    lines.append("|---|---|---|---|")
+    for name, label in (("fixed", "GRPO, fixed harness"), ("hsa", "GRPO, HSA")):
+        ev = results["runs"][name]["eval"]
+        i = ev["identity"]["mean"]
+        lines.append(f"| {label} | {ev['eval']['mean'] - i:+.3f} | {ev['harness-v2']['mean'] - i:+.3f} | {ev['identity']['episodes']} |")
+    lines.append("")
+    lines.append("| run | reward, first 10 iterations | reward, last 10 | all-equal groups, first 10 | last 10 | all at the floor (<= 0.02), first 10 | last 10 |")
+    lines.append("|---|---|---|---|---|---|---|")
+    for name, label in (("fixed", "fixed (identity)"), ("hsa", "HSA (train)")):
+        c = results["runs"][name]["curve"]
+        def m(key: str, part: List[Dict[str, Any]]) -> str:
+            vals = [r[key] for r in part if key in r]
+            return f"{np.mean(vals):.3f}" if vals else "-"
+        lines.append(f"| {label} | {m('reward', c[:10])} | {m('reward', c[-10:])} | {m('all_equal_share', c[:10])} | "
+                     f"{m('all_equal_share', c[-10:])} | {m('all_equal_floor_share', c[:10])} | {m('all_equal_floor_share', c[-10:])} |")
+    lines.append("")
     lines.append("| policy | harness | " + " | ".join(INTENTS) + " |")
     lines.append("|---|---|" + "---|" * len(INTENTS))
     rows = [(f"fixed", results["runs"]["fixed"]["eval"]), ("HSA", results["runs"]["hsa"]["eval"]),
@@ -309,6 +341,33 @@ def table(results: Dict[str, Any]) -> str:
             it = ev[c]["intents"]
             lines.append(f"| {label} | {c} | " + " | ".join(fmt(it.get(i, {}).get("mean")) for i in INTENTS) + " |")
     return "\n".join(lines)
+
+
+async def paired(args: argparse.Namespace) -> None:
+    """Re-evaluate saved weights (full --save-weights) on the same seeds and print the paired difference
+    HSA - fixed per harness with its standard error (the per-episode rewards are kept in paired.json)."""
+    base = Server()
+    v2 = Server(os.path.join(ROOT, "examples", "harness-v2"))
+    out: Dict[str, Any] = {}
+    try:
+        models = {}
+        for name in ("fixed", "hsa"):
+            m = Model(args.seed)
+            m.w = np.load(os.path.join(args.out, f"weights-{name}.npy")).astype(np.float64)
+            models[name] = m
+        for ev in ("identity", "train", "eval", "harness-v2"):
+            url, variant = (v2.url, "identity") if ev == "harness-v2" else (base.url, ev)
+            r = {n: await evaluate(url, models[n], variant, args.eval_episodes, 2_000_000) for n in models}
+            d = np.array(r["hsa"]["rewards"]) - np.array(r["fixed"]["rewards"])
+            out[ev] = {"fixed": r["fixed"]["mean"], "hsa": r["hsa"]["mean"], "hsa_minus_fixed": float(d.mean()),
+                       "se": float(d.std(ddof=1) / np.sqrt(len(d))), "episodes": len(d),
+                       "rewards": {n: r[n]["rewards"] for n in r}}
+            print(json.dumps({k: (round(v, 4) if isinstance(v, float) else v) for k, v in out[ev].items() if k != "rewards"} | {"harness": ev}))
+    finally:
+        base.stop()
+        v2.stop()
+    with open(os.path.join(args.out, "paired.json"), "w") as f:
+        json.dump(out, f)
 
 
 async def short(args: argparse.Namespace) -> int:
@@ -338,7 +397,8 @@ async def short(args: argparse.Namespace) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mode", choices=["full", "short"])
+    ap.add_argument("mode", choices=["full", "short", "report", "paired"])
+    ap.add_argument("--save-weights", action="store_true", help="full: also write weights-{fixed,hsa}.npy (4 MiB each)")
     ap.add_argument("--iters", type=int, default=None)
     ap.add_argument("--groups", type=int, default=16, help="GRPO groups per iteration")
     ap.add_argument("--group-size", type=int, default=8)
@@ -355,6 +415,13 @@ def main() -> int:
         args.iters = 160 if args.mode == "full" else 30
     if args.mode == "full":
         asyncio.run(full(args))
+        return 0
+    if args.mode == "paired":
+        asyncio.run(paired(args))
+        return 0
+    if args.mode == "report":
+        with open(os.path.join(args.out, "results.json")) as f:
+            write_report(args.out, json.load(f))
         return 0
     return asyncio.run(short(args))
 
