@@ -37,8 +37,7 @@ describe('learning proof, short form', () => {
         PYTHON,
         ['examples/learning-proof/learn.py', 'short', '--url', url],
         { cwd: ROOT, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }, timeout: 170_000, maxBuffer: 16 << 20 },
-        (error, stdout, stderr) =>
-          resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
       );
     });
     const last = run.stdout.trim().split('\n').pop() ?? '';
