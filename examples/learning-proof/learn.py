@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """GRPO through harness-gym with a small numpy policy (policy.py): fixed-harness training vs HSA (issue 43).
 
-    python3 examples/learning-proof/learn.py full   # the whole proof: both runs, the table, the plots
-    python3 examples/learning-proof/learn.py short  # the CI form: a few iterations, asserts learning
+    python3 examples/learning-proof/learn.py full --out DIR [--save-weights]  # both runs, the table, the plots
+    python3 examples/learning-proof/learn.py short [--url URL]  # the CI form: 30 iterations, asserts learning
+    python3 examples/learning-proof/learn.py paired --out DIR   # paired HSA - fixed on the same seeds
+    python3 examples/learning-proof/learn.py report --out DIR   # table.md and the SVG plots from results.json
 
-Both start their own servers (``node dist/cli/main.js serve --port 0`` on 127.0.0.1; build dist/ first) and
-stop them by PID. Training goes through the Python client's ``AsyncVectorEnv`` in GRPO groups (the same task
-and variant per group, ``group_share: "task+variant"``), on-policy batches (``autoreset=False``), advantages
-from ``GroupResult.advantages()``.
+They start their own servers (``node dist/cli/main.js serve --port 0`` on 127.0.0.1; build dist/ first) and
+stop them by PID; ``short --url`` uses a running server instead (its default task mix must be ``MIX``).
+Training goes through the Python client's ``AsyncVectorEnv`` in GRPO groups (the same task and variant per
+group, ``group_share: "task+variant"``), on-policy batches (``autoreset=False``), advantages from
+``GroupResult.advantages()`` plus per-segment group advantages (``info.segments``), see README.md.
 """
 
 from __future__ import annotations
