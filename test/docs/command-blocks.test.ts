@@ -18,8 +18,8 @@
  * How a block runs: as one bash script (`set -eo pipefail`), in a directory made for its doc (the blocks
  * of a doc run in order and share it, as a reader's shell would) holding links to the repository's
  * top-level entries, a copy of `examples/` and `clients/` (commands that write there write the copy, and
- * a file of `examples/` a block rewrites must come out byte-identical), `my-harness` (a copy of
- * examples/harness-v2: the team harness the docs name) and `server.yaml` (a config file of the reader's).
+ * a file of `examples/` a block rewrites must come out byte-identical), `my-harness` (a copy of the
+ * embedded harness/, as docs/HARNESS.md starts one) and `server.yaml` (a config file of the reader's).
  * HOME is a fresh directory. On PATH, `harness-gym` and `npx harness-gym` are this checkout's
  * dist/cli/main.js (through test/docs/doc-shell.mjs), `npx tsx` the repository's tsx, `python3` and
  * `python` /usr/bin/python3 with clients/python on PYTHONPATH (a venv a block activates comes first).
@@ -74,6 +74,7 @@ const SKIPS: Record<string, number> = {
   'CONTRIBUTING.md': 1,
   'docs/DEPLOY.md': 6,
   'docs/CURRICULUM.md': 1,
+  'docs/HARNESS.md': 1,
   'docs/TRAINING.md': 1,
   'clients/python/README.md': 3,
   'docs/training/openrlhf.md': 1,
@@ -223,10 +224,14 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Output of the commands that only read (test/docs/doc-shell.mjs), shared by the docs for this run. */
+const CACHE = mkdtempSync(join(tmpdir(), 'hg-docs-cache-'));
+
 const POLICIES = new Set(['oracle', 'memorizer', 'random', 'skill_spam', 'faq_and_price']);
 const started: ChildProcess[] = [];
 afterAll(async () => {
   await Promise.all(started.map(stopServer));
+  rmSync(CACHE, { recursive: true, force: true });
 });
 
 /** A server the test starts for a block that uses it without starting it; resolves to its port. */
@@ -270,7 +275,7 @@ function workDir(): { cwd: string; home: string; state: string; bin: string } {
   }
   cpSync(join(ROOT, 'examples'), join(cwd, 'examples'), { recursive: true });
   cpSync(join(ROOT, 'clients'), join(cwd, 'clients'), { recursive: true, filter: (p) => !/__pycache__|\.egg-info|\/build$/.test(p) });
-  cpSync(join(ROOT, 'examples', 'harness-v2'), join(cwd, 'my-harness'), { recursive: true });
+  cpSync(join(ROOT, 'harness'), join(cwd, 'my-harness'), { recursive: true });
   writeFileSync(join(cwd, 'server.yaml'), 'log_level: warn\n');
   const home = join(base, 'home');
   const state = join(base, 'state');
@@ -316,7 +321,13 @@ function printedFigure(out: string, key: string): unknown {
   const line = out
     .split('\n')
     .reverse()
-    .find((l) => l.trim().startsWith('{'));
+    .find((l) => {
+      try {
+        return typeof JSON.parse(l) === 'object';
+      } catch {
+        return false;
+      }
+    });
   if (!line) {
     // A summary for people: `reward mean 1.0000  p10 ...`.
     const m = key === 'mean' ? /\bmean\s+(-?\d+(?:\.\d+)?)/.exec(out) : null;
@@ -386,7 +397,10 @@ async function runBlock(block: Block, dirs: ReturnType<typeof workDir>): Promise
     PYTHONPATH: join(dirs.cwd, 'clients', 'python'),
     HG_STATE: dirs.state,
     HG_CLI: CLI,
+    HG_CACHE: CACHE,
     HG_PORTS: JSON.stringify(Object.fromEntries(ports)),
+    // The Python examples' default server (`$HARNESS_GYM_URL`, else port 8080): the one standing in for 8080.
+    HARNESS_GYM_URL: `ws://127.0.0.1:${ports.get('8080')}/v1/env`,
     TMPDIR: tmpdir(),
   };
   const result = await new Promise<RunResult>((resolve) => {
@@ -403,7 +417,7 @@ async function runBlock(block: Block, dirs: ReturnType<typeof workDir>): Promise
         /* the group is gone */
       }
     };
-    const timer = setTimeout(() => killGroup('SIGKILL'), 170_000);
+    const timer = setTimeout(() => killGroup('SIGKILL'), 400_000);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       // The block's background servers: SIGTERM (graceful), SIGKILL what is left after 10 s.
@@ -469,6 +483,6 @@ describe('the command blocks of the README and the docs it sends readers to', ()
       walk('examples');
       expect(changed).toEqual([]);
       rmSync(dirname(dirs.cwd), { recursive: true, force: true });
-    }, 300_000);
+    }, 900_000);
   });
 });
