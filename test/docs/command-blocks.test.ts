@@ -38,7 +38,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -306,9 +306,12 @@ function sameFigure(shown: string, printed: unknown): boolean {
   return Number(printed.toFixed(digits)) === Number(shown);
 }
 
-/** The figures a comment states about a line's output: `mean X` and `"key": value` pairs. */
+/**
+ * The figures a comment states about a line's output: `mean X` starting the comment, and the `"key": value`
+ * pairs of output it shows (a comment, or a following `# ...` line, that starts with `{` or `...`).
+ */
 function statedFigures(cmd: Cmd): [string, string][] {
-  const text = [cmd.comment, ...cmd.shown].join(' ');
+  const text = [/^(\{|\.\.\.)/.test(cmd.comment) ? cmd.comment : '', ...cmd.shown].join(' ');
   const figures: [string, string][] = [];
   for (const m of text.matchAll(/"(\w+)":\s*("[^"]*"|-?\d+(?:\.\d+)?|true|false)/g)) figures.push([m[1] as string, m[2] as string]);
   const mean = /^mean (-?\d+(?:\.\d+)?)\b/.exec(cmd.comment);
@@ -460,7 +463,9 @@ describe('the command blocks of the README and the docs it sends readers to', ()
       const dirs = workDir();
       for (const block of blocks) {
         const where = `${doc}:${block.line}`;
+        const t0 = Date.now();
         const { result, outputs, cmds } = await runBlock(block, dirs);
+        if (process.env.HG_DOCS_TIMES) appendFileSync(process.env.HG_DOCS_TIMES, `${where} ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
         expect({ where, code: result.code, stderr: result.code === 0 ? '' : result.stderr.slice(-4000) }).toEqual({ where, code: 0, stderr: '' });
         if (block.output !== undefined) expectShown(block.output, result.stdout, where);
         if (block.lang === 'transcript') expectShown(transcriptOutput(block.body), result.stdout, where);
