@@ -22,7 +22,8 @@
  * embedded harness/, as docs/HARNESS.md starts one) and `server.yaml` (a config file of the reader's).
  * HOME is a fresh directory. On PATH, `harness-gym` and `npx harness-gym` are this checkout's
  * dist/cli/main.js (through test/docs/doc-shell.mjs), `npx tsx` the repository's tsx, `python3` and
- * `python` /usr/bin/python3 with clients/python on PYTHONPATH (a venv a block activates comes first).
+ * `python` /usr/bin/python3 with clients/python on PYTHONPATH (a venv a block activates comes first),
+ * `less` cat.
  * - Ports: the docs' ports (8080, 8000, 8001, 8081-8083, 8090) are replaced with free ones. A `serve`,
  *   `policy` or `view` in the foreground is a server in another shell: it is put in the background. After
  *   each line that leaves a job in the background, the script waits until the job listens.
@@ -294,6 +295,8 @@ function workDir(): { cwd: string; home: string; state: string; bin: string } {
     ].join('\n'),
     python3: 'exec /usr/bin/python3 "$@"',
     python: 'exec /usr/bin/python3 "$@"',
+    // `| less`: the reader is the test (and a CI image may have no pager).
+    less: 'exec cat',
   };
   for (const [name, text] of Object.entries(wrappers)) writeFileSync(join(bin, name), `#!/bin/sh\n${text}\n`, { mode: 0o755 });
   return { cwd, home, state, bin };
