@@ -5,8 +5,8 @@
  *
  * Which fences are commands:
  * - a fence tagged `sh`, `bash`, `shell` or `console`;
- * - a `text` or untagged fence whose first line starts with `$ ` (a transcript): each `$ ` line is run and
- *   the lines up to the next `$ ` are its output.
+ * - a `text` or untagged fence whose first line starts with `$ ` (a transcript): each `$ ` line is run,
+ *   stderr with stdout, the lines up to the next `$ ` are its output and `(exit N)` its exit code.
  * A `text` or untagged fence that starts with a command (`harness-gym`, `npx`, `node`, `python`, `npm`,
  * `pip`, `docker`, `kubectl`, ...) fails: tag it `sh`, so that it is run. Code (`python`, `ts`, `js`),
  * data (`json`, `yaml`, `toml`) and output fences are not commands.
@@ -31,15 +31,27 @@
  *   --allow-oracle-hints` for a WebSocket URL, `policy` for `--base-url ... --model NAME` (NAME the
  *   policy, or the memorizer standing in for a model NAME that is not a policy).
  * - Exit codes: every line must exit 0, or the code its comment names (`exit 1 when anything did`: 0 or 1).
- * - Output: a `text` fence right after the block is its output; each shown line must be printed, in that
- *   order (`…` stands for any text). A comment stating a figure of a line's output (`# mean 0.0145`,
- *   `# {"episodes": 64, "mean_reward": 1.0, ...}`, on the line or on a following `# ...` line) must be
- *   what the line prints, to the digits shown.
+ * - Output: a `text` fence right after the block is its output, line for line (blank lines aside; `…`
+ *   stands for any text, e.g. a hash). A comment stating a figure of a line's output (`# mean 0.0184`
+ *   starting it, or shown output `# {"episodes": 64, "mean_reward": 1.0, ...}` on the line or on a
+ *   following `# ...` line) must be what the line prints, to the digits shown.
+ * - Commands that only read and print run once per test run and are shared by the docs (doc-shell.mjs).
  * Every server a block or the test starts is stopped (the block's process group, by its leader's PID).
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -117,7 +129,14 @@ function fences(text: string): { line: number; lang: string; body: string; befor
       open = { line: i + 1, lang: m[2] as string, indent: (m[1] as string).length };
       body = [];
     } else if (m[2] === '') {
-      out.push({ line: open.line, lang: open.lang, body: body.join('\n'), before: lines.slice(lastEnd, open.line - 1), after: [], end: i + 1 });
+      out.push({
+        line: open.line,
+        lang: open.lang,
+        body: body.join('\n'),
+        before: lines.slice(lastEnd, open.line - 1),
+        after: [],
+        end: i + 1,
+      });
       lastEnd = i + 1;
       open = undefined;
     }
@@ -153,8 +172,17 @@ function commandBlocks(doc: string): Block[] {
     }
     const next = fs[k + 1];
     const output =
-      !transcript && next && next.lang === 'text' && f.after.every((l) => l.trim() === '') && !next.body.startsWith('$ ') ? next.body : undefined;
-    blocks.push({ doc, line: f.line, lang: transcript ? 'transcript' : f.lang, body: f.body, ...(skip ? { skip } : {}), ...(output ? { output } : {}) });
+      !transcript && next && next.lang === 'text' && f.after.every((l) => l.trim() === '') && !next.body.startsWith('$ ')
+        ? next.body
+        : undefined;
+    blocks.push({
+      doc,
+      line: f.line,
+      lang: transcript ? 'transcript' : f.lang,
+      body: f.body,
+      ...(skip ? { skip } : {}),
+      ...(output ? { output } : {}),
+    });
   });
   return blocks;
 }
@@ -348,13 +376,28 @@ function printedFigure(out: string, key: string): unknown {
 
 /** The shown output is the printed one, line for line (blank lines aside; `…` in a shown line: any text). */
 function expectShown(shown: string, printed: string, where: string): void {
-  const want = shown.split('\n').filter((l) => l.trim() !== '').map((l) => l.trimEnd());
-  const got = printed.split('\n').filter((l) => l.trim() !== '').map((l) => l.trimEnd());
+  const want = shown
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => l.trimEnd());
+  const got = printed
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => l.trimEnd());
   const matches = (w: string, g: string | undefined): boolean =>
-    g !== undefined && new RegExp(`^${w.split('…').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(g);
+    g !== undefined &&
+    new RegExp(
+      `^${w
+        .split('…')
+        .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    ).test(g);
   const same = want.length === got.length && want.every((w, i) => matches(w, got[i]));
   // On a difference, the printed lines with the shown ones where they match (a readable diff).
-  expect({ where, output: same ? want : got.map((g, i) => (matches(want[i] ?? '', g) ? (want[i] as string) : g)) }).toEqual({ where, output: want });
+  expect({ where, output: same ? want : got.map((g, i) => (matches(want[i] ?? '', g) ? (want[i] as string) : g)) }).toEqual({
+    where,
+    output: want,
+  });
 }
 
 interface RunResult {
@@ -364,11 +407,11 @@ interface RunResult {
 }
 
 /** Run one block as a bash script (see the header). */
-async function runBlock(block: Block, dirs: ReturnType<typeof workDir>): Promise<{ result: RunResult; outputs: Map<number, string>; cmds: Cmd[] }> {
-  const cmds: Cmd[] =
-    block.lang === 'transcript'
-      ? transcriptCommands(block.body)
-      : commands(block.body);
+async function runBlock(
+  block: Block,
+  dirs: ReturnType<typeof workDir>,
+): Promise<{ result: RunResult; outputs: Map<number, string>; cmds: Cmd[] }> {
+  const cmds: Cmd[] = block.lang === 'transcript' ? transcriptCommands(block.body) : commands(block.body);
   // Servers the block uses but does not start.
   const all = cmds.map((c) => c.text).join('\n');
   const ports = new Map<string, number>();
@@ -391,7 +434,8 @@ async function runBlock(block: Block, dirs: ReturnType<typeof workDir>): Promise
     if (isServerLine(text) && !text.endsWith('&')) text += ' &';
     const exit = /\bexit (\d+)\b/.exec(c.comment)?.[1];
     if (statedFigures(c).length > 0) text += ` | tee "${join(dirs.state, `out-${k}`)}"`;
-    if (exit && exit !== '0') text = `{ ${text} ; } || { c=$?; [ $c -eq ${exit} ] || { echo "docs-test: exit $c from: ${text.replace(/["$`\\]/g, '\\$&')}" >&2; exit $c; }; }`;
+    if (exit && exit !== '0')
+      text = `{ ${text} ; } || { c=$?; [ $c -eq ${exit} ] || { echo "docs-test: exit $c from: ${text.replace(/["$`\\]/g, '\\$&')}" >&2; exit $c; }; }`;
     script.push(text);
     if (text.endsWith('&') || /^done\b/.test(text)) script.push(up);
   });
@@ -450,12 +494,25 @@ describe('the command blocks of the README and the docs it sends readers to', ()
   const byDoc = new Map(DOCS.map((d) => [d, commandBlocks(d)]));
 
   it('covers the README and every role page', () => {
-    for (const d of ['README.md', 'docs/TRAINING.md', 'docs/RECORDS.md', 'docs/REWARDS.md', 'docs/HARNESS.md', 'docs/DEPLOY.md', 'docs/GRPO.md', 'docs/CURRICULUM.md', 'clients/python/README.md', 'examples/harness-v2/README.md'])
+    for (const d of [
+      'README.md',
+      'docs/TRAINING.md',
+      'docs/RECORDS.md',
+      'docs/REWARDS.md',
+      'docs/HARNESS.md',
+      'docs/DEPLOY.md',
+      'docs/GRPO.md',
+      'docs/CURRICULUM.md',
+      'clients/python/README.md',
+      'examples/harness-v2/README.md',
+    ])
       expect(DOCS).toContain(d);
   });
 
   it('every command block is run or skipped with a reason, and the skips are the counted ones', () => {
-    const skips = Object.fromEntries(DOCS.map((d) => [d, (byDoc.get(d) ?? []).filter((b) => b.skip !== undefined).length]).filter(([, n]) => n !== 0));
+    const skips = Object.fromEntries(
+      DOCS.map((d) => [d, (byDoc.get(d) ?? []).filter((b) => b.skip !== undefined).length]).filter(([, n]) => n !== 0),
+    );
     expect(skips).toEqual(SKIPS);
   });
 
@@ -469,13 +526,24 @@ describe('the command blocks of the README and the docs it sends readers to', ()
         const t0 = Date.now();
         const { result, outputs, cmds } = await runBlock(block, dirs);
         if (process.env.HG_DOCS_TIMES) appendFileSync(process.env.HG_DOCS_TIMES, `${where} ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
-        expect({ where, code: result.code, stderr: result.code === 0 ? '' : result.stderr.slice(-4000) }).toEqual({ where, code: 0, stderr: '' });
+        expect({ where, code: result.code, stderr: result.code === 0 ? '' : result.stderr.slice(-4000) }).toEqual({
+          where,
+          code: 0,
+          stderr: '',
+        });
         if (block.output !== undefined) expectShown(block.output, result.stdout, where);
         if (block.lang === 'transcript') expectShown(transcriptOutput(block.body), result.stdout, where);
         cmds.forEach((c, k) => {
           for (const [key, value] of statedFigures(c)) {
             const printed = printedFigure(outputs.get(k) ?? '', key);
-            expect({ where, line: c.text, key, value, printed, same: sameFigure(value, printed) }).toEqual({ where, line: c.text, key, value, printed, same: true });
+            expect({ where, line: c.text, key, value, printed, same: sameFigure(value, printed) }).toEqual({
+              where,
+              line: c.text,
+              key,
+              value,
+              printed,
+              same: true,
+            });
           }
         });
       }
