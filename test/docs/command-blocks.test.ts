@@ -258,7 +258,16 @@ const CACHE = mkdtempSync(join(tmpdir(), 'hg-docs-cache-'));
 
 const POLICIES = new Set(['oracle', 'memorizer', 'random', 'skill_spam', 'faq_and_price']);
 const started: ChildProcess[] = [];
+/** The process groups of blocks still running (a test that timed out leaves its block's servers). */
+const running = new Set<number>();
 afterAll(async () => {
+  for (const group of running) {
+    try {
+      process.kill(-group, 'SIGKILL');
+    } catch {
+      /* the group is gone */
+    }
+  }
   await Promise.all(started.map(stopServer));
   rmSync(CACHE, { recursive: true, force: true });
 });
@@ -460,6 +469,7 @@ async function runBlock(
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const group = child.pid as number;
+    running.add(group);
     const killGroup = (sig: NodeJS.Signals): void => {
       try {
         process.kill(-group, sig);
@@ -475,6 +485,7 @@ async function runBlock(
       const hard = setTimeout(() => killGroup('SIGKILL'), 10_000);
       child.on('close', () => {
         clearTimeout(hard);
+        running.delete(group);
         resolve({ code: code ?? (signal ? 128 : null), stdout, stderr });
       });
     });
@@ -521,44 +532,47 @@ describe('the command blocks of the README and the docs it sends readers to', ()
       const blocks = (byDoc.get(doc) ?? []).filter((b) => b.skip === undefined);
       if (blocks.length === 0) return;
       const dirs = workDir();
-      for (const block of blocks) {
-        const where = `${doc}:${block.line}`;
-        const t0 = Date.now();
-        const { result, outputs, cmds } = await runBlock(block, dirs);
-        if (process.env.HG_DOCS_TIMES) appendFileSync(process.env.HG_DOCS_TIMES, `${where} ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
-        expect({ where, code: result.code, stderr: result.code === 0 ? '' : result.stderr.slice(-4000) }).toEqual({
-          where,
-          code: 0,
-          stderr: '',
-        });
-        if (block.output !== undefined) expectShown(block.output, result.stdout, where);
-        if (block.lang === 'transcript') expectShown(transcriptOutput(block.body), result.stdout, where);
-        cmds.forEach((c, k) => {
-          for (const [key, value] of statedFigures(c)) {
-            const printed = printedFigure(outputs.get(k) ?? '', key);
-            expect({ where, line: c.text, key, value, printed, same: sameFigure(value, printed) }).toEqual({
-              where,
-              line: c.text,
-              key,
-              value,
-              printed,
-              same: true,
-            });
-          }
-        });
-      }
-      // What the blocks wrote into examples/ must be what is committed (a generator the docs run is current).
-      const changed: string[] = [];
-      const walk = (rel: string): void => {
-        for (const name of readdirSync(join(dirs.cwd, rel), { withFileTypes: true })) {
-          const p = join(rel, name.name);
-          if (name.isDirectory()) walk(p);
-          else if (existsSync(join(ROOT, p)) && !readFileSync(join(ROOT, p)).equals(readFileSync(join(dirs.cwd, p)))) changed.push(p);
+      try {
+        for (const block of blocks) {
+          const where = `${doc}:${block.line}`;
+          const t0 = Date.now();
+          const { result, outputs, cmds } = await runBlock(block, dirs);
+          if (process.env.HG_DOCS_TIMES) appendFileSync(process.env.HG_DOCS_TIMES, `${where} ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+          expect({ where, code: result.code, stderr: result.code === 0 ? '' : result.stderr.slice(-4000) }).toEqual({
+            where,
+            code: 0,
+            stderr: '',
+          });
+          if (block.output !== undefined) expectShown(block.output, result.stdout, where);
+          if (block.lang === 'transcript') expectShown(transcriptOutput(block.body), result.stdout, where);
+          cmds.forEach((c, k) => {
+            for (const [key, value] of statedFigures(c)) {
+              const printed = printedFigure(outputs.get(k) ?? '', key);
+              expect({ where, line: c.text, key, value, printed, same: sameFigure(value, printed) }).toEqual({
+                where,
+                line: c.text,
+                key,
+                value,
+                printed,
+                same: true,
+              });
+            }
+          });
         }
-      };
-      walk('examples');
-      expect(changed).toEqual([]);
-      rmSync(dirname(dirs.cwd), { recursive: true, force: true });
+        // What the blocks wrote into examples/ must be what is committed (a generator the docs run is current).
+        const changed: string[] = [];
+        const walk = (rel: string): void => {
+          for (const name of readdirSync(join(dirs.cwd, rel), { withFileTypes: true })) {
+            const p = join(rel, name.name);
+            if (name.isDirectory()) walk(p);
+            else if (existsSync(join(ROOT, p)) && !readFileSync(join(ROOT, p)).equals(readFileSync(join(dirs.cwd, p)))) changed.push(p);
+          }
+        };
+        walk('examples');
+        expect(changed).toEqual([]);
+      } finally {
+        rmSync(dirname(dirs.cwd), { recursive: true, force: true });
+      }
     }, 900_000);
   });
 });
