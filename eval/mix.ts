@@ -5,7 +5,7 @@
  * Table 1. Tasks are picked as a reset picks them (`resolveTask`: the config's task source, its harness,
  * the mix), so the table is what a server with that config serves.
  */
-import type { Intent, Locale, Split } from '../protocol/domain.js';
+import type { Locale, Split } from '../protocol/domain.js';
 import { INTENTS } from '../protocol/domain.js';
 import { REPORT_TABLE_1, SUB_KINDS, defaultEnvConfig, generateForWithKind, mixShares, parseGeneratedTaskId, resolveTask } from '../env/index.js';
 import type { EnvConfig, IntentMix } from '../env/index.js';
@@ -112,8 +112,8 @@ export function measureMix(opts: MixOptions): MixReport {
         if (!byKind) continue;
         const total = intents.get(intent) ?? 0;
         // Every sub-kind of an intent the generator served (those never built show as 0), then the rest.
-        const generated = [...byKind.keys()].some((k) => SUB_KINDS[intent as Intent].some((s) => s.name === k));
-        const known = generated ? SUB_KINDS[intent as Intent].map((k) => k.name) : [];
+        const generated = [...byKind.keys()].some((k) => SUB_KINDS[intent].some((s) => s.name === k));
+        const known = generated ? SUB_KINDS[intent].map((k) => k.name) : [];
         const order = [...known, ...[...byKind.keys()].filter((k) => !known.includes(k)).sort()];
         subKinds[intent] = {};
         for (const k of order) {

@@ -13,6 +13,7 @@ import { packageRoot } from '../protocol/package.js';
 import { FILE_LIMITS, FileProblem, depthProblem, forEachChunk, listFiles as listDirFiles, parseMessage, readText as readBoundedText, walkFiles } from '../protocol/files.js';
 import YAML from 'yaml';
 import type { Intent, JsonSchema, Locale, ToolSchema } from '../protocol/domain.js';
+import { isBuiltinIntent } from '../protocol/domain.js';
 import type { Harness, HookSpec, PromptBlock, PromptSpec, RetryPolicy, Skill } from '../protocol/harness.js';
 import { REFERENCE_MAX_CHARS } from '../protocol/harness.js';
 import { normalizeForMatch } from '../protocol/text.js';
@@ -25,6 +26,8 @@ import { HarnessBindings, IntentsSectionSchema, OPERATION_OF_TOOL, StrategiesSec
 import type { IntentBinding, ToolBinding } from './bindings.js';
 import { loadCustomService } from './services.js';
 import type { CustomService } from './services.js';
+import { loadIntentModule } from './intents.js';
+import type { IntentModule } from './intents.js';
 import { loadParaphrases } from './paraphrases.js';
 import type { Paraphrases } from './paraphrases.js';
 import type { z } from 'zod';
@@ -405,6 +408,8 @@ export class HarnessSet {
   readonly bindings: HarnessBindings;
   /** The custom service modules of the directory, by module name. */
   readonly services: ReadonlyMap<string, CustomService>;
+  /** The task template modules of the harness's own intents (`intents/<module>.mjs`), by intent. */
+  readonly intentModules: ReadonlyMap<Intent, IntentModule>;
   /** The task files of the directory (`tasks/*.jsonl`, absolute paths, sorted): what serves `generate: false` intents. */
   readonly taskFiles: readonly string[];
   /** The alternative wordings of `paraphrases.yaml` (undefined without the file: the operators that need them do not apply). */
@@ -413,6 +418,7 @@ export class HarnessSet {
   constructor(dir: string, identity: HarnessIdentity, description: string, byLocale: Map<Locale, Harness>, parts: HarnessParts = defaultParts()) {
     this.bindings = parts.bindings;
     this.services = parts.services;
+    this.intentModules = parts.intentModules ?? new Map();
     this.taskFiles = Object.freeze([...parts.taskFiles]);
     this.paraphrases = parts.paraphrases;
     this.dir = dir;
@@ -435,6 +441,8 @@ export class HarnessSet {
 export interface HarnessParts {
   bindings: HarnessBindings;
   services: ReadonlyMap<string, CustomService>;
+  /** The task template modules of the harness's own intents, by intent (absent: none). */
+  intentModules?: ReadonlyMap<Intent, IntentModule>;
   taskFiles: readonly string[];
   /** `paraphrases.yaml`, when the directory has one. */
   paraphrases?: Paraphrases;
@@ -537,6 +545,12 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
       if (svc) services.set(b.module, svc);
     }
   }
+  const intentModules = new Map<Intent, IntentModule>();
+  for (const [intent, b] of bindings.intents) {
+    if (b.module === undefined || isBuiltinIntent(intent)) continue;
+    const mod = loadIntentModule(dir, b.module, intent, errors);
+    if (mod) intentModules.set(intent, mod);
+  }
   // A built-in operation reads the embedded tool's parameters: a harness may rename and reword a tool,
   // not change what its service takes (the embedded harness is the reference, not compared with itself).
   if (zh && dir !== resolve(harnessDataDir())) errors.push(...serviceSignatureErrors(zh.tools, bindings, embeddedHarness().get('zh-CN').tools));
@@ -556,6 +570,7 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
   const set = new HarnessSet(dir, { name: manifest.name, version: manifest.version, hash }, manifest.description ?? '', byLocale, {
     bindings,
     services,
+    intentModules,
     taskFiles,
     ...(paraphrases ? { paraphrases } : {}),
   });
@@ -705,7 +720,7 @@ function orderSkills(skills: readonly Skill[], b: HarnessBindings): Skill[] {
   const note = (name: string | undefined, at: number) => {
     if (name !== undefined && at >= 0 && at < (rank.get(name) ?? Infinity)) rank.set(name, at);
   };
-  for (const [intent, ib] of b.intents) note(ib.skill, CANONICAL_SKILLS.indexOf(INTENT_REPLY_SKILLS[intent][0] ?? ''));
+  for (const [intent, ib] of b.intents) note(ib.skill, isBuiltinIntent(intent) ? CANONICAL_SKILLS.indexOf(INTENT_REPLY_SKILLS[intent][0] ?? '') : -1);
   for (const [role, skill] of b.strategies) note(skill, CANONICAL_SKILLS.indexOf(role));
   for (const s of skills) note(s.name, CANONICAL_SKILLS.indexOf(s.name));
   return [...skills].sort((x, y) => (rank.get(x.name) ?? Infinity) - (rank.get(y.name) ?? Infinity) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
