@@ -313,8 +313,10 @@ export function resolveTask(
   locale: Locale,
 ): { ok: true; task: Task } | { ok: false; error: ErrorInfo } {
   const sel = req.task ?? {};
-  if (sel.intent !== undefined && !(INTENTS as readonly string[]).includes(sel.intent)) {
-    return { ok: false, error: { code: 'INVALID_MESSAGE', message: `unknown intent "${sel.intent}"`, details: { intents: INTENTS } } };
+  // The built-in intents and the harness's own (docs/HARNESS.md "Intents of your own").
+  const known: readonly string[] = config.harness.bindings.customIntents.length === 0 ? INTENTS : [...INTENTS, ...config.harness.bindings.customIntents];
+  if (sel.intent !== undefined && !known.includes(sel.intent)) {
+    return { ok: false, error: { code: 'INVALID_MESSAGE', message: `unknown intent "${sel.intent}"`, details: { intents: known } } };
   }
   // A selector without a split gets the default's (all: drawn from the seed); without an intent, the
   // default mix draws it. A task id names its task whatever the defaults.
