@@ -6,8 +6,8 @@
  * the mix), so the table is what a server with that config serves.
  */
 import type { Locale, Split } from '../protocol/domain.js';
-import { INTENTS } from '../protocol/domain.js';
-import { REPORT_TABLE_1, SUB_KINDS, defaultEnvConfig, generateForWithKind, mixShares, parseGeneratedTaskId, resolveTask } from '../env/index.js';
+import { INTENTS, isBuiltinIntent } from '../protocol/domain.js';
+import { REPORT_TABLE_1, SUB_KINDS, defaultEnvConfig, generateForWithKind, harnessMix, mixShares, parseGeneratedTaskId, resolveTask } from '../env/index.js';
 import type { EnvConfig, IntentMix } from '../env/index.js';
 
 /** What to measure. */
@@ -71,7 +71,9 @@ const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 export function measureMix(opts: MixOptions): MixReport {
   const base = defaultEnvConfig(opts.config);
   const config: EnvConfig = opts.mix === undefined ? base : { ...base, defaults: { ...base.defaults, task_mix: opts.mix } };
-  const weights = mixShares(opts.mix);
+  const weights = mixShares(opts.mix ?? harnessMix(base.harness));
+  // The built-in intents, then the harness's own (their sub-kinds are what their modules name).
+  const allIntents: readonly string[] = [...INTENTS, ...base.harness.bindings.customIntents];
   const columns: MixColumn[] = [];
   for (const locale of opts.locales) {
     for (const split of opts.splits) {
@@ -100,20 +102,21 @@ export function measureMix(opts: MixOptions): MixReport {
       }
       const intentCells: Record<string, MixCell> = {};
       let maxDiff = 0;
-      for (const intent of INTENTS) {
+      for (const intent of allIntents) {
         const n = intents.get(intent) ?? 0;
         const share = tasks === 0 ? 0 : n / tasks;
         intentCells[intent] = { n, share: round4(share) };
         maxDiff = Math.max(maxDiff, Math.abs(share - (weights[intent] ?? 0)));
       }
       const subKinds: Record<string, Record<string, MixCell>> = {};
-      for (const intent of INTENTS) {
+      for (const intent of allIntents) {
         const byKind = kinds.get(intent);
         if (!byKind) continue;
         const total = intents.get(intent) ?? 0;
         // Every sub-kind of an intent the generator served (those never built show as 0), then the rest.
-        const generated = [...byKind.keys()].some((k) => SUB_KINDS[intent].some((s) => s.name === k));
-        const known = generated ? SUB_KINDS[intent].map((k) => k.name) : [];
+        const builtin = isBuiltinIntent(intent) ? SUB_KINDS[intent] : [];
+        const generated = [...byKind.keys()].some((k) => builtin.some((s) => s.name === k));
+        const known = generated ? builtin.map((k) => k.name) : [];
         const order = [...known, ...[...byKind.keys()].filter((k) => !known.includes(k)).sort()];
         subKinds[intent] = {};
         for (const k of order) {

@@ -22,6 +22,8 @@ import { provideIntentExamples } from '../../harness/intents.js';
 import { TaskSchema } from './schema.js';
 import { generatedTaskId, taskWorldSeed } from './generate.js';
 import { harnessTaskProblems } from './harness-check.js';
+import { withCustomWeights } from './mix.js';
+import type { IntentMix } from './mix.js';
 
 /** What `generate(ctx)` of a task template module is given. Everything in it is the module's to read. */
 export interface IntentContext {
@@ -175,6 +177,16 @@ export function generateCustom(set: HarnessSet, seed: number, locale: Locale, in
     return { ok: true, task, sub_kind: sub, kind: mod.name };
   }
   return { ok: false, message: `${where}: returned null in ${WORLD_ATTEMPTS} rooms: no room fits` };
+}
+
+/**
+ * The production mix of a harness: `INTENT_WEIGHTS` with the harness's own intents at their weights (1 is
+ * a handoff's share); undefined (the production mix itself) for a harness without intents of its own.
+ */
+export function harnessMix(set: HarnessSet): IntentMix | undefined {
+  const own = set.bindings.customIntents;
+  if (own.length === 0) return undefined;
+  return withCustomWeights(new Map(own.map((i) => [i, set.bindings.intents.get(i)?.weight ?? 1])));
 }
 
 /** How many seeds per locale and split a module is tried with when the harness's tasks load. */

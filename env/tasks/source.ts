@@ -8,11 +8,11 @@ import type { Intent, Locale, Split, Task } from '../../protocol/domain.js';
 import { CUSTOM_INTENT_RE, INTENTS, isBuiltinIntent } from '../../protocol/domain.js';
 import { generateTask, parseGeneratedTaskId } from './generate.js';
 import { generateFor, generatedIntents } from './harness-tasks.js';
-import { isProductionMix, mixIntent, mixShares, withCustomWeights } from './mix.js';
+import { isProductionMix, mixIntent, mixShares } from './mix.js';
 import type { IntentMix } from './mix.js';
 import { HarnessDataError, embeddedHarness, harnessSetOf } from '../../harness/index.js';
 import { harnessTaskProblems } from './harness-check.js';
-import { checkIntentModules } from './custom-intents.js';
+import { checkIntentModules, harnessMix } from './custom-intents.js';
 import type { HarnessSet } from '../../harness/index.js';
 import { TaskSchema } from './schema.js';
 import { FILE_LIMITS, FileProblem, depthProblem, readLines } from '../../protocol/files.js';
@@ -128,8 +128,7 @@ export class GeneratorTaskSource implements TaskSource {
 
   constructor(set: HarnessSet = embeddedHarness()) {
     this.#set = set;
-    const custom = new Map(set.bindings.customIntents.map((i) => [i, set.bindings.intents.get(i)?.weight ?? 1]));
-    this.#customMix = custom.size > 0 ? withCustomWeights(custom) : undefined;
+    this.#customMix = harnessMix(set);
     const loaded = loadHarnessTasks(set);
     if (!loaded.ok) throw new HarnessDataError('tasks', '(files)', listErrors(loaded.errors, loaded.more));
     this.#files = loaded.source;
