@@ -50,4 +50,6 @@ export { HarnessBindings, SERVICE_OPERATIONS, OPERATION_OF_TOOL, EMBEDDED_SKILL_
 export type { ToolBinding, IntentBinding } from './bindings.js';
 export { callCustomService } from './services.js';
 export type { CustomService, CustomServiceContext, CustomServiceAnswer } from './services.js';
+export { intentExamples, provideIntentExamples } from './intents.js';
+export type { IntentModule, IntentExample, IntentExampleSource } from './intents.js';
 export type { HarnessParts } from './loader.js';

@@ -18,8 +18,8 @@
  */
 import type { CanonicalCall, Locale } from '../protocol/domain.js';
 import type { HarnessSet } from '../harness/index.js';
-import { intentExamples } from '../harness/intents.js';
-import type { IntentExample } from '../harness/intents.js';
+import { intentExamples } from '../harness/index.js';
+import type { IntentExample } from '../harness/index.js';
 import type { LineupEntry, RoomFacts } from './memorizer-room.js';
 import type { Part, ScriptContext, Step } from './memorizer-script.js';
 
