@@ -113,6 +113,13 @@ function checkSelector(selector: TaskSelector): TaskPick | null {
   return null;
 }
 
+/** An intent that is neither built-in nor one of `own` (the source's own intents): INVALID_MESSAGE, as before they existed. */
+function unknownIntent(selector: TaskSelector, own: readonly Intent[]): TaskPick | null {
+  const i = selector.intent;
+  if (i === undefined || isBuiltinIntent(i) || own.includes(i)) return null;
+  return { ok: false, code: 'INVALID_MESSAGE', message: `unknown intent "${i}"; expected one of ${[...INTENTS, ...own].join(', ')}` };
+}
+
 /**
  * Tasks from the seeded generator, in a harness's names (env/tasks/harness-tasks.ts): infinite, and any
  * generated task can be regenerated from its id. Intents the harness binds with `generate: false` are
@@ -148,7 +155,7 @@ export class GeneratorTaskSource implements TaskSource {
   }
 
   pick(seed: number, selector: TaskSelector, locale: Locale): TaskPick {
-    const bad = checkSelector(selector);
+    const bad = checkSelector(selector) ?? unknownIntent(selector, this.#set.bindings.customIntents);
     if (bad) return bad;
     const label = `harness "${this.#set.identity.name}"`;
     if (selector.id !== undefined) {
@@ -408,7 +415,7 @@ export class JsonlTaskSource implements TaskSource {
   }
 
   pick(seed: number, selector: TaskSelector, locale: Locale): TaskPick {
-    const bad = checkSelector(selector);
+    const bad = checkSelector(selector) ?? unknownIntent(selector, [...new Set(this.#tasks.filter((t) => !isBuiltinIntent(t.intent)).map((t) => t.intent))]);
     if (bad) return bad;
     if (selector.id !== undefined) {
       const t = this.#byId.get(selector.id);

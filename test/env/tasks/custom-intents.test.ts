@@ -112,11 +112,11 @@ describe('a harness with an intent of its own', () => {
     }
   });
 
-  it('is refused by name where the harness does not serve it', () => {
+  it('is an unknown intent where the harness does not have it', () => {
     expect(new GeneratorTaskSource(load(writeMiniHarness(tmp()))).pick(1, { intent: RESTOCK }, 'en')).toEqual({
       ok: false,
-      code: 'UNKNOWN_TASK',
-      message: 'harness "mini-shop" does not serve intent restock_alert in locale en, split train (it serves product_qa, chitchat)',
+      code: 'INVALID_MESSAGE',
+      message: 'unknown intent "restock_alert"; expected one of product_qa, chitchat, clarification, after_sales, purchase, marketing, multi_intent, risky, whitelist, handoff',
     });
   });
 });

@@ -75,8 +75,9 @@ describe('parseMix', () => {
   it('rejects every bad input with one line naming what is wrong', () => {
     expect(parseMix({ chitchta: 1 })).toEqual({
       ok: false,
-      message: `unknown intent "chitchta" (did you mean chitchat?); intents are ${INTENTS.join(', ')}`,
+      message: `unknown intent "chitchta" (did you mean chitchat?); intents are ${INTENTS.join(', ')}, or a harness's own (snake_case)`,
     });
+    expect(parseMix({ 'Restock-Alert': 1 })).toEqual({ ok: false, message: `unknown intent "Restock-Alert"; intents are ${INTENTS.join(', ')}, or a harness's own (snake_case)` });
     expect(parseMix({ chitchat: -1 })).toEqual({ ok: false, message: 'the weight of chitchat must be a finite number >= 0, got -1' });
     expect(parseMix({ chitchat: 'a lot' })).toEqual({ ok: false, message: 'the weight of chitchat must be a finite number >= 0, got "a lot"' });
     expect(parseMix({ chitchat: Infinity })).toEqual({ ok: false, message: 'the weight of chitchat must be a finite number >= 0, got Infinity' });
