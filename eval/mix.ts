@@ -150,7 +150,9 @@ const pct = (x: number | undefined): string => (x === undefined ? '-' : `${(x * 
 /** The report as a person reads it: intents by column, then (with `subKinds`) the sub-kinds of each intent. */
 export function formatMix(r: MixReport, opts: { subKinds?: boolean } = {}): string {
   const heads = r.columns.map((c) => `${c.locale} ${c.split}`);
-  const w = Math.max(13, ...INTENTS.map((i) => i.length));
+  // The built-in intents, then the harness's own (the columns hold every one).
+  const intents: readonly string[] = r.columns.length > 0 ? Object.keys(r.columns[0].intents) : INTENTS;
+  const w = Math.max(13, ...intents.map((i) => i.length));
   const cw = Math.max(11, ...heads.map((h) => h.length));
   const weights = Object.entries(r.weights)
     .map(([i, x]) => `${i}=${x}`)
@@ -160,7 +162,7 @@ export function formatMix(r: MixReport, opts: { subKinds?: boolean } = {}): stri
     `weights: ${weights}`,
     `${'intent'.padEnd(w)}  ${'report'.padStart(6)}  ${'weight'.padStart(6)}  ${heads.map((h) => h.padStart(cw)).join('  ')}`,
   ];
-  for (const intent of INTENTS) {
+  for (const intent of intents) {
     const cells = r.columns.map((c) => pct(c.intents[intent]?.share).padStart(cw));
     out.push(`${intent.padEnd(w)}  ${pct(r.report[intent]).padStart(6)}  ${pct(r.weights[intent] ?? 0).padStart(6)}  ${cells.join('  ')}`);
   }
@@ -169,7 +171,7 @@ export function formatMix(r: MixReport, opts: { subKinds?: boolean } = {}): stri
   if (opts.subKinds) {
     out.push('', 'sub-kinds (share of their intent\'s tasks; weight: the order the generator tries them in, the first that fits the room wins)');
     out.push(`${'intent / sub-kind'.padEnd(w + 22)}  ${'weight'.padStart(6)}  ${heads.map((h) => h.padStart(cw)).join('  ')}`);
-    for (const intent of INTENTS) {
+    for (const intent of intents) {
       const names = new Set<string>();
       for (const c of r.columns) for (const k of Object.keys(c.sub_kinds[intent] ?? {})) names.add(k);
       if (names.size === 0) continue;
