@@ -17,6 +17,7 @@ import { buildServer, closeServer } from '../../server/index.js';
 import type { GymApp } from '../../server/index.js';
 import { writeRestockHarness } from '../harness/restock-harness.js';
 import { connect, testConfig } from './helpers.js';
+import { cli } from '../cli/helpers.js';
 
 const dirs: string[] = [];
 const apps: GymApp[] = [];
@@ -71,5 +72,10 @@ describe('a harness intent of its own on a worker thread', () => {
     expect(played.length).toBe(6);
     const replay = replayRecords(played, { base: { harness: set } });
     expect([replay.episodes, replay.identical, replay.diverged]).toEqual([6, 6, 0]);
+    // The records filter by it (a typo of a built-in intent is still refused).
+    const inspected = await cli(['inspect', recordDir, '--summary', '--intent', 'restock_alert']);
+    expect(inspected.stdout).toContain('intents:  restock_alert 6');
+    const typo = await cli(['inspect', recordDir, '--summary', '--intent', 'chitchta']);
+    expect(typo.stderr).toContain('--intent: "chitchta" is not one of product_qa');
   }, 60_000);
 });
