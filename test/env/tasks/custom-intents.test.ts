@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GeneratorTaskSource, parseMixText } from '../../../env/index.js';
 import { generateCustom } from '../../../env/tasks/custom-intents.js';
 import type { HarnessSet } from '../../../harness/index.js';
-import { loadHarnessDir } from '../../../harness/index.js';
+import { diffHarness, formatHarnessDiff, loadHarnessDir } from '../../../harness/index.js';
 import type { Intent, Locale } from '../../../protocol/domain.js';
 import { writeMiniHarness } from '../../harness/mini-harness.js';
 import { RESTOCK_MODULE, writeRestockHarness } from '../../harness/restock-harness.js';
@@ -118,6 +118,18 @@ describe('a harness with an intent of its own', () => {
       code: 'INVALID_MESSAGE',
       message: 'unknown intent "restock_alert"; expected one of product_qa, chitchat, clarification, after_sales, purchase, marketing, multi_intent, risky, whitelist, handoff',
     });
+  });
+});
+
+describe('harness diff', () => {
+  it('names the intent binding with its module and weight, and the module file', () => {
+    const after = broken(RESTOCK_MODULE + '// edited\n', (m) => m.replace('weight: 1 }', 'weight: 2 }'));
+    expect(formatHarnessDiff(diffHarness(set, load(after)))).toBe(
+      [
+        '~ binding intent restock_alert: restock-alert (module restock-alert, weight 1) -> restock-alert (module restock-alert, weight 2) (zh-CN, en)',
+        '~ file intents/restock-alert.mjs: content (zh-CN, en)',
+      ].join('\n'),
+    );
   });
 });
 
