@@ -173,8 +173,9 @@ export function generateCustom(set: HarnessSet, seed: number, locale: Locale, in
     }
     const problems = harnessTaskProblems(task, harness);
     if (problems.length > 0) return { ok: false, message: `${where}: ${problems[0]}` };
-    const sub = typeof out.sub_kind === 'string' && /^[a-z][a-z0-9_]*$/.test(out.sub_kind) ? out.sub_kind : intent;
-    return { ok: true, task, sub_kind: sub, kind: mod.name };
+    // No SUB_KINDS entry builds it: the module's own sub-kind (or its name) is what `mix --sub-kinds` counts.
+    const sub = typeof out.sub_kind === 'string' && /^[a-z][a-z0-9_]*$/.test(out.sub_kind) ? out.sub_kind : mod.name;
+    return { ok: true, task, sub_kind: sub, kind: sub };
   }
   return { ok: false, message: `${where}: returned null in ${WORLD_ATTEMPTS} rooms: no room fits` };
 }
