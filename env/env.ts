@@ -347,6 +347,14 @@ export function taskDefaultProblems(config: EnvConfig, check: { split?: boolean;
   const mix = config.defaults.task_mix;
   const name = source.name === 'generator' ? `harness "${config.harness.identity.name}"` : source.name;
   const out: string[] = [];
+  // A snake_case key that is no built-in intent passes parseMix as a harness's own: it must be one here.
+  if (mix !== undefined) {
+    const own = new Set<string>(config.harness.bindings.customIntents);
+    for (const l of config.harness.locales) for (const sp of ['train', 'eval'] as const) for (const i of served(l, sp)) own.add(i);
+    for (const k of Object.keys(mix)) {
+      if (!(INTENTS as readonly string[]).includes(k) && !own.has(k)) out.push(`defaults.task_mix: unknown intent "${k}": ${name} has no such intent (intents: ${[...INTENTS, ...[...own].filter((i) => !(INTENTS as readonly string[]).includes(i))].join(', ')})`);
+    }
+  }
   for (const locale of check.locales ?? config.harness.locales) {
     if (!config.harness.locales.includes(locale)) continue;
     if (served(locale, 'train').length === 0 && served(locale, 'eval').length === 0) continue;

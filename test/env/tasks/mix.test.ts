@@ -212,6 +212,10 @@ describe('resets with task defaults (resolveTask)', () => {
     expect(taskDefaultProblems(risky)).toEqual([
       'defaults.task_mix: gives weight only to risky, and jsonl:mem serves none of them in locale zh-CN, split train (it serves product_qa, chitchat)',
     ]);
+    // A snake_case key parses as a harness's own intent; where nothing has it, start-up names it.
+    expect(taskDefaultProblems(withDefaults(files, { task_mix: mixOf('product_qa=1,restock_alert=1') }))).toEqual([
+      'defaults.task_mix: unknown intent "restock_alert": jsonl:mem has no such intent (intents: product_qa, chitchat, clarification, after_sales, purchase, marketing, multi_intent, risky, whitelist, handoff)',
+    ]);
     // A split the file has no task of in a locale it serves (checked when asked: the default is not a choice).
     expect(taskDefaultProblems(withDefaults(files, { task_split: 'all' }), { split: true })).toEqual([]);
     const evalOnly = JsonlTaskSource.parse(JSON.stringify(tasks[3]), 'held');
