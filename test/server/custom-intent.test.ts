@@ -77,5 +77,13 @@ describe('a harness intent of its own on a worker thread', () => {
     expect(inspected.stdout).toContain('intents:  restock_alert 6');
     const typo = await cli(['inspect', recordDir, '--summary', '--intent', 'chitchta']);
     expect(typo.stderr).toContain('--intent: "chitchta" is not one of product_qa');
+    // eval --intent takes it in the harness that has it, and refuses it (exit 2) in one that has not.
+    const evaluated = await cli(['eval', '--harness', harnessDir, '--intent', 'restock_alert', '--episodes', '2', '--policy', 'oracle', '--locale', 'en']);
+    expect(evaluated.stdout).toContain("restock_alert  2");
+    const embedded = await cli(['eval', '--intent', 'restock_alert', '--episodes', '1']);
+    expect([embedded.status, embedded.stderr.trim()]).toEqual([
+      2,
+      'harness-gym eval: --intent restock_alert: harness "live-commerce" has no such intent (intents: product_qa, chitchat, clarification, after_sales, purchase, marketing, multi_intent, risky, whitelist, handoff)',
+    ]);
   }, 60_000);
 });
