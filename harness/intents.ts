@@ -67,7 +67,8 @@ export function loadIntentModule(dir: string, name: string, intent: string, erro
   const before = errors.length;
   if (m.name !== name) errors.push(`${rel}: default.name: must be "${name}" (the file name), got ${JSON.stringify(m.name)}`);
   if (typeof m.version !== 'string' || m.version.length === 0) errors.push(`${rel}: default.version: must be a non-empty string`);
-  if (m.intent !== undefined && m.intent !== intent) errors.push(`${rel}: default.intent: says ${JSON.stringify(m.intent)}, but harness.yaml binds it to intent ${intent}`);
+  if (m.intent !== undefined && m.intent !== intent)
+    errors.push(`${rel}: default.intent: says ${JSON.stringify(m.intent)}, but harness.yaml binds it to intent ${intent}`);
   if (typeof m.generate !== 'function') errors.push(`${rel}: default.generate: must be a function (ctx) => task | null`);
   if (errors.length > before) return undefined;
   const mod: IntentModule = Object.freeze({

@@ -82,7 +82,9 @@ function leafAt(v: unknown, path: readonly string[]): unknown {
 
 /** Replace a value in a text: a number only as a whole number, a string anywhere. */
 function slot(text: string, value: string, name: string): string {
-  const re = /^\d+(?:\.\d+)?$/.test(value) ? new RegExp(`(?<![\\d.])${escapeRe(value)}(?![\\d]|\\.\\d)`, 'g') : new RegExp(escapeRe(value), 'g');
+  const re = /^\d+(?:\.\d+)?$/.test(value)
+    ? new RegExp(`(?<![\\d.])${escapeRe(value)}(?![\\d]|\\.\\d)`, 'g')
+    : new RegExp(escapeRe(value), 'g');
   return text.replace(re, `{${name}}`);
 }
 
@@ -95,7 +97,12 @@ function learnOne(set: HarnessSet, intent: string, skill: string, examples: read
     const products: LineupEntry[] = ex.world.products.map((p) => ({ link_no: p.link_no, title: p.title, item_id: p.item_id }));
     const current = products.find((p) => p.link_no === ex.world.room.current_link);
     const message = ex.task.messages.join('\n');
-    shapes.add(shapeOf(message, products.map((p) => p.title)));
+    shapes.add(
+      shapeOf(
+        message,
+        products.map((p) => p.title),
+      ),
+    );
     const subject = subjectOf(message, products, current);
     const calls: CallRule[] = ex.task.answer_key.solution.map((c: CanonicalCall) => ({
       tool: set.bindings.opOf(c.name) ?? c.name,
@@ -151,7 +158,10 @@ export function customScripts(set: HarnessSet, locale: Locale): CustomScript[] {
 export function customPart(scripts: readonly CustomScript[], line: string, room: RoomFacts): Part | null {
   if (scripts.length === 0) return null;
   const products = room.lineup.length > 0 ? room.lineup : room.current ? [room.current] : [];
-  const shape = shapeOf(line, products.map((p) => p.title));
+  const shape = shapeOf(
+    line,
+    products.map((p) => p.title),
+  );
   const script = scripts.find((s) => s.shapes.has(shape));
   if (!script) return null;
   const current = room.current ?? products[0];
@@ -159,7 +169,16 @@ export function customPart(scripts: readonly CustomScript[], line: string, room:
   const calls: CanonicalCall[] = script.calls.map((c) => ({
     name: c.tool,
     arguments: Object.fromEntries(
-      c.args.map(([k, rule]) => [k, 'value' in rule ? rule.value : rule.from === 'viewer_id' ? room.viewer_id : rule.from === 'link_no' ? subject?.link_no : subject?.item_id]),
+      c.args.map(([k, rule]) => [
+        k,
+        'value' in rule
+          ? rule.value
+          : rule.from === 'viewer_id'
+            ? room.viewer_id
+            : rule.from === 'link_no'
+              ? subject?.link_no
+              : subject?.item_id,
+      ]),
     ),
   }));
   return {

@@ -131,13 +131,20 @@ export function generateCustom(set: HarnessSet, seed: number, locale: Locale, in
       return { ok: false, message: `${where}: (module): threw: ${(err as Error)?.message ?? String(err)}` };
     }
     if (out === null || out === undefined) continue;
-    if (!isObj(out)) return { ok: false, message: `${where}: (task): must return a task object or null, got ${Array.isArray(out) ? 'an array' : typeof out}` };
+    if (!isObj(out))
+      return {
+        ok: false,
+        message: `${where}: (task): must return a task object or null, got ${Array.isArray(out) ? 'an array' : typeof out}`,
+      };
     const known = new Set(['sub_kind', 'viewer_id', 'messages', 'history', 'answer_key']);
-    for (const k of Object.keys(out)) if (!known.has(k)) return { ok: false, message: `${where}: ${k}: unknown field (a task has sub_kind, viewer_id, messages, history, answer_key)` };
+    for (const k of Object.keys(out))
+      if (!known.has(k))
+        return { ok: false, message: `${where}: ${k}: unknown field (a task has sub_kind, viewer_id, messages, history, answer_key)` };
     const key = out.answer_key;
     if (!isObj(key)) return { ok: false, message: `${where}: answer_key: required, an object` };
     const msgs = localized(out.messages, locale);
-    if (msgs === undefined) return { ok: false, message: `${where}: messages: required (a string, a list of strings, or either per locale)` };
+    if (msgs === undefined)
+      return { ok: false, message: `${where}: messages: required (a string, a list of strings, or either per locale)` };
     const draft = {
       id: generatedTaskId(seed, locale, intent, split),
       intent,

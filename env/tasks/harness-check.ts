@@ -20,13 +20,17 @@ export function harnessTaskProblems(task: Task, harness: Harness): string[] {
     if (!skills.has(name)) out.push(`answer_key.strategy_skills.${i}: "${name}" is not a skill of the harness`);
   });
   const calls: [string, string][] = [
-    ...key.required_calls.flatMap((r, i) => r.any_of.map((c, j): [string, string] => [`answer_key.required_calls.${i}.any_of.${j}.name`, c.name])),
+    ...key.required_calls.flatMap((r, i) =>
+      r.any_of.map((c, j): [string, string] => [`answer_key.required_calls.${i}.any_of.${j}.name`, c.name]),
+    ),
     ...key.solution.map((c, i): [string, string] => [`answer_key.solution.${i}.name`, c.name]),
     ...key.optional_tools.map((n, i): [string, string] => [`answer_key.optional_tools.${i}`, n]),
   ];
   for (const [where, name] of calls) if (!tools.has(name)) out.push(`${where}: "${name}" is not a tool of the harness`);
   if (charLength(key.reference_reply) > harness.limits.reply_max_chars) {
-    out.push(`answer_key.reference_reply: ${charLength(key.reference_reply)} characters, over the harness's reply limit (${harness.limits.reply_max_chars})`);
+    out.push(
+      `answer_key.reference_reply: ${charLength(key.reference_reply)} characters, over the harness's reply limit (${harness.limits.reply_max_chars})`,
+    );
   }
   return out;
 }

@@ -14,8 +14,16 @@ function skill(name: string, description: string, body: string): string {
 }
 
 const SKILL = {
-  'zh-CN': skill('restock-alert', '观众问售罄的链接什么时候补货时使用。', '# 补货提醒\n\n- 用 restock_eta 按商品ID查补货时间。\n- 告诉观众哪个链接暂时售罄、预计几天后补货。\n- 口语化，一两句话。'),
-  en: skill('restock-alert', 'Use when a viewer asks when a sold-out link is back in stock.', '# Restock alert\n\n- Call restock_eta with the item id to get the restock time.\n- Tell the viewer the link is sold out for now and in how many days it is back.\n- Spoken style, one or two sentences.'),
+  'zh-CN': skill(
+    'restock-alert',
+    '观众问售罄的链接什么时候补货时使用。',
+    '# 补货提醒\n\n- 用 restock_eta 按商品ID查补货时间。\n- 告诉观众哪个链接暂时售罄、预计几天后补货。\n- 口语化，一两句话。',
+  ),
+  en: skill(
+    'restock-alert',
+    'Use when a viewer asks when a sold-out link is back in stock.',
+    '# Restock alert\n\n- Call restock_eta with the item id to get the restock time.\n- Tell the viewer the link is sold out for now and in how many days it is back.\n- Spoken style, one or two sentences.',
+  ),
 };
 
 const TOOL = JSON.stringify(
@@ -24,7 +32,12 @@ const TOOL = JSON.stringify(
     function: {
       name: 'restock_eta',
       description: '查询商品售罄规格的预计补货时间。',
-      parameters: { type: 'object', properties: { item_id: { type: 'string', description: '商品ID。' } }, required: ['item_id'], additionalProperties: false },
+      parameters: {
+        type: 'object',
+        properties: { item_id: { type: 'string', description: '商品ID。' } },
+        required: ['item_id'],
+        additionalProperties: false,
+      },
     },
   },
   null,
@@ -88,7 +101,10 @@ export const RESTOCK_MODULE = `export default {
 export function writeRestockHarness(dir: string, module: string = RESTOCK_MODULE): string {
   writeMiniHarness(dir);
   const manifest = readFileSync(join(dir, 'harness.yaml'), 'utf8')
-    .replace('  chitchat: { skill: small-talk, generate: false }\n', '  chitchat: { skill: small-talk, generate: false }\n  restock_alert: { skill: restock-alert, module: restock-alert, weight: 1 }\n')
+    .replace(
+      '  chitchat: { skill: small-talk, generate: false }\n',
+      '  chitchat: { skill: small-talk, generate: false }\n  restock_alert: { skill: restock-alert, module: restock-alert, weight: 1 }\n',
+    )
     .replace('  open_skill: environment.load_skill\n', '  open_skill: environment.load_skill\n  restock_eta: custom.restock-eta\n');
   writeFileSync(join(dir, 'harness.yaml'), manifest);
   for (const [locale, text] of Object.entries(SKILL)) writeFileSync(join(dir, 'skills', locale, 'restock-alert.md'), text);

@@ -48,7 +48,14 @@ describe('a harness intent of its own on a worker thread', () => {
     expect(w.defaults.task_mix.restock_alert).toBe(Math.round((0.01 / 1.01) * 1e4) / 1e4);
     const info = (await (await fetch(url.replace(/\/$/, '') + '/v1/info')).json()) as { defaults: unknown };
     expect(info.defaults).toEqual(w.defaults);
-    const r = await c.request({ type: 'reset', id: 2, items: [{ episode_id: 'r1', seed: 4, task: { intent: 'restock_alert' } }, { episode_id: 'r2', seed: 4, task: { intent: 'restock_alerts' } }] });
+    const r = await c.request({
+      type: 'reset',
+      id: 2,
+      items: [
+        { episode_id: 'r1', seed: 4, task: { intent: 'restock_alert' } },
+        { episode_id: 'r2', seed: 4, task: { intent: 'restock_alerts' } },
+      ],
+    });
     expect(r.items[0].ok).toBe(true);
     const task = generateFor(set, 4, 'zh-CN', 'restock_alert' as Intent, 'train');
     expect(r.items[0].info.task_id).toBe('gen-train-zh-CN-4-restock_alert');
@@ -56,11 +63,23 @@ describe('a harness intent of its own on a worker thread', () => {
     expect(r.items[0].info.intent).toBe('restock_alert');
     expect(r.items[1]).toMatchObject({ ok: false, error: { code: 'INVALID_MESSAGE', message: 'unknown intent "restock_alerts"' } });
     // A task id regenerates the task on the worker too.
-    const again = await c.request({ type: 'reset', id: 3, items: [{ episode_id: 'r3', seed: 77, task: { id: 'gen-train-zh-CN-4-restock_alert' } }] });
+    const again = await c.request({
+      type: 'reset',
+      id: 3,
+      items: [{ episode_id: 'r3', seed: 77, task: { id: 'gen-train-zh-CN-4-restock_alert' } }],
+    });
     expect(again.items[0].info.task_id).toBe('gen-train-zh-CN-4-restock_alert');
     c.ws.close();
 
-    const summary = await evaluateRemote({ url: url.replace(/^http/, 'ws') + '/v1/env', policy: oraclePolicy, episodes: 6, seed: 10, variant: 'identity', intent: 'restock_alert', config: { harness: set } });
+    const summary = await evaluateRemote({
+      url: url.replace(/^http/, 'ws') + '/v1/env',
+      policy: oraclePolicy,
+      episodes: 6,
+      seed: 10,
+      variant: 'identity',
+      intent: 'restock_alert',
+      config: { harness: set },
+    });
     expect(summary.intents).toEqual({ restock_alert: 6 });
     expect(summary.reward.mean).toBe(1);
     await closeServer(app);
@@ -78,8 +97,20 @@ describe('a harness intent of its own on a worker thread', () => {
     const typo = await cli(['inspect', recordDir, '--summary', '--intent', 'chitchta']);
     expect(typo.stderr).toContain('--intent: "chitchta" is not one of product_qa');
     // eval --intent takes it in the harness that has it, and refuses it (exit 2) in one that has not.
-    const evaluated = await cli(['eval', '--harness', harnessDir, '--intent', 'restock_alert', '--episodes', '2', '--policy', 'oracle', '--locale', 'en']);
-    expect(evaluated.stdout).toContain("restock_alert  2");
+    const evaluated = await cli([
+      'eval',
+      '--harness',
+      harnessDir,
+      '--intent',
+      'restock_alert',
+      '--episodes',
+      '2',
+      '--policy',
+      'oracle',
+      '--locale',
+      'en',
+    ]);
+    expect(evaluated.stdout).toContain('restock_alert  2');
     const embedded = await cli(['eval', '--intent', 'restock_alert', '--episodes', '1']);
     expect([embedded.status, embedded.stderr.trim()]).toEqual([
       2,
