@@ -5,6 +5,7 @@
  */
 import { Option } from 'commander';
 import { closest, usageError } from './errors.js';
+import { CUSTOM_INTENT_RE, INTENTS } from '../protocol/domain.js';
 
 /** `1000000` as `1000000`, `4294967295` as is: bounds are printed as written in the help. */
 function bound(n: number): string {
@@ -47,6 +48,42 @@ export function choiceArg(flag: string, choices: readonly string[]) {
 export function choiceOption(flags: string, description: string, choices: readonly string[]): Option {
   const opt = new Option(flags, description).choices(choices);
   return opt.argParser(choiceArg(opt.long ?? flags, choices));
+}
+
+/**
+ * An intent: a built-in one, or a harness's own (a snake_case name that is no misspelt built-in one; the
+ * harness played checks it, docs/HARNESS.md "Intents of your own"). A typo of a built-in intent is refused
+ * as before, with the nearest name.
+ */
+export function intentArg(flag: string) {
+  const check = choiceArg(flag, INTENTS);
+  return (value: string): string => {
+    if ((INTENTS as readonly string[]).includes(value)) return value;
+    if (closest(value, INTENTS) === undefined && CUSTOM_INTENT_RE.test(value)) return value;
+    return check(value);
+  };
+}
+
+/** An `--intent` option: `intentArg`, the built-in intents listed in the help. */
+export function intentOption(flags: string, description: string): Option {
+  const opt = new Option(flags, `${description} (${INTENTS.join(', ')}, or one of the harness's own)`);
+  return opt.argParser(intentArg(opt.long ?? flags));
+}
+
+/** A comma-separated list of intents, each as `intentArg` takes it (at least one, no repeats). */
+export function intentListArg(flag: string) {
+  const builtin = listArg(flag, INTENTS);
+  const own = (item: string): boolean => !(INTENTS as readonly string[]).includes(item) && closest(item, INTENTS) === undefined && CUSTOM_INTENT_RE.test(item);
+  return (value: string): string[] => {
+    const items = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    // The built-in ones (and the typos) through the list check, with its messages.
+    const rest = items.filter((i) => !own(i));
+    if (items.length === 0 || rest.length > 0) builtin(items.length === 0 ? value : rest.join(','));
+    return [...new Set(items)];
+  };
 }
 
 /** A comma-separated list of `choices` (at least one, no repeats). */

@@ -11,6 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import { TASK_SPLITS, defaultEnvConfig, mixLabel, parseMix, parseMixText, taskDefaultProblems } from '../env/index.js';
 import type { EnvConfig, IntentMix, TaskSplit, VariantSplit } from '../env/index.js';
 import type { Locale } from '../protocol/domain.js';
+import { INTENTS, isBuiltinIntent } from '../protocol/domain.js';
 import { choiceOption } from './args.js';
 import { fileError, usageError } from './errors.js';
 
@@ -24,6 +25,8 @@ export interface MixFlag {
 export interface TaskFlags {
   taskSplit: TaskSplit;
   mix?: MixFlag;
+  /** `--intent`, on the commands that have it: a built-in intent or one of the harness's own. */
+  intent?: string;
 }
 
 const PAIRS_EXAMPLE = 'product_qa=0.5,chitchat=0.5';
@@ -109,6 +112,11 @@ export function axesLine(taskSplit: TaskSplit, variantSplit: VariantSplit, mix?:
  */
 export function checkTaskFlags(config: Partial<EnvConfig>, f: TaskFlags, locales?: readonly Locale[]): void {
   const base = defaultEnvConfig(config);
+  // `--intent` took any snake_case name as a harness's own (cli/args.ts intentArg): the harness must have it.
+  const own: readonly string[] = base.harness.bindings.customIntents;
+  if (f.intent !== undefined && !isBuiltinIntent(f.intent) && !own.includes(f.intent)) {
+    throw usageError(`--intent ${f.intent}: harness "${base.harness.identity.name}" has no such intent (intents: ${[...INTENTS, ...own].join(', ')})`);
+  }
   const env: EnvConfig = { ...base, defaults: { ...base.defaults, task_split: f.taskSplit, ...(f.mix !== undefined ? { task_mix: f.mix.mix } : {}) } };
   const problems = taskDefaultProblems(env, { split: true, ...(locales !== undefined ? { locales } : {}) });
   if (problems.length === 0) return;

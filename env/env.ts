@@ -313,8 +313,10 @@ export function resolveTask(
   locale: Locale,
 ): { ok: true; task: Task } | { ok: false; error: ErrorInfo } {
   const sel = req.task ?? {};
-  if (sel.intent !== undefined && !(INTENTS as readonly string[]).includes(sel.intent)) {
-    return { ok: false, error: { code: 'INVALID_MESSAGE', message: `unknown intent "${sel.intent}"`, details: { intents: INTENTS } } };
+  // The built-in intents and the harness's own (docs/HARNESS.md "Intents of your own").
+  const known: readonly string[] = config.harness.bindings.customIntents.length === 0 ? INTENTS : [...INTENTS, ...config.harness.bindings.customIntents];
+  if (sel.intent !== undefined && !known.includes(sel.intent)) {
+    return { ok: false, error: { code: 'INVALID_MESSAGE', message: `unknown intent "${sel.intent}"`, details: { intents: known } } };
   }
   // A selector without a split gets the default's (all: drawn from the seed); without an intent, the
   // default mix draws it. A task id names its task whatever the defaults.
@@ -345,6 +347,14 @@ export function taskDefaultProblems(config: EnvConfig, check: { split?: boolean;
   const mix = config.defaults.task_mix;
   const name = source.name === 'generator' ? `harness "${config.harness.identity.name}"` : source.name;
   const out: string[] = [];
+  // A snake_case key that is no built-in intent passes parseMix as a harness's own: it must be one here.
+  if (mix !== undefined) {
+    const own = new Set<string>(config.harness.bindings.customIntents);
+    for (const l of config.harness.locales) for (const sp of ['train', 'eval'] as const) for (const i of served(l, sp)) own.add(i);
+    for (const k of Object.keys(mix)) {
+      if (!(INTENTS as readonly string[]).includes(k) && !own.has(k)) out.push(`defaults.task_mix: unknown intent "${k}": ${name} has no such intent (intents: ${[...INTENTS, ...[...own].filter((i) => !(INTENTS as readonly string[]).includes(i))].join(', ')})`);
+    }
+  }
   for (const locale of check.locales ?? config.harness.locales) {
     if (!config.harness.locales.includes(locale)) continue;
     if (served(locale, 'train').length === 0 && served(locale, 'eval').length === 0) continue;

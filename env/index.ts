@@ -49,6 +49,7 @@ export {
   mixIntent,
   mixLabel,
   mixShares,
+  harnessMix,
   parseMix,
   parseMixText,
   splitsOf,

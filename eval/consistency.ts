@@ -26,7 +26,7 @@ import { emptyWorldState } from '../protocol/domain.js';
 import type { Harness, Skill } from '../protocol/harness.js';
 import { hookKind } from '../protocol/harness.js';
 import { extractNumbers, normalizeForMatch } from '../protocol/text.js';
-import { embeddedHarness, harnessSetOf } from '../harness/index.js';
+import { callCustomService, embeddedHarness, harnessSetOf } from '../harness/index.js';
 import type { HarnessSet } from '../harness/index.js';
 import { PRESETS, buildVariant, isSalesEnding } from '../harness-variants/index.js';
 import type { World } from '../mock-services/index.js';
@@ -390,16 +390,21 @@ function evidenceNumbers(task: Task, h: Harness, world: World): Set<number> {
   const texts = [renderSystemPrompt(h, world, task, true), ...task.messages, ...task.history.map((l) => l.content)];
   const state = emptyWorldState();
   const set = harnessSetOf(h);
+  // A tool bound to a custom service is answered by the harness's module, as in an episode.
+  const call = (name: string, args: Record<string, unknown>, st: typeof state) => {
+    const b = set.bindings.tools.get(name);
+    const svc = b?.kind === 'custom' ? set.services.get(b.module) : undefined;
+    if (svc !== undefined) return callCustomService(svc, name, args, { world, state: st, viewer_id: task.viewer_id, locale: task.locale });
+    return callService(set.bindings.opOf(name) ?? name, args, { world, state: st, viewer_id: task.viewer_id });
+  };
   for (const c of task.answer_key.solution) {
-    const op = set.bindings.opOf(c.name) ?? c.name;
-    const r = callService(op, c.arguments, { world, state, viewer_id: task.viewer_id });
+    const r = call(c.name, c.arguments, state);
     texts.push(JSON.stringify(r.ok ? r.data : r));
   }
   // Each required look-up, in any of its forms.
   for (const r of task.answer_key.required_calls)
     for (const c of r.any_of) {
-      const op = set.bindings.opOf(c.name) ?? c.name;
-      const out = callService(op, c.arguments, { world, state: emptyWorldState(), viewer_id: task.viewer_id });
+      const out = call(c.name, c.arguments, emptyWorldState());
       if (out.ok) texts.push(JSON.stringify(out.data));
     }
   return new Set(texts.flatMap((t) => extractNumbers(t)));

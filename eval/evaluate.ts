@@ -5,7 +5,7 @@
 import type { Locale } from '../protocol/domain.js';
 import { EnvError } from '../protocol/errors.js';
 import type { Split } from '../protocol/domain.js';
-import { createEpisode, defaultEnvConfig, mixShares, privilegedView, taskSplitFor, variantSplitOf } from '../env/index.js';
+import { createEpisode, defaultEnvConfig, harnessMix, mixShares, privilegedView, taskSplitFor, variantSplitOf } from '../env/index.js';
 import type { EnvConfig, EpisodeHandle, EpisodeRequest, IntentMix, ResetOptions, TaskSplit, VariantSplit } from '../env/index.js';
 import type { VariantSpec } from '../harness-variants/index.js';
 import type { Policy } from '../policies/index.js';
@@ -217,5 +217,5 @@ export function evaluate(opts: EvalOptions): EvalSummary {
     records.push(playEpisode(config, opts, (opts.seed + i) >>> 0));
     opts.onProgress?.(i + 1, opts.episodes, (records[i] as EpisodeRecord).reward);
   }
-  return summarize(opts.policy.name, opts.variant, records, { taskSplit: opts.taskSplit, mix: opts.mix });
+  return summarize(opts.policy.name, opts.variant, records, { taskSplit: opts.taskSplit, mix: opts.mix ?? harnessMix(config.harness) });
 }

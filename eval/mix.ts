@@ -5,9 +5,9 @@
  * Table 1. Tasks are picked as a reset picks them (`resolveTask`: the config's task source, its harness,
  * the mix), so the table is what a server with that config serves.
  */
-import type { Intent, Locale, Split } from '../protocol/domain.js';
-import { INTENTS } from '../protocol/domain.js';
-import { REPORT_TABLE_1, SUB_KINDS, defaultEnvConfig, generateForWithKind, mixShares, parseGeneratedTaskId, resolveTask } from '../env/index.js';
+import type { Locale, Split } from '../protocol/domain.js';
+import { INTENTS, isBuiltinIntent } from '../protocol/domain.js';
+import { REPORT_TABLE_1, SUB_KINDS, defaultEnvConfig, generateForWithKind, harnessMix, mixShares, parseGeneratedTaskId, resolveTask } from '../env/index.js';
 import type { EnvConfig, IntentMix } from '../env/index.js';
 
 /** What to measure. */
@@ -71,7 +71,9 @@ const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 export function measureMix(opts: MixOptions): MixReport {
   const base = defaultEnvConfig(opts.config);
   const config: EnvConfig = opts.mix === undefined ? base : { ...base, defaults: { ...base.defaults, task_mix: opts.mix } };
-  const weights = mixShares(opts.mix);
+  const weights = mixShares(opts.mix ?? harnessMix(base.harness));
+  // The built-in intents, then the harness's own (their sub-kinds are what their modules name).
+  const allIntents: readonly string[] = [...INTENTS, ...base.harness.bindings.customIntents];
   const columns: MixColumn[] = [];
   for (const locale of opts.locales) {
     for (const split of opts.splits) {
@@ -100,20 +102,21 @@ export function measureMix(opts: MixOptions): MixReport {
       }
       const intentCells: Record<string, MixCell> = {};
       let maxDiff = 0;
-      for (const intent of INTENTS) {
+      for (const intent of allIntents) {
         const n = intents.get(intent) ?? 0;
         const share = tasks === 0 ? 0 : n / tasks;
         intentCells[intent] = { n, share: round4(share) };
         maxDiff = Math.max(maxDiff, Math.abs(share - (weights[intent] ?? 0)));
       }
       const subKinds: Record<string, Record<string, MixCell>> = {};
-      for (const intent of INTENTS) {
+      for (const intent of allIntents) {
         const byKind = kinds.get(intent);
         if (!byKind) continue;
         const total = intents.get(intent) ?? 0;
         // Every sub-kind of an intent the generator served (those never built show as 0), then the rest.
-        const generated = [...byKind.keys()].some((k) => SUB_KINDS[intent as Intent].some((s) => s.name === k));
-        const known = generated ? SUB_KINDS[intent as Intent].map((k) => k.name) : [];
+        const builtin = isBuiltinIntent(intent) ? SUB_KINDS[intent] : [];
+        const generated = [...byKind.keys()].some((k) => builtin.some((s) => s.name === k));
+        const known = generated ? builtin.map((k) => k.name) : [];
         const order = [...known, ...[...byKind.keys()].filter((k) => !known.includes(k)).sort()];
         subKinds[intent] = {};
         for (const k of order) {
@@ -147,7 +150,9 @@ const pct = (x: number | undefined): string => (x === undefined ? '-' : `${(x * 
 /** The report as a person reads it: intents by column, then (with `subKinds`) the sub-kinds of each intent. */
 export function formatMix(r: MixReport, opts: { subKinds?: boolean } = {}): string {
   const heads = r.columns.map((c) => `${c.locale} ${c.split}`);
-  const w = Math.max(13, ...INTENTS.map((i) => i.length));
+  // The built-in intents, then the harness's own (the columns hold every one).
+  const intents: readonly string[] = r.columns.length > 0 ? Object.keys(r.columns[0].intents) : INTENTS;
+  const w = Math.max(13, ...intents.map((i) => i.length));
   const cw = Math.max(11, ...heads.map((h) => h.length));
   const weights = Object.entries(r.weights)
     .map(([i, x]) => `${i}=${x}`)
@@ -157,7 +162,7 @@ export function formatMix(r: MixReport, opts: { subKinds?: boolean } = {}): stri
     `weights: ${weights}`,
     `${'intent'.padEnd(w)}  ${'report'.padStart(6)}  ${'weight'.padStart(6)}  ${heads.map((h) => h.padStart(cw)).join('  ')}`,
   ];
-  for (const intent of INTENTS) {
+  for (const intent of intents) {
     const cells = r.columns.map((c) => pct(c.intents[intent]?.share).padStart(cw));
     out.push(`${intent.padEnd(w)}  ${pct(r.report[intent]).padStart(6)}  ${pct(r.weights[intent] ?? 0).padStart(6)}  ${cells.join('  ')}`);
   }
@@ -166,7 +171,7 @@ export function formatMix(r: MixReport, opts: { subKinds?: boolean } = {}): stri
   if (opts.subKinds) {
     out.push('', 'sub-kinds (share of their intent\'s tasks; weight: the order the generator tries them in, the first that fits the room wins)');
     out.push(`${'intent / sub-kind'.padEnd(w + 22)}  ${'weight'.padStart(6)}  ${heads.map((h) => h.padStart(cw)).join('  ')}`);
-    for (const intent of INTENTS) {
+    for (const intent of intents) {
       const names = new Set<string>();
       for (const c of r.columns) for (const k of Object.keys(c.sub_kinds[intent] ?? {})) names.add(k);
       if (names.size === 0) continue;

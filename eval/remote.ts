@@ -25,7 +25,7 @@
  * episode stops the run instead (its half-taped twin cannot be unwound, and the records would not be in
  * episode order). When no replica is left the run stops with `NO_REPLICA`.
  */
-import { createEpisode, defaultEnvConfig, mixShares } from '../env/index.js';
+import { createEpisode, defaultEnvConfig, harnessMix, mixShares } from '../env/index.js';
 import { harnessLabel } from '../harness/index.js';
 import type { EnvConfig, EnvDefaults, EpisodeHandle, EpisodeLimits, EpisodeRequest, ResetOptions, StepResult } from '../env/index.js';
 import type { Split } from '../protocol/domain.js';
@@ -184,7 +184,7 @@ async function runEpisodes(client: EpisodeClient, welcomes: readonly WelcomeMess
   // An eval names each episode's split, and its intent when a mix draws it; without a mix the server's
   // default mix would draw the intents, and this eval's episodes (the production mix) would not be the server's.
   const serverMix = client.welcome.defaults.task_mix;
-  if (opts.mix === undefined && opts.intent === undefined && serverMix !== undefined && !sameShares(serverMix, mixShares(undefined))) {
+  if (opts.mix === undefined && opts.intent === undefined && serverMix !== undefined && !sameShares(serverMix, mixShares(harnessMix(config.harness)))) {
     throw new HarnessGymError({
       code: 'CONFIG_MISMATCH',
       message: `the server draws intents with its own default mix (${Object.entries(serverMix).map(([i, w]) => `${i}=${w}`).join(',')}): give the eval a mix with --mix (--mix production for the production mix), and it draws each episode's intent itself`,

@@ -131,7 +131,11 @@ export function diffHarness(before: HarnessSet, after: HarnessSet): HarnessChang
 function bindingValues(h: HarnessSet): Map<string, string> {
   const out = new Map<string, string>();
   const b = h.bindings;
-  for (const [intent, ib] of b.intents) out.set(`intent ${intent}`, `${ib.skill ?? '(its parts)'}${ib.generate ? '' : ' (task files only)'}`);
+  for (const [intent, ib] of b.intents) {
+    // A harness's own intent: its module and weight too (the module's text is a file of the hash, below).
+    const own = ib.module === undefined ? '' : ` (module ${ib.module}, weight ${ib.weight ?? 1})`;
+    out.set(`intent ${intent}`, `${ib.skill ?? '(its parts)'}${ib.generate ? '' : ' (task files only)'}${own}`);
+  }
   for (const [role, skill] of b.strategies) out.set(`strategy ${role}`, skill);
   for (const [tool, tb] of b.tools) out.set(`tool ${tool}`, bindingLabel(tb));
   return out;

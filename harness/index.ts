@@ -52,6 +52,8 @@ export { HarnessBindings, SERVICE_OPERATIONS, OPERATION_OF_TOOL, EMBEDDED_SKILL_
 export type { ToolBinding, IntentBinding } from './bindings.js';
 export { callCustomService, checkCustomState, initialCustomState, CUSTOM_STATE_LIMITS } from './services.js';
 export type { CustomService, CustomServiceContext, CustomServiceAnswer, StateCheck } from './services.js';
+export { intentExamples, provideIntentExamples } from './intents.js';
+export type { IntentModule, IntentExample, IntentExampleSource } from './intents.js';
 export type { HarnessParts } from './loader.js';
 export { HOOK_MODULE_FAILED, HOOK_MODULE_STAGES, deepFreezeValue } from './hook-modules.js';
 export type { HookModule, HookModuleCall, HookModuleContext, HookModuleInput, HookModuleStage } from './hook-modules.js';

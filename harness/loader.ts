@@ -13,6 +13,7 @@ import { packageRoot } from '../protocol/package.js';
 import { FILE_LIMITS, FileProblem, depthProblem, forEachChunk, listFiles as listDirFiles, parseMessage, readText as readBoundedText, walkFiles } from '../protocol/files.js';
 import YAML from 'yaml';
 import type { Intent, JsonSchema, Locale, ToolSchema } from '../protocol/domain.js';
+import { isBuiltinIntent } from '../protocol/domain.js';
 import type { Harness, HookSpec, PromptBlock, PromptSpec, RetryPolicy, Skill } from '../protocol/harness.js';
 import { REFERENCE_MAX_CHARS } from '../protocol/harness.js';
 import { normalizeForMatch } from '../protocol/text.js';
@@ -27,6 +28,8 @@ import { loadCustomService } from './services.js';
 import type { CustomService } from './services.js';
 import { loadHookModule } from './hook-modules.js';
 import type { HookModule } from './hook-modules.js';
+import { loadIntentModule } from './intents.js';
+import type { IntentModule } from './intents.js';
 import { loadParaphrases } from './paraphrases.js';
 import { bareSkillNameErrors } from './name-mentions.js';
 import type { Paraphrases } from './paraphrases.js';
@@ -454,6 +457,8 @@ export class HarnessSet {
   readonly services: ReadonlyMap<string, CustomService>;
   /** The hook modules of the directory (`hooks/<module>.mjs`), by module name. */
   readonly hookModules: ReadonlyMap<string, HookModule>;
+  /** The task template modules of the harness's own intents (`intents/<module>.mjs`), by intent. */
+  readonly intentModules: ReadonlyMap<Intent, IntentModule>;
   /** The task files of the directory (`tasks/*.jsonl`, absolute paths, sorted): what serves `generate: false` intents. */
   readonly taskFiles: readonly string[];
   /** The alternative wordings of `paraphrases.yaml` (undefined without the file: the operators that need them do not apply). */
@@ -463,6 +468,7 @@ export class HarnessSet {
     this.bindings = parts.bindings;
     this.services = parts.services;
     this.hookModules = parts.hookModules ?? new Map();
+    this.intentModules = parts.intentModules ?? new Map();
     this.taskFiles = Object.freeze([...parts.taskFiles]);
     this.paraphrases = parts.paraphrases;
     this.dir = dir;
@@ -487,6 +493,8 @@ export interface HarnessParts {
   services: ReadonlyMap<string, CustomService>;
   /** `hooks/<module>.mjs` modules the hooks bind, by module name. */
   hookModules?: ReadonlyMap<string, HookModule>;
+  /** The task template modules of the harness's own intents, by intent (absent: none). */
+  intentModules?: ReadonlyMap<Intent, IntentModule>;
   taskFiles: readonly string[];
   /** `paraphrases.yaml`, when the directory has one. */
   paraphrases?: Paraphrases;
@@ -590,6 +598,12 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
       if (svc) services.set(b.module, svc);
     }
   }
+  const intentModules = new Map<Intent, IntentModule>();
+  for (const [intent, b] of bindings.intents) {
+    if (b.module === undefined || isBuiltinIntent(intent)) continue;
+    const mod = loadIntentModule(dir, b.module, intent, errors);
+    if (mod) intentModules.set(intent, mod);
+  }
   // A built-in operation reads the embedded tool's parameters: a harness may rename and reword a tool,
   // not change what its service takes (the embedded harness is the reference, not compared with itself).
   if (zh && dir !== resolve(harnessDataDir())) errors.push(...serviceSignatureErrors(zh.tools, bindings, embeddedHarness().get('zh-CN').tools));
@@ -613,6 +627,7 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
     bindings,
     services,
     hookModules: new Map([...hookModules].filter((e): e is [string, HookModule] => e[1] !== null)),
+    intentModules,
     taskFiles,
     ...(paraphrases ? { paraphrases } : {}),
   });
@@ -762,7 +777,7 @@ function orderSkills(skills: readonly Skill[], b: HarnessBindings): Skill[] {
   const note = (name: string | undefined, at: number) => {
     if (name !== undefined && at >= 0 && at < (rank.get(name) ?? Infinity)) rank.set(name, at);
   };
-  for (const [intent, ib] of b.intents) note(ib.skill, CANONICAL_SKILLS.indexOf(INTENT_REPLY_SKILLS[intent][0] ?? ''));
+  for (const [intent, ib] of b.intents) note(ib.skill, isBuiltinIntent(intent) ? CANONICAL_SKILLS.indexOf(INTENT_REPLY_SKILLS[intent][0] ?? '') : -1);
   for (const [role, skill] of b.strategies) note(skill, CANONICAL_SKILLS.indexOf(role));
   for (const s of skills) note(s.name, CANONICAL_SKILLS.indexOf(s.name));
   return [...skills].sort((x, y) => (rank.get(x.name) ?? Infinity) - (rank.get(y.name) ?? Infinity) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));

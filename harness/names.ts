@@ -2,7 +2,7 @@
  * Canonical names of the base harness: tools, skills, hooks, violation codes and prompt blocks.
  * Variants rename surface names; these stay the canonical vocabulary that maps, tasks and rewards use.
  */
-import type { Intent } from '../protocol/domain.js';
+import type { BuiltinIntent } from '../protocol/domain.js';
 import type { PromptBlockId } from '../protocol/harness.js';
 
 /** Canonical tool names, in the order the base harness presents them. */
@@ -71,7 +71,7 @@ export const CANONICAL_SKILLS: readonly string[] = [...REPLY_SKILLS, ...STRATEGY
  * The reply skills each intent needs. `multi_intent` is the union of its parts' skills, which only the
  * task knows, so it maps to none here.
  */
-export const INTENT_REPLY_SKILLS: Readonly<Record<Intent, readonly string[]>> = {
+export const INTENT_REPLY_SKILLS: Readonly<Record<BuiltinIntent, readonly string[]>> = {
   product_qa: ['product-qa'],
   chitchat: ['chitchat'],
   clarification: ['clarify-intent'],

@@ -4,7 +4,7 @@
  * so a variant's hooks are held to the same shapes as the base harness's.
  */
 import { z } from 'zod';
-import { INTENTS, LOCALES } from '../protocol/domain.js';
+import { CUSTOM_INTENT_RE, INTENTS, LOCALES } from '../protocol/domain.js';
 import type { Locale } from '../protocol/domain.js';
 import { LIMIT_RANGES } from '../protocol/harness.js';
 import { PROMPT_BLOCK_ORDER, SKILL_NAME_RE } from './names.js';
@@ -62,7 +62,8 @@ export const SkillFrontMatterSchema = z.strictObject({
   metadata: z.looseObject({
     kind: z.enum(['reply', 'strategy']),
     intents: z
-      .array(z.string().refine((s) => intents.includes(s), { message: 'unknown intent' }))
+      // A built-in intent, or one of the harness's own (a snake_case name; harness.yaml binds it).
+      .array(z.string().refine((s) => intents.includes(s) || CUSTOM_INTENT_RE.test(s), { message: 'unknown intent' }))
       .min(1),
   }),
   license: z.string().optional(),

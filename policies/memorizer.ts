@@ -24,6 +24,8 @@ import { roomReaderFor } from './memorizer-room.js';
 import { embeddedHarness } from '../harness/index.js';
 import type { CallResult, Part, ScriptContext } from './memorizer-script.js';
 import { MEMORIZED_MAX_CHARS, classify, joinReplies } from './memorizer-script.js';
+import type { CustomScript } from './memorizer-custom.js';
+import { customPart, customScripts } from './memorizer-custom.js';
 
 /** The base harness's skill loader, memorised by name. */
 const LOAD_SKILL = 'load_skill';
@@ -62,6 +64,8 @@ interface Fit {
   room: RoomReader;
   /** The last turn that makes calls: two before the harness's turn cap (the embedded cap is 8), so the reply always fits. */
   lastCallTurn: number;
+  /** The scripts of the harness's own intents in a locale (memorizer-custom.ts; none for the embedded harness). */
+  custom(locale: RoomFacts['locale']): readonly CustomScript[];
 }
 
 /** Script parts that answer a question the harness binds to the whitelist intent (in the embedded harness, product-qa serves both). */
@@ -73,7 +77,8 @@ function fitTo(set: HarnessSet): Fit {
   const room = roomReaderFor(set);
   const base = set.get(set.locales[0]);
   const lastCallTurn = base.limits.max_turns - 2;
-  if (b.identity) return { tool: (n) => n, skill: (n) => n, companions: new Map(), room, lastCallTurn };
+  const custom = b.customIntents.length === 0 ? () => [] : (locale: RoomFacts['locale']) => customScripts(set, locale);
+  if (b.identity) return { tool: (n) => n, skill: (n) => n, companions: new Map(), room, lastCallTurn, custom };
   const companions = new Map<string, { tool: string; params: readonly string[] }>();
   for (const h of base.hooks) {
     if (hookKind(h) !== 'required_call' || !h.enabled) continue;
@@ -83,7 +88,7 @@ function fitTo(set: HarnessSet): Fit {
     const params = Object.keys((schema.function.parameters.properties as object | undefined) ?? {});
     for (const w of watched ?? []) companions.set(b.opOf(w) ?? w, { tool: require, params });
   }
-  return { tool: (n) => b.toolOf(n) ?? n, skill: (n, intent) => b.skillFor(n, intent) ?? n, companions, room, lastCallTurn };
+  return { tool: (n) => b.toolOf(n) ?? n, skill: (n, intent) => b.skillFor(n, intent) ?? n, companions, room, lastCallTurn, custom };
 }
 
 class MemorizerInstance implements PolicyInstance {
@@ -121,7 +126,9 @@ class MemorizerInstance implements PolicyInstance {
       .map((l) => l.trim())
       .filter((l) => l.length > 0);
     this.#compact = lines.length > 1;
-    this.#parts = lines.map((l) => classify(l, this.#room, history));
+    // A line shaped like a memorised message of the harness's own intents plays that script; any other, the embedded ones.
+    const custom = fit.custom(this.#room.locale);
+    this.#parts = lines.map((l) => customPart(custom, l, this.#room) ?? classify(l, this.#room, history));
   }
 
   /** The parts' classes, for debugging and tests. */

@@ -11,8 +11,8 @@ import type { WorldData } from './world.js';
 export type Locale = 'zh-CN' | 'en';
 export const LOCALES: readonly Locale[] = ['zh-CN', 'en'];
 
-/** Viewer intents, from DESIGN.md ("Intents, with the production mix as the default sampling weights"). */
-export type Intent =
+/** The built-in viewer intents, from DESIGN.md ("Intents, with the production mix as the default sampling weights"). */
+export type BuiltinIntent =
   | 'product_qa'
   | 'chitchat'
   | 'clarification'
@@ -24,7 +24,18 @@ export type Intent =
   | 'whitelist'
   | 'handoff';
 
-export const INTENTS: readonly Intent[] = [
+/**
+ * An intent a harness adds with a task template module (docs/HARNESS.md "Intents of your own"): a name of
+ * `CUSTOM_INTENT_RE` that is no built-in intent's. Branded, so that code written for the built-in intents
+ * (exhaustive records and switches over `BuiltinIntent`) must narrow with `isBuiltinIntent` first.
+ */
+export type CustomIntent = string & { readonly __customIntent: true };
+
+/** An intent: a built-in one, or one a harness adds. */
+export type Intent = BuiltinIntent | CustomIntent;
+
+/** The built-in intents, in their canonical order. */
+export const INTENTS: readonly BuiltinIntent[] = [
   'product_qa',
   'chitchat',
   'clarification',
@@ -36,6 +47,14 @@ export const INTENTS: readonly Intent[] = [
   'whitelist',
   'handoff',
 ];
+
+/** What a harness's own intent may be called (snake_case, like the built-in ones). */
+export const CUSTOM_INTENT_RE = /^[a-z][a-z0-9_]*$/;
+
+/** Whether an intent is a built-in one. */
+export function isBuiltinIntent(intent: string): intent is BuiltinIntent {
+  return (INTENTS as readonly string[]).includes(intent);
+}
 
 /** A task's data split: `eval` tasks and variants are held out from training. */
 export type Split = 'train' | 'eval';

@@ -2,6 +2,8 @@
 export type {
   Locale,
   Intent,
+  BuiltinIntent,
+  CustomIntent,
   Split,
   ToolCall,
   ChatMessage,
@@ -26,7 +28,7 @@ export type {
   RewardDetail,
   RewardResult,
 } from './domain.js';
-export { LOCALES, INTENTS, TOOL_ERROR_CODES, emptyWorldState } from './domain.js';
+export { LOCALES, INTENTS, CUSTOM_INTENT_RE, TOOL_ERROR_CODES, emptyWorldState, isBuiltinIntent } from './domain.js';
 export type {
   Skill,
   PromptBlockId,

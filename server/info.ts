@@ -3,7 +3,7 @@
  * server from its config and the environment config, so both always agree.
  */
 import type { EnvConfig } from '../env/index.js';
-import { PARSERS, VARIANT_FAMILIES, VARIANT_PRESETS, mixShares, variantSplitOf } from '../env/index.js';
+import { PARSERS, VARIANT_FAMILIES, VARIANT_PRESETS, harnessMix, mixShares, variantSplitOf } from '../env/index.js';
 import type { RequestId, ServerInfo } from '../protocol/wire.js';
 import { WIRE_PROTOCOL_VERSION, WIRE_STRING_LIMITS } from '../protocol/wire.js';
 import { builtinRewardSetHash } from '../rewards/index.js';
@@ -48,8 +48,8 @@ export function buildServerInfo(
       task_split: env.defaults.task_split ?? 'train',
       variant_split: variantSplitOf(env.defaults.variant) ?? 'none',
       // The shares of resets that name no intent (non-zero ones); a harness that serves fewer intents
-      // draws among those it serves, in these proportions.
-      task_mix: mixShares(env.defaults.task_mix),
+      // draws among those it serves, in these proportions. A harness's own intents are in its production mix.
+      task_mix: mixShares(env.defaults.task_mix ?? harnessMix(env.harness)),
     },
     reward_profiles: [...env.profiles.values()].map((p) => ({
       name: p.name,

@@ -3,7 +3,7 @@
  * `harness-gym task` (one generated task).
  */
 import type { Command } from 'commander';
-import { LOCALES, INTENTS } from '../../protocol/domain.js';
+import { LOCALES } from '../../protocol/domain.js';
 import type { Locale } from '../../protocol/domain.js';
 import { DEFAULT_DEFAULTS, PARSERS, HarnessGymEnv, defaultEnvConfig, taskSplitFor } from '../../env/index.js';
 import type { EnvDefaults, EpisodeLimits } from '../../env/index.js';
@@ -13,7 +13,7 @@ import type { Policy } from '../../policies/index.js';
 import { evaluate, evaluateRemote } from '../../eval/index.js';
 import type { EvalSummary } from '../../eval/index.js';
 import { formatSummary } from '../format.js';
-import { choiceOption, collect, intArg, rateArg, urlListArg } from '../args.js';
+import { choiceOption, collect, intArg, intentOption, rateArg, urlListArg } from '../args.js';
 import { fileError, runError, usageError } from '../errors.js';
 import { writableDir } from '../files.js';
 import { InOrderRecorder } from '../record-order.js';
@@ -61,7 +61,7 @@ export function registerLocalCommands(program: Command): void {
   addVariantOptions(evalCmd, 'identity')
     .addOption(choiceOption('--locale <locale>', 'language of tasks and harness', [...LOCALES]).default('zh-CN'))
     .addOption(choiceOption('--parser <name>', 'action parser the policy writes for', [...PARSERS.keys()]).default('auto'))
-    .addOption(choiceOption('--intent <intent>', 'only tasks of this intent', [...INTENTS]));
+    .addOption(intentOption('--intent <intent>', 'only tasks of this intent'));
   addTaskOptions(evalCmd)
     .option('--faults <rate>', 'probability in [0, 1] of an injected tool fault per call', rateArg('--faults'), 0)
     .option('--json', 'print one JSON line instead of a table')
@@ -177,7 +177,7 @@ export function registerLocalCommands(program: Command): void {
     .description('show one generated task: the system prompt, the viewer message, the tools and the answer key')
     .option('--seed <n>', 'episode seed', intArg('--seed', 0, 0xffffffff), 1)
     .addOption(choiceOption('--locale <locale>', 'language', [...LOCALES]).default('zh-CN'))
-    .addOption(choiceOption('--intent <intent>', 'force an intent', [...INTENTS]))
+    .addOption(intentOption('--intent <intent>', 'force an intent'))
     .option('--harness <dir>', 'the harness directory (default: the embedded harness)')
     .option('--json', 'print the observation and the task as JSON');
   addTaskOptions(taskCmd).action((opts: TaskFlags & { seed: number; locale: Locale; intent?: string; harness?: string; json?: boolean }) => {

@@ -21,10 +21,9 @@ import {
 import { packageIdentity } from '../../protocol/package.js';
 import { startViewer } from '../../recording/index.js';
 import type { EpisodeRecordV1, EpisodeReplay } from '../../recording/index.js';
-import { INTENTS } from '../../protocol/domain.js';
 import { harnessOption } from './harness.js';
 import { profileFromFile, registryFor } from '../reward-args.js';
-import { collect, intArg, listArg, numberArg } from '../args.js';
+import { collect, intArg, intentListArg, numberArg } from '../args.js';
 import { CliError, EXIT, fileError, listenFailure } from '../errors.js';
 import { loadRecordInput, makeDirs } from '../files.js';
 
@@ -95,7 +94,7 @@ export function registerRecordCommands(program: Command): void {
     .description('print recorded episodes as a person reads them (turns, tool calls, hooks, reward reasons), after a summary of those chosen')
     .argument('<path>', 'a record file or a directory of them')
     .option('--episode <id>', 'only this episode id')
-    .addOption(new Option('--intent <list>', 'only these intents (comma-separated)').argParser(listArg('--intent', [...INTENTS])))
+    .addOption(new Option('--intent <list>', 'only these intents (comma-separated)').argParser(intentListArg('--intent')))
     .option('--outcome <list>', 'only these outcomes (comma-separated, e.g. accepted,hook_blocked,max_turns)', (v: string) => v.split(',').map((x) => x.trim()).filter(Boolean))
     .option('--min-reward <x>', 'only episodes whose reward is at least x', numberArg('--min-reward', 0, 1))
     .option('--max-reward <x>', 'only episodes whose reward is at most x', numberArg('--max-reward', 0, 1))

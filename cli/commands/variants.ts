@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import stringWidth from 'string-width';
-import { LOCALES, INTENTS } from '../../protocol/domain.js';
+import { LOCALES } from '../../protocol/domain.js';
 import type { ChatMessage, Intent, Locale, ToolSchema } from '../../protocol/domain.js';
 import type { HarnessSet } from '../../harness/index.js';
 import { embeddedHarness } from '../../harness/index.js';
@@ -16,7 +16,7 @@ import { worldOfTask } from '../../mock-services/index.js';
 import { createEpisode, defaultEnvConfig, privilegedView, renderSystemPrompt } from '../../env/index.js';
 import { POLICIES, memorizerFor, oraclePolicy, policyFor } from '../../policies/index.js';
 import { evaluate, runCheck } from '../../eval/index.js';
-import { choiceOption, intArg, listArg, numberListArg, rateArg } from '../args.js';
+import { choiceOption, intArg, intentOption, listArg, numberListArg, rateArg } from '../args.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { addVariantOptions, resolveVariantFlags } from '../variant-args.js';
 import type { VariantFlags } from '../variant-args.js';
@@ -317,7 +317,7 @@ export function registerVariantCommands(program: Command): void {
     // The old name of --variant (a preset only), kept for scripts.
     .addOption(choiceOption('--preset <name>', 'same as --variant with a preset', PRESET_NAMES.filter((p) => p !== 'identity')).hideHelp())
     .addOption(choiceOption('--locale <locale>', 'language', [...LOCALES]).default('zh-CN'))
-    .addOption(choiceOption('--intent <intent>', 'force an intent', [...INTENTS]))
+    .addOption(intentOption('--intent <intent>', 'force an intent'))
     .option('--width <n>', 'column width, in [30, 200]', intArg('--width', 30, 200), 70)
     .option('--harness <dir>', 'the harness directory (default: the embedded harness)')
     .option('--json', 'print both harnesses as JSON instead');

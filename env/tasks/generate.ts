@@ -4,8 +4,8 @@
  * weighted random order, for the first task the world supports. The task id encodes everything needed to
  * regenerate it (`gen-<split>-<locale>-<seed>-<intent>`).
  */
-import type { Intent, Locale, Split, Task, ToolOutcome } from '../../protocol/domain.js';
-import { INTENTS, LOCALES, emptyWorldState } from '../../protocol/domain.js';
+import type { BuiltinIntent, Intent, Locale, Split, Task, ToolOutcome } from '../../protocol/domain.js';
+import { CUSTOM_INTENT_RE, LOCALES, emptyWorldState, isBuiltinIntent } from '../../protocol/domain.js';
 import { Rng, deriveSeed, slotOf } from '../../protocol/rng.js';
 import type { World } from '../../mock-services/index.js';
 import { callService, worldFor } from '../../mock-services/index.js';
@@ -21,7 +21,7 @@ import { PRODUCT_QA_KINDS } from './intents/product-qa.js';
 import { RISKY_KINDS, WHITELIST_KINDS } from './intents/safety.js';
 
 /** The production intent mix: the default sampling weights (they sum to 1). */
-export const INTENT_WEIGHTS: Readonly<Record<Intent, number>> = {
+export const INTENT_WEIGHTS: Readonly<Record<BuiltinIntent, number>> = {
   product_qa: 0.46,
   chitchat: 0.19,
   clarification: 0.16,
@@ -35,7 +35,7 @@ export const INTENT_WEIGHTS: Readonly<Record<Intent, number>> = {
 };
 
 /** Each intent's sub-kinds. */
-export const SUB_KINDS: Readonly<Record<Intent, readonly SubKind[]>> = {
+export const SUB_KINDS: Readonly<Record<BuiltinIntent, readonly SubKind[]>> = {
   product_qa: PRODUCT_QA_KINDS,
   chitchat: CHITCHAT_KINDS,
   clarification: CLARIFICATION_KINDS,
@@ -50,7 +50,7 @@ export const SUB_KINDS: Readonly<Record<Intent, readonly SubKind[]>> = {
 
 /** Options of `generateTask`. */
 export interface GenerateOptions {
-  /** Force the intent (default: sampled with `INTENT_WEIGHTS`). */
+  /** Force the intent (default: sampled with `INTENT_WEIGHTS`); a harness's own intents are env/tasks/custom-intents.ts's. */
   intent?: Intent;
   /** `train` (default) or `eval`: eval tasks live in held-out worlds. */
   split?: Split;
@@ -82,20 +82,23 @@ export interface GeneratedTaskRef {
   intent: Intent;
 }
 
-const ID_RE = /^gen-(train|eval)-(zh-CN|en)-(-?\d+)-([a-z_]+)$/;
+const ID_RE = /^gen-(train|eval)-(zh-CN|en)-(-?\d+)-([a-z][a-z0-9_]*)$/;
 
-/** Parse `gen-<split>-<locale>-<seed>-<intent>`; null when the id is not a generated task's. */
+/**
+ * Parse `gen-<split>-<locale>-<seed>-<intent>`; null when the id is not a generated task's. The intent may
+ * be a harness's own (any name of `CUSTOM_INTENT_RE`): whether the harness serves it is the source's check.
+ */
 export function parseGeneratedTaskId(id: string): GeneratedTaskRef | null {
   const m = ID_RE.exec(id);
   if (!m) return null;
   const seed = Number(m[3]);
   const intent = m[4] as Intent;
-  if (!Number.isSafeInteger(seed) || !INTENTS.includes(intent) || !LOCALES.includes(m[2] as Locale)) return null;
+  if (!Number.isSafeInteger(seed) || !CUSTOM_INTENT_RE.test(intent) || !LOCALES.includes(m[2] as Locale)) return null;
   return { split: m[1] as Split, locale: m[2] as Locale, seed, intent };
 }
 
 /** Sample an intent with the production mix (independent of everything else drawn for the task). */
-export function sampleIntent(seed: number): Intent {
+export function sampleIntent(seed: number): BuiltinIntent {
   return new Rng(seed, 'task/intent').weighted(INTENT_WEIGHTS);
 }
 
@@ -107,7 +110,7 @@ export function generateTaskInWorld(
   world: World,
   seed: number,
   locale: Locale,
-  intent: Intent,
+  intent: BuiltinIntent,
   split: Split,
 ): { task: Task; sub_kind: string; kind: string } {
   const built = tryTaskInWorld(world, seed, locale, intent, split);
@@ -121,7 +124,7 @@ function probe(world: World, name: string, args: { [key: string]: unknown }, vie
 }
 
 /** The task of `(seed, intent)` in this world, or null when no sub-kind of the intent fits it. */
-function tryTaskInWorld(world: World, seed: number, locale: Locale, intent: Intent, split: Split): { task: Task; sub_kind: string; kind: string } | null {
+function tryTaskInWorld(world: World, seed: number, locale: Locale, intent: BuiltinIntent, split: Split): { task: Task; sub_kind: string; kind: string } | null {
   // The build stream depends on the intent, so a forced intent and a sampled one give the same task.
   const rng = new Rng(seed, `task/build/${intent}`);
   const current = world.products.find((p) => p.link_no === world.room.current_link) ?? world.products[0];
@@ -169,6 +172,8 @@ export function generateTask(seed: number, locale: Locale, opts: GenerateOptions
 export function generateTaskWithKind(seed: number, locale: Locale, opts: GenerateOptions = {}): { task: Task; sub_kind: string; kind: string } {
   const split = opts.split ?? 'train';
   const intent = opts.intent ?? sampleIntent(seed);
+  // A harness's own intent has no built-in sub-kinds: its module makes it, through the harness (generateFor).
+  if (!isBuiltinIntent(intent)) throw new RangeError(`${intent} is not a built-in intent: generate it with generateFor(harness, ...)`);
   // A forced intent may need what a world lacks (a coupon this viewer can take, a nameable flash sale):
   // then the task moves to the next world of a fixed, seed-derived sequence. Deterministic, so a task id
   // still regenerates the same task; the task records the world it was built in.

@@ -7,11 +7,12 @@
  * harness's own task files (`tasks/*.jsonl` of its directory).
  */
 import type { Intent, Locale, Split, Task } from '../../protocol/domain.js';
-import { INTENTS } from '../../protocol/domain.js';
+import { INTENTS, isBuiltinIntent } from '../../protocol/domain.js';
 import { deriveSeed } from '../../protocol/rng.js';
 import type { HarnessBindings, HarnessSet } from '../../harness/index.js';
 import { EMBEDDED_SKILL_INTENT } from '../../harness/index.js';
 import { generateTask, generateTaskWithKind, generatedTaskId } from './generate.js';
+import { checkIntentModules, generateCustom } from './custom-intents.js';
 
 /**
  * A generated task in a harness's names, or null when the harness cannot serve it. The identity for a
@@ -80,13 +81,18 @@ const SERVE_ATTEMPTS = 48;
  */
 export function generateFor(set: HarnessSet, seed: number, locale: Locale, intent: Intent, split: Split): Task | null {
   const b = set.bindings;
-  if (b.identity) return generateTask(seed, locale, { intent, split });
+  if (b.identity && isBuiltinIntent(intent)) return generateTask(seed, locale, { intent, split });
   return generateForWithKind(set, seed, locale, intent, split)?.task ?? null;
 }
 
 /** `generateFor` with the sub-kind that built the task (the traffic-mix measurement counts them). */
 export function generateForWithKind(set: HarnessSet, seed: number, locale: Locale, intent: Intent, split: Split): { task: Task; sub_kind: string; kind: string } | null {
   const b = set.bindings;
+  if (!isBuiltinIntent(intent)) {
+    // A harness's own intent: its module makes the task in the harness's names (no translation).
+    const made = generateCustom(set, seed, locale, intent, split);
+    return made.ok ? { task: made.task, sub_kind: made.sub_kind, kind: made.kind } : null;
+  }
   if (b.identity) return generateTaskWithKind(seed, locale, { intent, split });
   if (b.intents.get(intent)?.generate !== true) return null;
   for (let k = 0; k < SERVE_ATTEMPTS; k++) {
@@ -110,12 +116,16 @@ export function generatedIntents(set: HarnessSet, locale: Locale, split: Split):
   const key = `${locale}/${split}`;
   const hit = memo.get(key);
   if (hit) return hit;
-  const out = INTENTS.filter((intent) => {
+  const builtin: Intent[] = INTENTS.filter((intent) => {
     if (set.bindings.intents.get(intent)?.generate !== true) return false;
     if (set.bindings.identity) return true;
     for (let seed = 0; seed < 8; seed++) if (generateFor(set, seed, locale, intent, split)) return true;
     return false;
   });
+  // The harness's own intents, after the built-in ones in harness.yaml order, when their modules passed
+  // their trial (a harness whose module fails is refused at start-up; a served list never offers it).
+  const custom = checkIntentModules(set).length > 0 ? [] : set.bindings.customIntents.filter((i) => set.intentModules.has(i) && set.locales.includes(locale));
+  const out = custom.length === 0 ? builtin : [...builtin, ...custom];
   memo.set(key, out);
   return out;
 }

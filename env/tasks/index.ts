@@ -17,6 +17,8 @@ export { WorldDataSchema, worldProblems } from './world-schema.js';
 export type { WorldProblem } from './world-schema.js';
 export { GeneratorTaskSource, JsonlTaskSource, loadHarnessTasks, listErrors, MAX_LISTED_ERRORS } from './source.js';
 export { adaptTask, generateFor, generateForWithKind, generatedIntents } from './harness-tasks.js';
+export { checkIntentModules, generateCustom, harnessMix, TRIAL_SEEDS } from './custom-intents.js';
+export type { CustomTaskResult, IntentContext } from './custom-intents.js';
 export type { JsonlError, JsonlLoad, TaskPick, TaskSelector, TaskSource } from './source.js';
 export { REFERENCE_MAX_CHARS } from './kit.js';
 export { toolMentions, instructedLookups, withInstructedLookups } from './instructed.js';
@@ -28,6 +30,7 @@ export {
   mixIntent,
   mixLabel,
   mixShares,
+  withCustomWeights,
   parseMix,
   parseMixText,
   splitsOf,

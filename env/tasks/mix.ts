@@ -11,7 +11,7 @@
  * they always did.
  */
 import type { Intent, Split } from '../../protocol/domain.js';
-import { INTENTS } from '../../protocol/domain.js';
+import { CUSTOM_INTENT_RE, INTENTS, isBuiltinIntent } from '../../protocol/domain.js';
 import { Rng } from '../../protocol/rng.js';
 import { editDistance } from '../../protocol/text.js';
 import { INTENT_WEIGHTS } from './generate.js';
@@ -44,7 +44,7 @@ export type VariantSplit = Split | 'none';
  * Weights per intent, as shares that sum to 1 (up to rounding), in `INTENT_WEIGHTS` order; an intent
  * left out of a mix has weight 0. The production mix is `INTENT_WEIGHTS` itself.
  */
-export type IntentMix = Readonly<Record<Intent, number>>;
+export type IntentMix = Readonly<Record<string, number>>;
 
 /** The production mix (DESIGN.md "The domain"), the default of every reset. */
 export const PRODUCTION_MIX: IntentMix = INTENT_WEIGHTS;
@@ -58,14 +58,33 @@ export const REPORT_TABLE_1: Readonly<Partial<Record<Intent, number>>> = { produ
 /** The intents in the order a mix draws them (the production table's order, which the generator always drew in). */
 const DRAW_ORDER = Object.keys(INTENT_WEIGHTS) as Intent[];
 
+/** The intents a mix draws among, in draw order: the built-in ones, then a harness's own in the mix's order. */
+function drawOrder(weights: Readonly<Record<string, number | undefined>>): Intent[] {
+  const custom = Object.keys(weights).filter((k) => !isBuiltinIntent(k)) as Intent[];
+  return custom.length === 0 ? DRAW_ORDER : [...DRAW_ORDER, ...custom];
+}
+
+/**
+ * The production mix with a harness's own intents added (docs/HARNESS.md "Intents of your own"): each
+ * weight is in points of the production mix, whose built-in weights are 46 to 1 out of 100, so a weight
+ * of 1 is a handoff's share. Without custom intents, the production mix itself (the same draws).
+ */
+export function withCustomWeights(weights: ReadonlyMap<Intent, number>): IntentMix {
+  if (weights.size === 0) return PRODUCTION_MIX;
+  const out: Record<string, number> = { ...INTENT_WEIGHTS };
+  for (const [intent, w] of weights) out[intent] = w / 100;
+  return Object.freeze(out);
+}
+
 /** A parsed mix, or what is wrong with it (one line, naming the intent or weight at fault). */
 export type MixResult = { ok: true; mix: IntentMix } | { ok: false; message: string };
 
-function normalise(weights: Readonly<Partial<Record<Intent, number>>>): Record<Intent, number> {
+function normalise(weights: Readonly<Record<string, number | undefined>>): Record<string, number> {
+  const order = drawOrder(weights);
   let total = 0;
-  for (const i of DRAW_ORDER) total += weights[i] ?? 0;
-  const out = {} as Record<Intent, number>;
-  for (const i of DRAW_ORDER) out[i] = (weights[i] ?? 0) / total;
+  for (const i of order) total += weights[i] ?? 0;
+  const out: Record<string, number> = {};
+  for (const i of order) out[i] = (weights[i] ?? 0) / total;
   return out;
 }
 
@@ -97,22 +116,26 @@ export function parseMix(input: unknown): MixResult {
     const kind = Array.isArray(input) ? 'an array' : input === null ? 'null' : `a ${typeof input}`;
     return { ok: false, message: `a mix must be a map of intent to weight, such as {product_qa: 0.5, chitchat: 0.5}, got ${kind}` };
   }
-  const weights: Partial<Record<Intent, number>> = {};
+  const weights: Record<string, number> = {};
   for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
-    if (!(INTENTS as readonly string[]).includes(key)) {
+    if (!isBuiltinIntent(key)) {
+      // A harness's own intent is any snake_case name that is not a misspelt built-in one; whether the
+      // harness serves it is checked where the mix meets the harness (the served intents).
       const near = nearIntent(key);
-      return { ok: false, message: `unknown intent "${key}"${near ? ` (did you mean ${near}?)` : ''}; intents are ${INTENTS.join(', ')}` };
+      if (near !== undefined || !CUSTOM_INTENT_RE.test(key)) {
+        return { ok: false, message: `unknown intent "${key}"${near ? ` (did you mean ${near}?)` : ''}; intents are ${INTENTS.join(', ')}, or a harness's own (snake_case)` };
+      }
     }
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
       return { ok: false, message: `the weight of ${key} must be a finite number >= 0, got ${typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value))}` };
     }
-    weights[key as Intent] = value;
+    weights[key] = value;
   }
-  if (!DRAW_ORDER.some((i) => (weights[i] ?? 0) > 0)) {
+  if (!drawOrder(weights).some((i) => (weights[i] ?? 0) > 0)) {
     return { ok: false, message: `every weight is 0 (or none is given): give at least one intent a positive weight, e.g. ${MIX_EXAMPLE}` };
   }
   const shares = normalise(weights);
-  if (DRAW_ORDER.every((i) => shares[i] === PRODUCTION_SHARES[i])) return { ok: true, mix: PRODUCTION_MIX };
+  if (Object.keys(shares).length === DRAW_ORDER.length && DRAW_ORDER.every((i) => shares[i] === PRODUCTION_SHARES[i])) return { ok: true, mix: PRODUCTION_MIX };
   return { ok: true, mix: Object.freeze(shares) };
 }
 
@@ -144,10 +167,10 @@ export function isProductionMix(mix: IntentMix | undefined): boolean {
 }
 
 /** A mix's non-zero shares, rounded to 4 places, in draw order (what summaries and `welcome` print). */
-export function mixShares(mix: IntentMix | undefined): Partial<Record<Intent, number>> {
-  const shares = mix === undefined || mix === PRODUCTION_MIX ? PRODUCTION_SHARES : mix;
-  const out: Partial<Record<Intent, number>> = {};
-  for (const i of DRAW_ORDER) if (shares[i] > 0) out[i] = Math.round(shares[i] * 1e4) / 1e4;
+export function mixShares(mix: IntentMix | undefined): Record<string, number> {
+  const shares = mix === undefined || mix === PRODUCTION_MIX ? PRODUCTION_SHARES : normalise(mix);
+  const out: Record<string, number> = {};
+  for (const i of drawOrder(shares)) if ((shares[i] ?? 0) > 0) out[i] = Math.round(shares[i] * 1e4) / 1e4;
   return out;
 }
 
@@ -167,8 +190,8 @@ export function mixLabel(mix: IntentMix | undefined): string {
 export function mixIntent(seed: number, served: readonly Intent[], mix: IntentMix = PRODUCTION_MIX): Intent | undefined {
   const weights: Partial<Record<Intent, number>> = {};
   let any = false;
-  for (const intent of DRAW_ORDER) {
-    if (mix[intent] > 0 && served.includes(intent)) {
+  for (const intent of drawOrder(mix)) {
+    if ((mix[intent] ?? 0) > 0 && served.includes(intent)) {
       weights[intent] = mix[intent];
       any = true;
     }

@@ -3,8 +3,8 @@
  * files). Defined once; `TaskSchema` must accept every task the generator produces (a test checks it).
  */
 import { z } from 'zod';
-import type { Task } from '../../protocol/domain.js';
-import { INTENTS, LOCALES } from '../../protocol/domain.js';
+import type { BuiltinIntent, CustomIntent, Task } from '../../protocol/domain.js';
+import { CUSTOM_INTENT_RE, INTENTS, LOCALES } from '../../protocol/domain.js';
 import { WorldDataSchema, worldProblems } from './world-schema.js';
 
 const FactSchema = z.object({ key: z.string().min(1), values: z.array(z.string().min(1)).min(1) }).strict();
@@ -45,7 +45,11 @@ export const AnswerKeySchema = z
 export const TaskSchema = z
   .object({
     id: z.string().min(1),
-    intent: z.enum(INTENTS as unknown as [Task['intent'], ...Task['intent'][]]),
+    // A built-in intent, or a harness's own (checked against the harness where the task is served).
+    intent: z.union([
+      z.enum(INTENTS as unknown as [BuiltinIntent, ...BuiltinIntent[]]),
+      z.string().regex(CUSTOM_INTENT_RE, `must be an intent: ${INTENTS.join(', ')}, or one of the harness's own (${String(CUSTOM_INTENT_RE)})`).transform((s) => s as CustomIntent),
+    ]),
     locale: z.enum(LOCALES as unknown as [Task['locale'], ...Task['locale'][]]),
     split: z.enum(['train', 'eval']),
     world_seed: z.number().int().min(0).max(0xffffffff),

@@ -4,14 +4,15 @@
  * Errors are data: an unknown id or an invalid selector is a typed value, never a throw.
  */
 import type { Harness } from '../../protocol/harness.js';
-import { charLength } from '../../protocol/text.js';
 import type { Intent, Locale, Split, Task } from '../../protocol/domain.js';
-import { INTENTS } from '../../protocol/domain.js';
+import { CUSTOM_INTENT_RE, INTENTS, isBuiltinIntent } from '../../protocol/domain.js';
 import { generateTask, parseGeneratedTaskId } from './generate.js';
 import { generateFor, generatedIntents } from './harness-tasks.js';
 import { isProductionMix, mixIntent, mixShares } from './mix.js';
 import type { IntentMix } from './mix.js';
-import { HarnessDataError, checkCustomState, embeddedHarness, harnessSetOf } from '../../harness/index.js';
+import { HarnessDataError, embeddedHarness, harnessSetOf } from '../../harness/index.js';
+import { harnessTaskProblems } from './harness-check.js';
+import { checkIntentModules, harnessMix } from './custom-intents.js';
 import type { HarnessSet } from '../../harness/index.js';
 import { TaskSchema } from './schema.js';
 import { FILE_LIMITS, FileProblem, depthProblem, readLines } from '../../protocol/files.js';
@@ -98,17 +99,25 @@ function mixMisses(mix: IntentMix, what: string, served: readonly Intent[]): str
 
 /** Check a selector that came off the wire (intent and split are free strings there). */
 function checkSelector(selector: TaskSelector): TaskPick | null {
-  if (selector.intent !== undefined && !INTENTS.includes(selector.intent)) {
+  // A name that could be a harness's own intent passes here; whether the source serves it is checked by the source.
+  if (selector.intent !== undefined && !isBuiltinIntent(selector.intent) && !(typeof selector.intent === 'string' && CUSTOM_INTENT_RE.test(selector.intent))) {
     return {
       ok: false,
       code: 'INVALID_MESSAGE',
-      message: `unknown intent "${String(selector.intent)}"; expected one of ${INTENTS.join(', ')}`,
+      message: `unknown intent "${String(selector.intent)}"; expected one of ${INTENTS.join(', ')}, or an intent of the harness's own`,
     };
   }
   if (selector.split !== undefined && selector.split !== 'train' && selector.split !== 'eval') {
     return { ok: false, code: 'INVALID_MESSAGE', message: `unknown split "${String(selector.split)}"; expected train or eval` };
   }
   return null;
+}
+
+/** An intent that is neither built-in nor one of `own` (the source's own intents): INVALID_MESSAGE, as before they existed. */
+function unknownIntent(selector: TaskSelector, own: readonly Intent[]): TaskPick | null {
+  const i = selector.intent;
+  if (i === undefined || isBuiltinIntent(i) || own.includes(i)) return null;
+  return { ok: false, code: 'INVALID_MESSAGE', message: `unknown intent "${i}"; expected one of ${[...INTENTS, ...own].join(', ')}` };
 }
 
 /**
@@ -121,9 +130,12 @@ export class GeneratorTaskSource implements TaskSource {
   readonly name = 'generator';
   readonly #set: HarnessSet;
   readonly #files: JsonlTaskSource | undefined;
+  /** The production mix with the harness's own intents' weights; undefined when it has none. */
+  readonly #customMix: IntentMix | undefined;
 
   constructor(set: HarnessSet = embeddedHarness()) {
     this.#set = set;
+    this.#customMix = harnessMix(set);
     const loaded = loadHarnessTasks(set);
     if (!loaded.ok) throw new HarnessDataError('tasks', '(files)', listErrors(loaded.errors, loaded.more));
     this.#files = loaded.source;
@@ -133,15 +145,17 @@ export class GeneratorTaskSource implements TaskSource {
   served(locale: Locale, split: Split): Intent[] {
     const generated = generatedIntents(this.#set, locale, split);
     const files = this.#files;
-    return INTENTS.filter(
+    const builtin = INTENTS.filter(
       (i) =>
         generated.includes(i) ||
         (files !== undefined && this.#set.bindings.intents.get(i)?.generate === false && files.tasks().some((t) => t.intent === i && t.locale === locale && t.split === split)),
     );
+    // The harness's own intents after the built-in ones, in harness.yaml order.
+    return [...builtin, ...generated.filter((i) => !isBuiltinIntent(i))];
   }
 
   pick(seed: number, selector: TaskSelector, locale: Locale): TaskPick {
-    const bad = checkSelector(selector);
+    const bad = checkSelector(selector) ?? unknownIntent(selector, this.#set.bindings.customIntents);
     if (bad) return bad;
     const label = `harness "${this.#set.identity.name}"`;
     if (selector.id !== undefined) {
@@ -163,7 +177,8 @@ export class GeneratorTaskSource implements TaskSource {
     }
     if (!Number.isSafeInteger(seed)) return { ok: false, code: 'INVALID_MESSAGE', message: `seed must be an integer, got ${seed}` };
     const split = selector.split ?? 'train';
-    const mix = selector.intent === undefined && !isProductionMix(selector.mix) ? selector.mix : undefined;
+    // The production mix of a harness with intents of its own gives them their weights (withCustomWeights).
+    const mix = selector.intent === undefined ? (!isProductionMix(selector.mix) ? selector.mix : this.#customMix) : undefined;
     if (this.#set.bindings.identity && this.#files === undefined && mix === undefined) {
       return { ok: true, task: generateTask(seed, locale, { intent: selector.intent, split }) };
     }
@@ -211,6 +226,9 @@ export function loadHarnessTasks(set: HarnessSet): { ok: true; source?: JsonlTas
       out = errors.length > 0 ? { ok: false, errors, more: 0 } : { ok: true, source: loaded.source };
     }
   }
+  // The harness's own intents: each module must make valid tasks for the first seeds (its file named).
+  const trial = checkIntentModules(set);
+  if (trial.length > 0) out = out.ok ? { ok: false, errors: trial, more: 0 } : { ok: false, errors: [...out.errors, ...trial], more: out.more };
   harnessTasksMemo.set(set, out);
   return out;
 }
@@ -336,8 +354,7 @@ export class JsonlTaskSource implements TaskSource {
     const errors = new ErrorList();
     const all: Task[] = [];
     const firstSeen = new Map<string, string>();
-    const skills = new Map(harness.skills.map((sk) => [sk.name, sk.kind]));
-    const tools = new Set(harness.tools.map((t) => t.function.name));
+    const intents = new Set(harnessSetOf(harness).bindings.customIntents);
     const say = (message: string): void => errors.add({ line: 0, message });
     for (const path of paths) {
       const fileErrors = new ErrorList();
@@ -369,22 +386,9 @@ export class JsonlTaskSource implements TaskSource {
           continue;
         }
         firstSeen.set(task.id, at);
-        const key = task.answer_key;
-        key.reply_skills.forEach((name, i) => {
-          if (skills.get(name) !== 'reply') say(`${at}: answer_key.reply_skills.${i}: "${name}" is not a reply skill of the harness`);
-        });
-        key.strategy_skills.forEach((name, i) => {
-          if (!skills.has(name)) say(`${at}: answer_key.strategy_skills.${i}: "${name}" is not a skill of the harness`);
-        });
-        const calls: [string, string][] = [
-          ...key.required_calls.flatMap((r, i) => r.any_of.map((c, j): [string, string] => [`answer_key.required_calls.${i}.any_of.${j}.name`, c.name])),
-          ...key.solution.map((c, i): [string, string] => [`answer_key.solution.${i}.name`, c.name]),
-          ...key.optional_tools.map((n, i): [string, string] => [`answer_key.optional_tools.${i}`, n]),
-        ];
-        for (const [where, name] of calls) if (!tools.has(name)) say(`${at}: ${where}: "${name}" is not a tool of the harness`);
-        for (const message of customStateProblems(key, harness)) say(`${at}: ${message}`);
-        if (charLength(key.reference_reply) > harness.limits.reply_max_chars) {
-          say(`${at}: answer_key.reference_reply: ${charLength(key.reference_reply)} characters, over the harness's reply limit (${harness.limits.reply_max_chars})`);
+        for (const p of harnessTaskProblems(task, harness)) say(`${at}: ${p}`);
+        if (!isBuiltinIntent(task.intent) && !intents.has(task.intent)) {
+          say(`${at}: intent: "${task.intent}" is no intent (built-in: ${INTENTS.join(', ')}; the harness's own: ${[...intents].join(', ') || 'none'})`);
         }
         all.push(task);
       }
@@ -406,11 +410,12 @@ export class JsonlTaskSource implements TaskSource {
 
   /** The intents of the file's tasks in a locale and split, in INTENTS order. */
   served(locale: Locale, split: Split): Intent[] {
-    return INTENTS.filter((i) => this.#tasks.some((t) => t.intent === i && t.locale === locale && t.split === split));
+    const custom = [...new Set(this.#tasks.filter((t) => !isBuiltinIntent(t.intent)).map((t) => t.intent))];
+    return [...INTENTS, ...custom].filter((i) => this.#tasks.some((t) => t.intent === i && t.locale === locale && t.split === split));
   }
 
   pick(seed: number, selector: TaskSelector, locale: Locale): TaskPick {
-    const bad = checkSelector(selector);
+    const bad = checkSelector(selector) ?? unknownIntent(selector, [...new Set(this.#tasks.filter((t) => !isBuiltinIntent(t.intent)).map((t) => t.intent))]);
     if (bad) return bad;
     if (selector.id !== undefined) {
       const t = this.#byId.get(selector.id);
@@ -419,7 +424,8 @@ export class JsonlTaskSource implements TaskSource {
     let intent = selector.intent;
     if (intent === undefined && selector.mix !== undefined) {
       // A mix draws the intent among the file's intents in the locale and split, then the seed-th of its tasks.
-      const present = INTENTS.filter(
+      const custom = [...new Set(this.#tasks.filter((t) => !isBuiltinIntent(t.intent)).map((t) => t.intent))];
+      const present = [...INTENTS, ...custom].filter(
         (i) => this.#tasks.some((t) => t.intent === i && t.locale === locale && (selector.split === undefined || t.split === selector.split)),
       );
       intent = mixIntent(seed, present, selector.mix);
@@ -441,31 +447,4 @@ export class JsonlTaskSource implements TaskSource {
     const n = matching.length;
     return { ok: true, task: matching[((seed % n) + n) % n] };
   }
-}
-
-/**
- * What is wrong with an answer key's custom states (`expected_state.custom`, `optional_state.custom`)
- * against the harness: each must name a stateful service of it (`services/<module>.mjs` exporting
- * `initial_state`) and be a JSON state within its limits. Each problem as `key: what`.
- */
-export function customStateProblems(key: Task['answer_key'], harness: Harness): string[] {
-  const out: string[] = [];
-  const services = harnessSetOf(harness).services;
-  const stateful = [...services.values()].filter((s) => s.stateful).map((s) => s.name);
-  for (const [field, state] of [['expected_state', key.expected_state], ['optional_state', key.optional_state]] as const) {
-    const custom = state?.custom;
-    if (custom === undefined) continue;
-    for (const [module, value] of Object.entries(custom)) {
-      const at = `answer_key.${field}.custom.${module}`;
-      const service = services.get(module);
-      if (service === undefined || !service.stateful) {
-        const why = service === undefined ? 'no service of the harness is named so' : `services/${module}.mjs exports no initial_state (it is read-only)`;
-        out.push(`${at}: "${module}" is not a stateful service of the harness: ${why} (stateful: ${stateful.length > 0 ? stateful.join(', ') : 'none'})`);
-        continue;
-      }
-      const checked = checkCustomState(value);
-      if (!checked.ok) out.push(`${at}: ${checked.message}`);
-    }
-  }
-  return out;
 }

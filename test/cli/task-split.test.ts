@@ -208,7 +208,7 @@ describe('bad task flags: one line, non-zero exit', () => {
     ]);
     expect(expectFailure(runs[0], EXIT.usage, 'eval')).toBe('harness-gym eval: --task-split must be one of train, eval, all, got "evl" (did you mean eval?)');
     expect(expectFailure(runs[1], EXIT.usage, 'eval')).toBe(
-      `harness-gym eval: --mix chitchta=1: unknown intent "chitchta" (did you mean chitchat?); intents are ${INTENTS.join(', ')}`,
+      `harness-gym eval: --mix chitchta=1: unknown intent "chitchta" (did you mean chitchat?); intents are ${INTENTS.join(', ')}, or a harness's own (snake_case)`,
     );
     expect(expectFailure(runs[2], EXIT.usage, 'eval')).toBe(
       'harness-gym eval: --mix chitchat=0: every weight is 0 (or none is given): give at least one intent a positive weight, e.g. product_qa=0.5,chitchat=0.5',
@@ -275,7 +275,7 @@ describe('serve: defaults.task_split and defaults.task_mix', () => {
     expect(expectFailure(runs[0], EXIT.usage, 'serve')).toBe('harness-gym serve: --task-split must be one of train, eval, all, got "evl" (did you mean eval?)');
     expect(expectFailure(runs[1], EXIT.files, 'serve')).toBe(`harness-gym serve: --config ${badSplit}: defaults.task_split: Invalid option: expected one of "train"|"eval"|"all"`);
     expect(expectFailure(runs[2], EXIT.files, 'serve')).toBe(
-      `harness-gym serve: --config ${badMix}: defaults.task_mix: unknown intent "chitchta" (did you mean chitchat?); intents are ${INTENTS.join(', ')}`,
+      `harness-gym serve: --config ${badMix}: defaults.task_mix: unknown intent "chitchta" (did you mean chitchat?); intents are ${INTENTS.join(', ')}, or a harness's own (snake_case)`,
     );
     expect(expectFailure(runs[3], EXIT.usage, 'serve')).toBe(
       'harness-gym serve: invalid task defaults: --mix: gives weight only to handoff, and harness "mini-shop" serves none of them in locale zh-CN, split train (it serves product_qa, chitchat); --mix: gives weight only to handoff, and harness "mini-shop" serves none of them in locale en, split train (it serves product_qa, chitchat)',

@@ -223,7 +223,7 @@ describe('custom service modules', () => {
 describe('binding errors, each with its file and key', () => {
   it('intents: unknown intent, unknown skill, a strategy skill, multi_intent with a skill, no skill', () => {
     expect(errorsAfter((d) => manifest(d, (m) => (m.intents.gossip = 'item-facts')))).toContain(
-      'harness.yaml: intents.gossip: unknown intent (intents: product_qa, chitchat, clarification, after_sales, purchase, marketing, multi_intent, risky, whitelist, handoff)',
+      'harness.yaml: intents.gossip: unknown intent (intents: product_qa, chitchat, clarification, after_sales, purchase, marketing, multi_intent, risky, whitelist, handoff); an intent of your own needs { skill, module, weight } (docs/HARNESS.md "Intents of your own")',
     );
     expect(
       errorsAfter((d) => {

@@ -88,7 +88,7 @@ describe('defaults.task_split and defaults.task_mix', () => {
     });
     expect(parseServerConfig({ defaults: { task_mix: { chitchta: 1 } } })).toEqual({
       ok: false,
-      errors: [`defaults.task_mix: unknown intent "chitchta" (did you mean chitchat?); intents are ${INTENTS.join(', ')}`],
+      errors: [`defaults.task_mix: unknown intent "chitchta" (did you mean chitchat?); intents are ${INTENTS.join(', ')}, or a harness's own (snake_case)`],
     });
     expect(parseServerConfig({ defaults: { task_mix: { chitchat: -2 } } })).toEqual({
       ok: false,

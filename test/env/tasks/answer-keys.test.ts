@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import type { AnswerKey, Intent, Locale, Task, WorldState } from '../../../protocol/domain.js';
+import type { AnswerKey, BuiltinIntent, Intent, Locale, Task, WorldState } from '../../../protocol/domain.js';
 import { INTENTS, LOCALES, emptyWorldState } from '../../../protocol/domain.js';
 import { charLength, extractNumbers, normalizeForMatch } from '../../../protocol/text.js';
 import { generateWorld } from '../../../mock-services/index.js';
@@ -115,7 +115,7 @@ describe('generated answer keys are internally consistent', () => {
 });
 
 describe('answer keys follow the intent rules', () => {
-  const cases: [Intent, Locale][] = INTENTS.flatMap((i) => LOCALES.map((l) => [i, l] as [Intent, Locale]));
+  const cases: [BuiltinIntent, Locale][] = INTENTS.flatMap((i) => LOCALES.map((l) => [i, l] as [BuiltinIntent, Locale]));
   it.each(cases)('%s (%s): expectation, reply skills and state', (intent, locale) => {
     for (const seed of SEEDS.slice(0, 30)) {
       const world = generateWorld(taskWorldSeed(seed, 'train'), locale);

@@ -75,13 +75,16 @@ describe('task ids', () => {
       'gen-train-zh-CN-1',
       'gen-test-zh-CN-1-chitchat',
       'gen-train-fr-1-chitchat',
-      'gen-train-en-1-dancing',
+      'gen-train-en-1-Dancing',
+      'gen-train-en-1-9lives',
       'gen-train-en-x-chitchat',
       'task-1',
       'gen-train-en-1.5-chitchat',
     ]) {
       expect(parseGeneratedTaskId(id)).toBeNull();
     }
+    // A snake_case intent may be a harness's own: the id parses, and the source says whether it serves it.
+    expect(parseGeneratedTaskId('gen-train-en-1-restock_alert')).toEqual({ split: 'train', locale: 'en', seed: 1, intent: 'restock_alert' });
   });
 });
 

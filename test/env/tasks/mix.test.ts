@@ -75,8 +75,9 @@ describe('parseMix', () => {
   it('rejects every bad input with one line naming what is wrong', () => {
     expect(parseMix({ chitchta: 1 })).toEqual({
       ok: false,
-      message: `unknown intent "chitchta" (did you mean chitchat?); intents are ${INTENTS.join(', ')}`,
+      message: `unknown intent "chitchta" (did you mean chitchat?); intents are ${INTENTS.join(', ')}, or a harness's own (snake_case)`,
     });
+    expect(parseMix({ 'Restock-Alert': 1 })).toEqual({ ok: false, message: `unknown intent "Restock-Alert"; intents are ${INTENTS.join(', ')}, or a harness's own (snake_case)` });
     expect(parseMix({ chitchat: -1 })).toEqual({ ok: false, message: 'the weight of chitchat must be a finite number >= 0, got -1' });
     expect(parseMix({ chitchat: 'a lot' })).toEqual({ ok: false, message: 'the weight of chitchat must be a finite number >= 0, got "a lot"' });
     expect(parseMix({ chitchat: Infinity })).toEqual({ ok: false, message: 'the weight of chitchat must be a finite number >= 0, got Infinity' });
@@ -210,6 +211,10 @@ describe('resets with task defaults (resolveTask)', () => {
     });
     expect(taskDefaultProblems(risky)).toEqual([
       'defaults.task_mix: gives weight only to risky, and jsonl:mem serves none of them in locale zh-CN, split train (it serves product_qa, chitchat)',
+    ]);
+    // A snake_case key parses as a harness's own intent; where nothing has it, start-up names it.
+    expect(taskDefaultProblems(withDefaults(files, { task_mix: mixOf('product_qa=1,restock_alert=1') }))).toEqual([
+      'defaults.task_mix: unknown intent "restock_alert": jsonl:mem has no such intent (intents: product_qa, chitchat, clarification, after_sales, purchase, marketing, multi_intent, risky, whitelist, handoff)',
     ]);
     // A split the file has no task of in a locale it serves (checked when asked: the default is not a choice).
     expect(taskDefaultProblems(withDefaults(files, { task_split: 'all' }), { split: true })).toEqual([]);
