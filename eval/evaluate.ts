@@ -39,7 +39,7 @@ export interface EvalOptions {
   onProgress?: (done: number, total: number, reward: number) => void;
 }
 
-/** The eval summary line (issue 2's contract; the remote eval prints the same). */
+/** The eval summary line (the remote eval prints the same). */
 export interface EvalSummary {
   policy: string;
   variant: string;
