@@ -200,13 +200,15 @@ export function resolveReset(
 }
 
 /** An episode, fully resolved: what `startEpisode` builds (nothing in it is parsed again). */
-export interface EpisodePlan extends ResolvedOptions {
+export interface EpisodePlan {
   episode_id: string;
   seed: number;
   /** The task selector (ignored with `task_override`). */
   task?: EpisodeRequest['task'];
   /** The effective variant: the item's, its group's or the default. */
   variant: VariantChoice;
+  /** The options, resolved (held, not copied field by field: a reset builds one plan). */
+  resolved: ResolvedOptions;
   /** GRPO groups: the group's task, reused instead of picking one from `task`. */
   task_override?: EpisodeRequest['task_override'];
   /** Seed of the variant sampler; defaults to `seed`. */
@@ -219,7 +221,7 @@ export interface EpisodePlan extends ResolvedOptions {
 export function startEpisode(config: EnvConfig, plan: EpisodePlan): { ok: true; episode: Episode } | { ok: false; error: ErrorInfo } {
   const task = plan.task_override
     ? { ok: true as const, task: plan.task_override }
-    : resolveTask(config, { episode_id: plan.episode_id, seed: plan.seed, ...(plan.task !== undefined ? { task: plan.task } : {}) }, plan.locale);
+    : resolveTask(config, plan, plan.resolved.locale);
   if (!task.ok) return task;
   // The harness speaks the task's language (a task file may carry its own locale).
   const variant = plan.variant_override
@@ -227,7 +229,8 @@ export function startEpisode(config: EnvConfig, plan: EpisodePlan): { ok: true; 
     : variantFor(plan.variant.spec, task.task, plan.variant_seed ?? plan.seed, config.operators, config.harness, config.variantPool);
   const { harness, map, variant_id } = variant.variant;
   // The cap is the least of the option, the variant's own limit and the server's (a larger option is clamped).
-  const maxTurns = Math.min(plan.max_turns ?? Infinity, harness.limits.max_turns, config.limits.max_turns);
+  const opts = plan.resolved;
+  const maxTurns = Math.min(opts.max_turns ?? Infinity, harness.limits.max_turns, config.limits.max_turns);
   const episode = new Episode({
     episode_id: plan.episode_id,
     seed: plan.seed,
@@ -238,12 +241,12 @@ export function startEpisode(config: EnvConfig, plan: EpisodePlan): { ok: true; 
     map,
     variant_id,
     variant_pool: config.variantPool,
-    parser: plan.parser,
+    parser: opts.parser,
     max_turns: maxTurns,
     max_errors: config.limits.max_errors,
-    faults: plan.faults,
-    observation: plan.observation,
-    profile: plan.profile,
+    faults: opts.faults,
+    observation: opts.observation,
+    profile: opts.profile,
     registry: config.registry,
     ...(plan.variant_override ? { world: plan.variant_override.world } : {}),
   });
@@ -259,7 +262,7 @@ export function resolveRequest(config: EnvConfig, req: EpisodeRequest): { ok: tr
   if (!resolved.ok) return resolved;
   const variant = req.variant === undefined ? defaultVariantChoice(config.defaults) : parseVariantChoice(req.variant);
   if (!variant.ok) return { ok: false, error: { code: 'INVALID_VARIANT', message: variant.message } };
-  const plan: EpisodePlan = { ...resolved.resolved, episode_id: req.episode_id, seed: req.seed, variant: variant.choice };
+  const plan: EpisodePlan = { episode_id: req.episode_id, seed: req.seed, variant: variant.choice, resolved: resolved.resolved };
   if (req.task !== undefined) plan.task = req.task;
   if (req.task_override !== undefined) plan.task_override = req.task_override;
   if (req.variant_seed !== undefined) plan.variant_seed = req.variant_seed;
@@ -285,17 +288,16 @@ export type Placement = Pick<EpisodePlan, 'episode_id' | 'seed' | 'task_override
  */
 export function planEpisode(config: EnvConfig, plan: ResetPlan, at: Placement): { ok: true; plan: EpisodePlan } | { ok: false; error: ErrorInfo } {
   if (plan.late !== null || plan.resolved === null) return { ok: false, error: plan.late ?? { code: 'INTERNAL', message: 'unresolved options' } };
-  const { variant: given, ...placed } = at;
-  let variant = given;
+  let variant = at.variant;
   if (variant === undefined) {
     const d = defaultVariantChoice(config.defaults);
     if (!d.ok) return { ok: false, error: { code: 'INVALID_VARIANT', message: d.message } };
     variant = d.choice;
   }
-  const out: EpisodePlan = { ...plan.resolved, episode_id: placed.episode_id, seed: placed.seed, variant };
+  const out: EpisodePlan = { episode_id: at.episode_id, seed: at.seed, variant, resolved: plan.resolved };
   if (plan.item.task !== undefined) out.task = plan.item.task;
-  if (placed.task_override !== undefined) out.task_override = placed.task_override;
-  if (placed.variant_seed !== undefined) out.variant_seed = placed.variant_seed;
-  if (placed.variant_override !== undefined) out.variant_override = placed.variant_override;
+  if (at.task_override !== undefined) out.task_override = at.task_override;
+  if (at.variant_seed !== undefined) out.variant_seed = at.variant_seed;
+  if (at.variant_override !== undefined) out.variant_override = at.variant_override;
   return { ok: true, plan: out };
 }
