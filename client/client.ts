@@ -16,6 +16,7 @@
  */
 import WebSocket from 'ws';
 import { MsgpackCodec } from '../protocol/codec.js';
+import { isRecord } from '../protocol/objects.js';
 import { PROTOCOL_VERSION } from './types.js';
 import type {
   ClosedReply,
@@ -109,10 +110,6 @@ interface Pending {
   resolve: (msg: Record<string, unknown>) => void;
   reject: (e: HarnessGymError) => void;
   timer: NodeJS.Timeout | null;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

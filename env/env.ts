@@ -1,7 +1,8 @@
 /**
- * The in-process environment: resolves a reset request (task, variant, parser, limits, reward profile) into
- * an `Episode`, and `HarnessGymEnv`, a Gymnasium-style single-episode API for TypeScript callers.
- * The server builds on `createEpisode` with the same resolution rules, so in-process and remote runs agree.
+ * The environment's config (harness, tasks, rewards, limits, defaults) and what a reset builds with: the
+ * task it picks and the variant it realises. Reset requests are resolved into episodes by
+ * env/reset-plan.ts (one step shared by sessions, `HarnessGymEnv` in env/gym.ts and `createEpisode`), so
+ * in-process and remote runs agree.
  */
 import type { Locale, Split, Task } from '../protocol/domain.js';
 import { INTENTS } from '../protocol/domain.js';
@@ -30,10 +31,8 @@ import type { VariantSpec } from '../harness-variants/index.js';
 import type { HarnessTransform } from '../harness-variants/index.js';
 import { DEFAULT_PROFILE, defaultRegistry, validateProfile } from '../rewards/index.js';
 import type { RewardProfile, RewardRegistry } from '../rewards/index.js';
-import { Episode } from './episode.js';
-import type { Observation, StepOutput } from './episode.js';
+import type { Episode } from './episode.js';
 import type { World } from '../mock-services/index.js';
-import { PARSERS } from './parsers.js';
 import { GeneratorTaskSource, mixIntent, mixShares, splitsOf, taskSplitFor } from './tasks/index.js';
 import type { IntentMix, TaskSource, TaskSplit, VariantSplit } from './tasks/index.js';
 
@@ -300,10 +299,26 @@ export function resolveVariant(
 ): { ok: true; variant: ResolvedVariant; task: Task } | { ok: false; error: ErrorInfo } {
   const parsed = parseVariant(variant);
   if (!parsed.ok) return { ok: false, error: { code: 'INVALID_VARIANT', message: parsed.message } };
-  if (parsed.spec === null) return { ok: true, variant: identityVariant(task.locale, set), task };
-  const built = buildVariant(set.get(task.locale), parsed.spec, seed, task, operators, pool);
-  if (built.identity) return { ok: true, variant: identityVariant(task.locale, set), task };
-  return { ok: true, variant: { variant_id: built.variant_id, harness: built.harness, map: built.map }, task: built.task };
+  return { ok: true, ...variantFor(parsed.spec, task, seed, operators, set, pool) };
+}
+
+/**
+ * A parsed variant (`null`: the base harness) realised for a task with `seed` (the spec's own seed wins):
+ * the identity harness, or an augmented one built from the spec. What `resolveVariant` and a reset plan
+ * (env/reset-plan.ts) build with; it parses nothing.
+ */
+export function variantFor(
+  spec: VariantSpec | null,
+  task: Task,
+  seed: number,
+  operators: readonly HarnessTransform[],
+  set: HarnessSet,
+  pool: number,
+): { variant: ResolvedVariant; task: Task } {
+  if (spec === null) return { variant: identityVariant(task.locale, set), task };
+  const built = buildVariant(set.get(task.locale), spec, seed, task, operators, pool);
+  if (built.identity) return { variant: identityVariant(task.locale, set), task };
+  return { variant: { variant_id: built.variant_id, harness: built.harness, map: built.map }, task: built.task };
 }
 
 /** Resolve the task for a reset item. */
@@ -373,122 +388,4 @@ export function taskDefaultProblems(config: EnvConfig, check: { split?: boolean;
     }
   }
   return out;
-}
-
-/** Build an episode (not yet reset) from a request, or the item's typed error. */
-export function createEpisode(config: EnvConfig, req: EpisodeRequest): { ok: true; episode: Episode } | { ok: false; error: ErrorInfo } {
-  const opts = req.options ?? {};
-  const locale = opts.locale ?? config.defaults.locale;
-  const parserName = opts.parser ?? config.defaults.parser;
-  const parser = PARSERS.get(parserName);
-  if (!parser) {
-    return {
-      ok: false,
-      error: { code: 'INVALID_MESSAGE', message: `unknown parser "${parserName}"`, details: { parsers: [...PARSERS.keys()] } },
-    };
-  }
-  const profileName = opts.rewards ?? config.defaults.rewards;
-  const profile = config.profiles.get(profileName);
-  if (!profile) {
-    return {
-      ok: false,
-      error: {
-        code: 'INVALID_MESSAGE',
-        message: `unknown reward profile "${profileName}"`,
-        details: { profiles: [...config.profiles.keys()] },
-      },
-    };
-  }
-  const faults = opts.faults ?? 0;
-  if (!(faults >= 0 && faults <= 1)) return { ok: false, error: { code: 'INVALID_MESSAGE', message: 'options.faults must be in [0, 1]' } };
-  if (opts.max_turns !== undefined && !(Number.isInteger(opts.max_turns) && opts.max_turns >= 1)) {
-    return { ok: false, error: { code: 'INVALID_MESSAGE', message: 'options.max_turns must be a positive integer' } };
-  }
-  const variantField = req.variant ?? config.defaults.variant;
-  const spec = parseVariant(variantField);
-  if (!spec.ok) return { ok: false, error: { code: 'INVALID_VARIANT', message: spec.message } };
-  const task = req.task_override ? { ok: true as const, task: req.task_override } : resolveTask(config, req, locale);
-  if (!task.ok) return task;
-  // The harness speaks the task's language (a task file may carry its own locale).
-  const variant = req.variant_override
-    ? { ok: true as const, ...req.variant_override }
-    : resolveVariant(variantField, task.task, req.variant_seed ?? req.seed, config.operators, config.harness, config.variantPool);
-  if (!variant.ok) return variant;
-  const { harness, map, variant_id } = variant.variant;
-  // The cap is the least of the option, the variant's own limit and the server's (a larger option is clamped).
-  const maxTurns = Math.min(opts.max_turns ?? Infinity, harness.limits.max_turns, config.limits.max_turns);
-  const episode = new Episode({
-    episode_id: req.episode_id,
-    seed: req.seed,
-    task: variant.task,
-    source_task: task.task,
-    harness,
-    canonical: config.harness.get(task.task.locale),
-    map,
-    variant_id,
-    variant_pool: config.variantPool,
-    parser,
-    max_turns: maxTurns,
-    max_errors: config.limits.max_errors,
-    faults,
-    observation: opts.observation ?? config.defaults.observation,
-    profile,
-    registry: config.registry,
-    ...(req.variant_override ? { world: req.variant_override.world } : {}),
-  });
-  return { ok: true, episode };
-}
-
-/** Arguments of `HarnessGymEnv.reset`, as Gymnasium names them. */
-export interface EnvResetArgs {
-  seed: number;
-  options?: ResetOptions & { task?: EpisodeRequest['task']; variant?: unknown };
-}
-
-/**
- * A Gymnasium-style single environment for TypeScript callers:
- * `reset({seed, options}) -> {observation, info}`, `step(action) -> {observation, reward, terminated,
- * truncated, info}`. Errors throw `EnvError` with the wire code (`RESET_NEEDED` before reset or after the
- * end, as Gymnasium's `OrderEnforcing` raises `ResetNeeded`).
- */
-export class HarnessGymEnv {
-  readonly config: EnvConfig;
-  #episode: Episode | null = null;
-
-  constructor(config: Partial<EnvConfig> = {}) {
-    this.config = defaultEnvConfig(config);
-  }
-
-  /** The live episode (for privileged policies and tests). */
-  get episode(): Episode | null {
-    return this.#episode;
-  }
-
-  reset(args: EnvResetArgs): { observation: Observation; info: Record<string, unknown> } {
-    const { task, variant, ...options } = args.options ?? {};
-    const created = createEpisode(this.config, { episode_id: 'local', seed: args.seed, task, variant, options });
-    if (!created.ok) throw new EnvError(created.error);
-    this.#episode = created.episode;
-    return created.episode.reset();
-  }
-
-  step(action: unknown): StepOutput {
-    if (!this.#episode) throw new EnvError({ code: 'RESET_NEEDED', message: 'call reset before step' });
-    const result = this.#episode.step(action);
-    if (!result.ok) throw new EnvError(result.error);
-    const { ok: _ok, ...out } = result;
-    return out;
-  }
-
-  /**
-   * `step` that awaits async reward modules (an LLM judge) on the final step; for profiles without them
-   * it returns what `step` would. Same errors as `step` (as a rejected promise).
-   */
-  async stepAsync(action: unknown): Promise<StepOutput> {
-    if (!this.#episode) throw new EnvError({ code: 'RESET_NEEDED', message: 'call reset before step' });
-    const result = await this.#episode.stepAsync(action);
-    if (!result.ok) throw new EnvError(result.error);
-    const { ok: _ok, ...out } = result;
-    return out;
-  }
 }

@@ -100,8 +100,16 @@ export interface StepOutput {
 
 export type StepResult = ({ ok: true } & StepOutput) | { ok: false; error: ErrorInfo };
 
+/** A turn played, before its step result is built (a final turn's reward is scored first). */
+interface PlayedTurn {
+  observation: Observation;
+  terminated: boolean;
+  truncated: boolean;
+  info: Record<string, unknown>;
+}
+
 /** What a step on an ended episode gets (Gymnasium's `ResetNeeded`). */
-export function resetNeeded(): StepResult {
+export function resetNeeded(): { ok: false; error: ErrorInfo } {
   return { ok: false, error: { code: 'RESET_NEEDED', message: 'the episode has ended; reset it' } };
 }
 
@@ -275,9 +283,9 @@ export class Episode {
    * step scores synchronously: async modules (if any) answer with their sync fallback; use `stepAsync`.
    */
   step(action: unknown): StepResult {
-    const r = this.#advance(action);
-    if (!r.ok || !this.#ended) return r;
-    return this.#withReward(r, this.#score());
+    const played = this.#advance(action);
+    if (!played.ok) return played;
+    return this.#result(played, this.#ended ? this.#score() : null);
   }
 
   /**
@@ -286,31 +294,37 @@ export class Episode {
    * without async modules the result equals `step`'s, byte for byte.
    */
   async stepAsync(action: unknown): Promise<StepResult> {
-    const r = this.#advance(action);
-    if (!r.ok || !this.#ended) return r;
+    const played = this.#advance(action);
+    if (!played.ok) return played;
+    if (!this.#ended) return this.#result(played, null);
     if (!this.#reward) {
       const { task, profile, registry } = this.params;
       this.#reward = this.needsAsyncScoring
         ? await scoreEpisodeAsync(this.trace(), task, profile, registry)
         : scoreEpisode(this.trace(), task, profile, registry);
     }
-    return this.#withReward(r, this.#reward);
+    return this.#result(played, this.#reward);
   }
 
-  /** Put the final reward into a final step's result (keys in the order clients have always seen). */
-  #withReward(r: { ok: true } & StepOutput, result: RewardResult): StepResult {
-    r.reward = result.reward;
-    r.info.outcome = this.#outcome;
-    r.info.reward_components = result.components;
-    r.info.reward_details = result.details;
-    r.info.segments = result.segments;
+  /**
+   * A step's result, built once from the turn played and, on the final step, its reward (null before):
+   * the final step's `info` carries the outcome and the reward's parts after the turn's own keys, the
+   * order clients have always seen.
+   */
+  #result(played: PlayedTurn, final: RewardResult | null): StepResult {
+    const { observation, terminated, truncated, info } = played;
+    if (final === null) return { ok: true, observation, reward: 0, terminated, truncated, info };
+    info.outcome = this.#outcome;
+    info.reward_components = final.components;
+    info.reward_details = final.details;
+    info.segments = final.segments;
     // Only when a gate lowered the reward, so that uncapped results keep their bytes.
-    if (result.caps !== undefined) r.info.reward_caps = result.caps;
-    return r;
+    if (final.caps !== undefined) info.reward_caps = final.caps;
+    return { ok: true, observation, reward: final.reward, terminated, truncated, info };
   }
 
-  /** The turn itself, without scoring (`reward` is 0 here; the callers add the final reward). */
-  #advance(action: unknown): StepResult {
+  /** The turn itself, without scoring: what it observed and ended (the caller builds the result). */
+  #advance(action: unknown): ({ ok: true } & PlayedTurn) | { ok: false; error: ErrorInfo } {
     if (this.#ended) return resetNeeded();
     const parsed = this.params.parser.parse(action, this.#turn + 1);
     if (!parsed.ok) return { ok: false, error: { code: 'INVALID_ACTION', message: parsed.message } };
@@ -370,12 +384,10 @@ export class Episode {
     }
     if (violations.length > 0) info.hook_violations = violations.map((v) => ({ hook: v.hook, code: v.code }));
 
-    // The final reward is added by `step` / `stepAsync` (#withReward), after the same keys as before.
-    const reward = 0;
     const messages = this.params.observation === 'full' ? [this.#systemMessage(), ...this.#messages] : this.#messages.slice(firstNew + 1);
     // PROTOCOL.md: a step's observation carries `tools` only when the tool set changed, and then in full.
     const observation: Observation = this.#router.endStep() ? { messages, tools: this.offeredTools() } : { messages };
-    return { ok: true, observation, reward, terminated, truncated, info };
+    return { ok: true, observation, terminated, truncated, info };
   }
 
   /** The finished canonical trace (what rewards see). */

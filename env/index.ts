@@ -2,10 +2,13 @@
 export { Episode } from './episode.js';
 export { LOAD_SKILL_TOOL, DECOY_PREFIX } from './tool-router.js';
 export type { EpisodeParams, Observation, ResetOutput, StepOutput, StepResult } from './episode.js';
+export { HarnessGymEnv } from './gym.js';
+export type { EnvResetArgs } from './gym.js';
+export { createEpisode, defaultVariantChoice, parseVariantChoice, planEpisode, resolveOptions, resolveRequest, resolveReset, startEpisode } from './reset-plan.js';
+export type { EpisodePlan, Placement, ResetPlan, ResolvedOptions, VariantChoice } from './reset-plan.js';
 export {
-  HarnessGymEnv,
-  createEpisode,
   defaultEnvConfig,
+  variantFor,
   identityVariant,
   resolveVariant,
   sharedVariantOf,
@@ -23,7 +26,6 @@ export type {
   EnvDefaults,
   EpisodeLimits,
   EpisodeRequest,
-  EnvResetArgs,
   PreparedPool,
   ResetOptions,
   ResolvedVariant,

@@ -6,9 +6,9 @@
  * server keeps one per session (on its main thread or in the worker the session is pinned to) and does
  * nothing else with an episode.
  *
- * Every item's shape is checked once, here (`ResetItemSchema` / `StepItemSchema`); what its fields mean is
- * checked where they are used (`variantRangeError` and `createEpisode`). An item's error fails that item
- * alone, in request order.
+ * Every reset item is resolved once (env/reset-plan.ts `resolveReset`: its shape, variant and options),
+ * and a step item's shape is checked once, here (`StepItemSchema`). An item's error fails that item alone,
+ * in request order.
  */
 import { randomUUID } from 'node:crypto';
 import type { Task } from '../protocol/domain.js';
@@ -17,10 +17,11 @@ import { itemError } from '../protocol/errors.js';
 import { Rng, deriveSeed } from '../protocol/rng.js';
 import { stableJson } from '../protocol/stable-json.js';
 import type { ItemError, ResetItem } from '../protocol/wire.js';
-import { ResetItemSchema, StepItemSchema, isWireId, wireIssues } from '../protocol/wire.js';
-import { variantRangeError } from '../harness-variants/index.js';
-import { createEpisode, sharedVariantOf } from './env.js';
-import type { EnvConfig, EpisodeRequest, ResetOptions, SharedVariant } from './env.js';
+import { StepItemSchema, isWireId, wireIssues } from '../protocol/wire.js';
+import { sharedVariantOf } from './env.js';
+import type { EnvConfig, SharedVariant } from './env.js';
+import { planEpisode, resolveReset, startEpisode } from './reset-plan.js';
+import type { Placement, ResetPlan, VariantChoice } from './reset-plan.js';
 import { resetNeeded } from './episode.js';
 import { actionShapeProblem } from './parsers.js';
 import type { Episode, Observation, StepResult } from './episode.js';
@@ -161,8 +162,8 @@ export const MAX_CLOSED_GROUPS = 4096;
 interface Group {
   share: 'task' | 'task+variant';
   seed: number;
-  /** The effective variant (the item's, or the default), as given. */
-  variant: unknown;
+  /** The effective variant (the item's, or the default), parsed. */
+  variant: VariantChoice;
   /** The task before any variant presented it (members' variants present it their own way). */
   task: Task;
   /** Members reset so far (names each "task"-share member's own variant seed). */
@@ -245,66 +246,93 @@ export class SessionEnv {
 
   #resetOne(raw: unknown, seen: Set<string>, ctx: { episode_id?: string }): ResetOk | ItemError {
     const config = this.#opts.env();
-    const parsed = ResetItemSchema.safeParse(raw);
-    if (!parsed.success) {
-      return this.#error(ctx.episode_id, 'INVALID_MESSAGE', 'the reset item fails the schema', { issues: wireIssues(parsed.error.issues) });
-    }
-    const item: ResetItem = parsed.data;
-    const opts = item.options ?? {};
-    if (opts.oracle_hints === true && !this.#opts.allowHints) {
-      return this.#error(ctx.episode_id, 'INVALID_MESSAGE', 'options.oracle_hints is not allowed by this server', {
-        issues: [{ path: ['options', 'oracle_hints'], message: 'not allowed by this server' }],
-      });
-    }
-    const range = variantRangeError(item.variant);
-    if (range !== null) return this.#error(ctx.episode_id, 'INVALID_VARIANT', range.message, range.details);
+    const resolved = resolveReset(raw, config, this.#opts.allowHints);
+    if (!resolved.ok) return this.#error(ctx.episode_id, resolved.error.code, resolved.error.message, resolved.error.details);
+    const plan = resolved.plan;
+    const item = plan.item;
+    const admitted = this.#admit(item, seen, ctx);
+    if (!admitted.ok) return admitted.error;
+    const placed = this.#place(plan, seen, ctx);
+    if (!placed.ok) return placed.error;
+    const { at, group } = placed;
 
-    // Episode ids: a live one, or a second item for the same id in this frame, is a duplicate. An ended,
-    // unclosed id may be reset again: the new episode replaces it (and does not add to the count).
+    const planned = planEpisode(config, plan, at);
+    if (!planned.ok) return this.#error(at.episode_id, planned.error.code, planned.error.message, planned.error.details);
+    const created = startEpisode(config, planned.plan);
+    if (!created.ok) return this.#error(at.episode_id, created.error.code, created.error.message, created.error.details);
+    const episode = created.episode;
+    const variant = planned.plan.variant;
+    const handle = this.#opts.wrapping.wrap(episode, {
+      episode_id: at.episode_id,
+      seed: at.seed,
+      variant,
+      variant_seed: at.variant_seed ?? at.seed,
+      options: plan.options,
+      oracle_hints: plan.oracle_hints,
+    });
+    const { observation, info } = handle.reset();
+    const joined = this.#book(item, group, episode, variant, at.seed, admitted.existing, plan.group_share ?? 'task+variant');
+    this.#episodes.set(at.episode_id, { handle, group: joined });
+    this.#opts.stats().resets++;
+    return { ok: true, episode_id: at.episode_id, observation, info };
+  }
+
+  /**
+   * Whether the item may start an episode: its id not a duplicate (a live one, or a second item for the
+   * same id in this frame; an ended, unclosed id may be reset again, replacing it without adding to the
+   * count), the session under `max_episodes`, the thread's memory admitting one more.
+   */
+  #admit(item: ResetItem, seen: Set<string>, ctx: { episode_id?: string }): { ok: true; existing?: LiveEpisode } | { ok: false; error: ItemError } {
     let existing: LiveEpisode | undefined;
     if (item.episode_id !== undefined) {
       if (seen.has(item.episode_id)) {
-        return this.#error(item.episode_id, 'DUPLICATE_EPISODE', `episode "${item.episode_id}" appears twice in this frame`);
+        return { ok: false, error: this.#error(item.episode_id, 'DUPLICATE_EPISODE', `episode "${item.episode_id}" appears twice in this frame`) };
       }
       seen.add(item.episode_id);
       existing = this.#episodes.get(item.episode_id);
       if (existing && !existing.handle.ended) {
-        return this.#error(item.episode_id, 'DUPLICATE_EPISODE', `episode "${item.episode_id}" is live; close it or step it to the end first`);
+        return { ok: false, error: this.#error(item.episode_id, 'DUPLICATE_EPISODE', `episode "${item.episode_id}" is live; close it or step it to the end first`) };
       }
     }
     if (!existing && this.#episodes.size >= this.#opts.maxEpisodes) {
-      return this.#error(ctx.episode_id, 'CAPACITY_REACHED', 'the session is at max_episodes', { max_episodes: this.#opts.maxEpisodes });
+      return { ok: false, error: this.#error(ctx.episode_id, 'CAPACITY_REACHED', 'the session is at max_episodes', { max_episodes: this.#opts.maxEpisodes }) };
     }
     const refusal = existing ? null : (this.#opts.admit?.() ?? null);
     if (refusal !== null) {
-      return this.#error(
-        ctx.episode_id,
-        'CAPACITY_REACHED',
-        'the server is short of memory for new episodes; retry later or close episodes',
-        refusal,
-      );
+      return {
+        ok: false,
+        error: this.#error(ctx.episode_id, 'CAPACITY_REACHED', 'the server is short of memory for new episodes; retry later or close episodes', refusal),
+      };
     }
+    return existing === undefined ? { ok: true } : { ok: true, existing };
+  }
 
-    // Groups: the first successful member fixes the task (and, with "task+variant", seed and variant).
-    const share = opts.group_share ?? 'task+variant';
+  /**
+   * Where the item goes: its seed, its id (server-made when it names none) and what its group shares. The
+   * first successful member of a group fixes the task (and, with "task+variant", seed and variant).
+   */
+  #place(plan: ResetPlan, seen: Set<string>, ctx: { episode_id?: string }): { ok: true; at: Placement; group?: Group } | { ok: false; error: ItemError } {
+    const item = plan.item;
     const group = item.group_id === undefined ? undefined : this.#groups.get(item.group_id);
     let seed: number;
-    let variant: unknown = item.variant;
+    let variant: VariantChoice | undefined = plan.variant;
     let variantSeed: number | undefined;
     let taskOverride: Task | undefined;
     let variantOverride: SharedVariant | undefined;
     if (group) {
-      const conflict = (path: string, message: string) =>
-        this.#error(ctx.episode_id, 'INVALID_MESSAGE', `conflicts with group "${item.group_id}": ${message}`, {
+      const conflict = (path: string, message: string) => ({
+        ok: false as const,
+        error: this.#error(ctx.episode_id, 'INVALID_MESSAGE', `conflicts with group "${item.group_id}": ${message}`, {
           issues: [{ path: path.split('.'), message }],
-        });
-      if (opts.group_share !== undefined && opts.group_share !== group.share) {
+        }),
+      });
+      if (plan.group_share !== undefined && plan.group_share !== group.share) {
         return conflict('options.group_share', `the group shares "${group.share}"`);
       }
       taskOverride = group.task;
       if (group.share === 'task+variant') {
         if (item.seed !== undefined && item.seed !== group.seed) return conflict('seed', `the group's seed is ${group.seed}`);
-        if (item.variant !== undefined && stableJson(item.variant) !== stableJson(group.variant)) {
+        if (item.variant !== undefined && stableJson(item.variant) !== stableJson(group.variant.given)) {
           return conflict('variant', "the group's variant differs");
         }
         seed = group.seed;
@@ -315,49 +343,42 @@ export class SessionEnv {
         // "task": the same task, each member its own variant. Members after the first draw nothing from
         // the session stream (PROTOCOL.md "ResetItem.seed"): a member's variant seed derives from the group.
         seed = item.seed ?? deriveSeed(group.seed, `member:${group.members}`);
-        variant = item.variant ?? group.variant;
+        variant = plan.variant ?? group.variant;
         variantSeed = seed;
       }
       group.members++;
     } else {
       seed = item.seed ?? this.#rng.uint32();
     }
-
     const episode_id = item.episode_id ?? this.#makeId(seen);
     ctx.episode_id = episode_id;
-    const options: ResetOptions = {};
-    if (opts.parser !== undefined) options.parser = opts.parser;
-    if (opts.max_turns !== undefined) options.max_turns = opts.max_turns;
-    if (opts.locale !== undefined) options.locale = opts.locale;
-    if (opts.rewards !== undefined) options.rewards = opts.rewards;
-    if (opts.faults !== undefined) options.faults = opts.faults;
-    if (opts.observation !== undefined) options.observation = opts.observation;
-    const req: EpisodeRequest = { episode_id, seed, options };
-    if (item.task !== undefined) req.task = item.task;
-    if (variant !== undefined) req.variant = variant;
-    if (taskOverride !== undefined) req.task_override = taskOverride;
-    if (variantSeed !== undefined) req.variant_seed = variantSeed;
-    if (variantOverride !== undefined) req.variant_override = variantOverride;
+    const at: Placement = { episode_id, seed };
+    if (variant !== undefined) at.variant = variant;
+    if (taskOverride !== undefined) at.task_override = taskOverride;
+    if (variantSeed !== undefined) at.variant_seed = variantSeed;
+    if (variantOverride !== undefined) at.variant_override = variantOverride;
+    return group === undefined ? { ok: true, at } : { ok: true, at, group };
+  }
 
-    const created = createEpisode(config, req);
-    if (!created.ok) return this.#error(episode_id, created.error.code, created.error.message, created.error.details);
-    const episode = created.episode;
-    const handle = this.#opts.wrapping.wrap(episode, {
-      episode_id,
-      seed,
-      variant: variant ?? config.defaults.variant,
-      variant_seed: variantSeed ?? seed,
-      options,
-      oracle_hints: opts.oracle_hints === true,
-    });
-    const { observation, info } = handle.reset();
-
+  /**
+   * The books after a reset: the group its first member founds, the group's open count, the replaced
+   * episode released. Returns the episode's group.
+   */
+  #book(
+    item: ResetItem,
+    group: Group | undefined,
+    episode: Episode,
+    variant: VariantChoice,
+    seed: number,
+    existing: LiveEpisode | undefined,
+    share: 'task' | 'task+variant',
+  ): Group | null {
     if (item.group_id !== undefined && !group) {
       this.#groups.set(item.group_id, {
         open: 0,
         share,
         seed,
-        variant: item.variant ?? config.defaults.variant,
+        variant,
         task: episode.params.source_task,
         members: 1,
         founder: share === 'task+variant' ? new WeakRef(episode) : null,
@@ -369,9 +390,7 @@ export class SessionEnv {
       joined.open++;
     }
     this.#release(existing);
-    this.#episodes.set(episode_id, { handle, group: joined });
-    this.#opts.stats().resets++;
-    return { ok: true, episode_id, observation, info };
+    return joined;
   }
 
   /** A server-made episode id: `ep-<n>`, deterministic per session, never one in use. */

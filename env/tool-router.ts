@@ -229,6 +229,15 @@ function sameNames(names: readonly string[], set: ReadonlySet<string>): boolean 
   return true;
 }
 
+/**
+ * One call, handled: its trace and the content of its `tool` message. Returned, not kept: a tool result
+ * is a kilobyte the episode would otherwise hold until its next call.
+ */
+export interface CallOutcome {
+  traced: TraceCall;
+  content: string;
+}
+
 /** One episode's tools: what is offered, and the calls. */
 export class ToolRouter {
   readonly params: RouterParams;
@@ -251,8 +260,6 @@ export class ToolRouter {
   #listChanged = false;
   /** The turn being played (discovery records it). */
   #turn = 0;
-  /** The content of the current call's `tool` message. */
-  #content = '';
 
   constructor(params: RouterParams, facts: RouterFacts) {
     this.params = params;
@@ -331,22 +338,16 @@ export class ToolRouter {
   }
 
   /** Handle one call: resolve, validate, dispatch, render. Its trace, and the content of its `tool` message. */
-  call(call: ParsedCall, violations: HookViolation[]): { traced: TraceCall; content: string } {
-    this.#content = '';
-    const traced = this.#runCall(call, violations);
-    const content = this.#content;
-    // Not kept past the call: a tool result is a kilobyte the episode would otherwise hold until its next one.
-    this.#content = '';
-    return { traced, content };
+  call(call: ParsedCall, violations: HookViolation[]): CallOutcome {
+    return this.#runCall(call, violations);
   }
 
-  #runCall(call: ParsedCall, violations: HookViolation[]): TraceCall {
+  #runCall(call: ParsedCall, violations: HookViolation[]): CallOutcome {
     const { map, harness } = this.params;
     const traced: TraceCall = { id: call.id, name: call.name, surface_name: call.name, arguments: null, ok: false };
-    const fail = (error: ToolError, content?: string): TraceCall => {
+    const fail = (error: ToolError, content?: string): CallOutcome => {
       traced.error = error.code;
-      this.#content = content ?? toolErrorContent(error);
-      return traced;
+      return { traced, content: content ?? toolErrorContent(error) };
     };
     if (call.error || call.arguments === null) {
       return fail({ code: 'PARSE_ERROR', message: call.error?.message ?? 'the arguments could not be parsed' });
@@ -446,15 +447,14 @@ export class ToolRouter {
     this.#noteItems(args, outcome.data);
     // A map that renames no result field gives the data back as it is: its text is the one just made.
     const surface = map.resultToSurface(canonicalName, outcome.data);
-    this.#content = surface === outcome.data ? text : JSON.stringify(surface);
-    return traced;
+    return { traced, content: surface === outcome.data ? text : JSON.stringify(surface) };
   }
 
   /**
    * `discover_tools`: read the marketing server's `tools/list`, map its canonical names to the variant's
    * and offer them from now on. The result lists the tools found, in surface names.
    */
-  #discover(call: ParsedCall, traced: TraceCall): TraceCall {
+  #discover(call: ParsedCall, traced: TraceCall): CallOutcome {
     const found: string[] = [];
     for (const t of marketingHub(this.params.task.locale, this.params.canonical).listedTools()) {
       const surface = this.params.map.toolToSurface(t.function.name);
@@ -468,11 +468,10 @@ export class ToolRouter {
     if (this.#discoveredAt === 0) this.#discoveredAt = this.#turn;
     traced.ok = true;
     traced.result = { server: 'marketing', tools: found };
-    this.#content = JSON.stringify({ server: 'marketing', tools: found });
-    return traced;
+    return { traced, content: JSON.stringify({ server: 'marketing', tools: found }) };
   }
 
-  #loadSkill(call: ParsedCall, args: Record<string, unknown>, traced: TraceCall, fail: (e: ToolError) => TraceCall): TraceCall {
+  #loadSkill(call: ParsedCall, args: Record<string, unknown>, traced: TraceCall, fail: (e: ToolError) => CallOutcome): CallOutcome {
     // `args` are canonical: the parameter is `name`; its value is the skill's surface name.
     const requested = typeof args.name === 'string' ? args.name : undefined;
     const skill = this.params.harness.skills.find((s) => s.name === requested);
@@ -484,8 +483,7 @@ export class ToolRouter {
     this.#facts.loaded.push(canonicalSkill);
     traced.ok = true;
     traced.result = { name: canonicalSkill };
-    this.#content = skill.body;
-    return traced;
+    return { traced, content: skill.body };
   }
 
   /** Items the conversation has touched (arguments and any `item_id` in the result, e.g. a viewer's orders). */

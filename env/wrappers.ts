@@ -14,6 +14,7 @@ import type { SurfaceMap } from '../protocol/surface.js';
 import type { Task } from '../protocol/domain.js';
 import type { Episode, Observation, ResetOutput, StepResult } from './episode.js';
 import type { ResetOptions } from './env.js';
+import type { VariantChoice } from './reset-plan.js';
 
 /** An episode as its player drives it: the Gymnasium API of one episode, and the episode underneath. */
 export interface EpisodeHandle {
@@ -128,8 +129,8 @@ export interface EpisodeStart {
   /** The id the player lists the episode under. */
   episode_id: string;
   seed: number;
-  /** The variant field as resolved: the item's, or the default when it had none. */
-  variant: unknown;
+  /** The variant as resolved: the item's (or its group's), or the default when it had none. */
+  variant: VariantChoice;
   /** The variant sampler's seed (`seed`, or a `group_share: "task"` member's own). */
   variant_seed: number;
   /** Options as passed to `createEpisode`. */

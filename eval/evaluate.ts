@@ -5,7 +5,7 @@
 import type { Locale } from '../protocol/domain.js';
 import { EnvError } from '../protocol/errors.js';
 import type { Split } from '../protocol/domain.js';
-import { createEpisode, defaultEnvConfig, harnessMix, mixShares, privilegedView, taskSplitFor, variantSplitOf } from '../env/index.js';
+import { defaultEnvConfig, harnessMix, mixShares, privilegedView, resolveRequest, startEpisode, taskSplitFor, variantSplitOf } from '../env/index.js';
 import type { EnvConfig, EpisodeHandle, EpisodeRequest, IntentMix, ResetOptions, TaskSplit, VariantSplit } from '../env/index.js';
 import type { VariantSpec } from '../harness-variants/index.js';
 import type { Policy } from '../policies/index.js';
@@ -39,7 +39,7 @@ export interface EvalOptions {
   onProgress?: (done: number, total: number, reward: number) => void;
 }
 
-/** The eval summary line (issue 2's contract; the remote eval prints the same). */
+/** The eval summary line (the remote eval prints the same). */
 export interface EvalSummary {
   policy: string;
   variant: string;
@@ -164,10 +164,13 @@ export function playEpisode(config: EnvConfig, opts: EvalOptions, seed: number):
   // with it as its default would.
   const split = taskSplitFor(seed, opts.taskSplit ?? 'train');
   const task = opts.intent ? { split, intent: opts.intent } : { split };
-  const created = createEpisode(withMix(config, opts.mix), { episode_id: 'local', seed, task, variant: opts.variant, options });
+  const env = withMix(config, opts.mix);
+  const planned = resolveRequest(env, { episode_id: 'local', seed, task, variant: opts.variant, options });
+  if (!planned.ok) throw new EnvError(planned.error);
+  const created = startEpisode(env, planned.plan);
   if (!created.ok) throw new EnvError(created.error);
   // The same wrappers as a server session's (server/compose.ts): recording when asked.
-  const start = { episode_id: `eval-${seed}`, seed, variant: opts.variant, variant_seed: seed, options, oracle_hints: false };
+  const start = { episode_id: `eval-${seed}`, seed, variant: planned.plan.variant, variant_seed: seed, options, oracle_hints: false };
   const episode: EpisodeHandle = opts.recorder ? new RecordEpisode(created.episode, opts.recorder, start) : created.episode;
   const { observation, info } = episode.reset();
   const params = episode.episode.params;

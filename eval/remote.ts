@@ -25,7 +25,7 @@
  * episode stops the run instead (its half-taped twin cannot be unwound, and the records would not be in
  * episode order). When no replica is left the run stops with `NO_REPLICA`.
  */
-import { createEpisode, defaultEnvConfig, harnessMix, mixShares } from '../env/index.js';
+import { defaultEnvConfig, harnessMix, mixShares, resolveRequest, startEpisode } from '../env/index.js';
 import { harnessLabel } from '../harness/index.js';
 import type { EnvConfig, EnvDefaults, EpisodeHandle, EpisodeLimits, EpisodeRequest, ResetOptions, StepResult } from '../env/index.js';
 import type { Split } from '../protocol/domain.js';
@@ -293,13 +293,15 @@ async function startEpisodes(
     const seed = item.seed as number;
     // The same request resolved locally: the oracle's privileged context and the parser's name.
     const { task, variant, options } = item;
-    const local = createEpisode(config, {
+    const planned = resolveRequest(config, {
       episode_id: item.episode_id as string,
       seed,
       task,
       variant,
       options: options as EpisodeRequest['options'],
     });
+    if (!planned.ok) throw new HarnessGymError(planned.error);
+    const local = startEpisode(config, planned.plan);
     if (!local.ok) throw new HarnessGymError(local.error);
     const params = local.episode.params;
     if (params.task.id !== ok.info.task_id) {
@@ -311,7 +313,7 @@ async function startEpisodes(
     let mirror: EpisodeHandle | undefined;
     if (recorder) {
       // Listed as the in-process eval lists its records (eval-<seed>), created as the server created it.
-      const start = { episode_id: `eval-${seed}`, seed, variant, variant_seed: seed, options: (options ?? {}) as ResetOptions, oracle_hints: false };
+      const start = { episode_id: `eval-${seed}`, seed, variant: planned.plan.variant, variant_seed: seed, options: (options ?? {}) as ResetOptions, oracle_hints: false };
       mirror = new RecordEpisode(local.episode, recorder, start);
       if (hashResetOutput(mirror.reset()).hash !== hashResetOutput(ok).hash) throw mismatch(ok.episode_id, seed, 'reset output');
     }

@@ -8,7 +8,7 @@
  * recorded: a record that replays but says something else than the run would be worse than none.
  */
 import type { ResetOptions } from '../env/index.js';
-import { ActionHints, createEpisode } from '../env/index.js';
+import { ActionHints, resolveRequest, startEpisode } from '../env/index.js';
 import type { EnvConfig, EpisodeHandle } from '../env/index.js';
 import { RecordEpisode } from '../recording/index.js';
 import type { EpisodeRecorder } from '../recording/index.js';
@@ -36,7 +36,12 @@ export function recordTranscripts(records: readonly RolloutRecord[], config: Env
     }
     const { oracle_hints: hints, group_share: _share, ...options } = (t.reset.options ?? {}) as ResetOptions & { oracle_hints?: boolean; group_share?: string };
     const seed = t.reset.seed as number;
-    const created = createEpisode(config, { episode_id: t.reset.episode_id as string, seed, task: t.reset.task, variant: t.reset.variant, options });
+    const planned = resolveRequest(config, { episode_id: t.reset.episode_id as string, seed, task: t.reset.task, variant: t.reset.variant, options });
+    if (!planned.ok) {
+      skip(`cannot rebuild: ${planned.error.code}`);
+      continue;
+    }
+    const created = startEpisode(config, planned.plan);
     if (!created.ok) {
       skip(`cannot rebuild: ${created.error.code}`);
       continue;
@@ -44,7 +49,7 @@ export function recordTranscripts(records: readonly RolloutRecord[], config: Env
     const start = {
       episode_id: t.reset.episode_id as string,
       seed,
-      variant: t.reset.variant ?? config.defaults.variant,
+      variant: planned.plan.variant,
       variant_seed: seed,
       options,
       oracle_hints: hints === true,

@@ -29,7 +29,14 @@ export const PRESETS: Readonly<Record<string, VariantSpec | null>> = Object.free
 export const PRESET_NAMES: readonly string[] = Object.keys(PRESETS);
 
 /** A spec, or why the `variant` field of a reset item is not one. */
-export type SpecResult = { ok: true; spec: VariantSpec | null; preset?: string } | { ok: false; message: string };
+export type SpecResult =
+  | { ok: true; spec: VariantSpec | null; preset?: string }
+  | {
+      ok: false;
+      message: string;
+      /** Set for a range error (`variantRangeError`): its details, which a session reports before it takes an id or a seed. */
+      range?: Record<string, unknown>;
+    };
 
 /**
  * The range errors of a spec object (an intensity or identity share outside [0, 1]), or null. A session
@@ -57,7 +64,7 @@ export function parseVariant(variant: unknown): SpecResult {
     return { ok: true, spec: PRESETS[variant], preset: variant };
   }
   const range = variantRangeError(variant);
-  if (range !== null) return { ok: false, message: range.message };
+  if (range !== null) return { ok: false, message: range.message, range: range.details };
   const parsed = VariantSpecSchema.safeParse(variant);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'variant'}: ${i.message}`);

@@ -6,6 +6,7 @@ import type { SurfaceMap } from '../protocol/surface.js';
 import { rewriterOf } from './materialize.js';
 import type { RenameTables } from './types.js';
 import { foreignKey, readForeignKey } from '../protocol/surface.js';
+import { isRecord } from '../protocol/objects.js';
 
 const EMPTY: ReadonlyMap<string, never> = new Map<string, never>();
 
@@ -60,10 +61,6 @@ function parseObject(text: string): Record<string, unknown> | null {
   } catch {
     return null;
   }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** The bijection of one variant. */

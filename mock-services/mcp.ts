@@ -19,6 +19,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolErrorCode, ToolOutcome, ToolSchema } from '../protocol/domain.js';
 import { TOOL_ERROR_CODES } from '../protocol/domain.js';
+import { isRecord } from '../protocol/objects.js';
 import { callService } from './services.js';
 import type { FaultOptions, ServiceContext } from './services.js';
 
@@ -94,10 +95,6 @@ export function outcomeToMcp(outcome: ToolOutcome): CallToolResult {
   const body: Record<string, unknown> = { error: outcome.error };
   if (outcome.raw !== undefined) body.raw = outcome.raw;
   return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** An MCP `CallToolResult` back as a service outcome (the inverse of `outcomeToMcp`). */

@@ -10,7 +10,7 @@
 import { harnessSetOf } from '../harness/index.js';
 import { packageIdentity } from '../protocol/package.js';
 import { EpisodeWrapper } from '../env/index.js';
-import type { Episode, EnvDefaults, EpisodeHandle, EpisodeLimits, ResetOptions, ResetOutput, StepResult } from '../env/index.js';
+import type { Episode, EnvDefaults, EpisodeHandle, EpisodeLimits, ResetOptions, ResetOutput, StepResult, VariantChoice } from '../env/index.js';
 import { parseVariant } from '../harness-variants/index.js';
 import { RECORD_VERSION, hashResetOutput, hashStepOutput, shouldRecord } from './format.js';
 import type { EpisodeRecordV1, RecordedStep, RecordSummary } from './format.js';
@@ -21,8 +21,8 @@ export interface RecordStart {
   /** The id the record is listed under, when not the episode's own (in-process episodes are all "local"). */
   episode_id?: string;
   seed: number;
-  /** The variant field as resolved: the item's, or the default when it had none. */
-  variant: unknown;
+  /** The variant as resolved (the item's, or the default when it had none), parsed once by the player. */
+  variant: VariantChoice;
   /** `req.variant_seed ?? seed`. */
   variant_seed: number;
   /** Options as passed to `createEpisode`. */
@@ -44,12 +44,17 @@ export interface EpisodeRecorder {
   end(tape: EpisodeTape): void;
 }
 
-/** Variant label, families and split, for the list view. */
+/** Variant label, families and split of a record's variant field, for the list view (a record read back). */
 export function describeVariant(variant: unknown): { label: string; families: string[]; split: string } {
   const parsed = parseVariant(variant);
   if (!parsed.ok) return { label: 'invalid', families: [], split: 'none' };
-  if (parsed.spec === null) return { label: parsed.preset ?? 'identity', families: [], split: 'none' };
-  return { label: parsed.preset ?? 'spec', families: [...parsed.spec.families], split: parsed.spec.split };
+  return describeChoice(parsed);
+}
+
+/** Variant label, families and split of a parsed variant. */
+export function describeChoice(v: Pick<VariantChoice, 'spec' | 'preset'>): { label: string; families: string[]; split: string } {
+  if (v.spec === null) return { label: v.preset ?? 'identity', families: [], split: 'none' };
+  return { label: v.preset ?? 'spec', families: [...v.spec.families], split: v.spec.split };
 }
 
 /** One episode being taped. */
@@ -92,7 +97,7 @@ export class EpisodeTape {
         codes.add(v.code);
       }
     }
-    const variant = describeVariant(this.start.variant);
+    const variant = describeChoice(this.start.variant);
     const summary: RecordSummary = {
       intent: p.task.intent,
       outcome: trace.outcome,
@@ -111,7 +116,7 @@ export class EpisodeTape {
       episode_id: this.start.episode_id ?? p.episode_id,
       created_episode_id: p.episode_id,
       seed: this.start.seed,
-      variant: this.start.variant,
+      variant: this.start.variant.given,
       variant_seed: this.start.variant_seed,
       variant_id: p.variant_id,
       task_split: p.source_task.split,

@@ -15,6 +15,7 @@ import { FILE_LIMITS, FileProblem, depthProblem, parseMessage, readText } from '
 import { z } from 'zod';
 import { MAX_VARIANT_POOL, VARIANT_POOL, parseVariant } from '../harness-variants/index.js';
 import { HOST_ENTRY, canonicalOrigin } from './http-policy.js';
+import { isRecord } from '../protocol/objects.js';
 
 /** Per-session and per-episode limits (PROTOCOL.md `welcome.limits`); all integers. */
 export const ServerLimitsSchema = z.strictObject({
@@ -238,10 +239,6 @@ export type ServerConfigInput = z.input<typeof ServerConfigSchema>;
 
 /** The result of loading a configuration: the frozen config, or one message per bad key. */
 export type ConfigResult = { ok: true; config: ServerConfig } | { ok: false; errors: string[] };
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Keys whose value is one map, replaced whole by a later source rather than merged key by key. */
 const WHOLE_VALUES = new Set(['defaults.variant', 'defaults.task_mix']);

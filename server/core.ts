@@ -10,12 +10,12 @@ import type { ErrorCode } from '../protocol/errors.js';
 import { errorFrame } from '../protocol/errors.js';
 import { deriveSeed } from '../protocol/rng.js';
 import type { RequestId, ServerInfo, WireError } from '../protocol/wire.js';
-import { defaultEnvConfig, prepareVariantsInBackground, taskDefaultProblems } from '../env/index.js';
+import { prepareVariantsInBackground, taskDefaultProblems } from '../env/index.js';
 import type { EnvConfig } from '../env/index.js';
 import type { ReloadOutcome, RewardCatalog, RewardSet } from '../rewards/index.js';
 import { Codec } from '../protocol/codec.js';
 import type { ServerConfig } from './config.js';
-import { defaultsOf, harnessOf, taskSourceOf } from './config.js';
+import { serverEnvConfig, withRewards } from './env-config.js';
 import type { Connection, ConnectionServer } from './connection.js';
 import { buildServerInfo } from './info.js';
 import { createMetrics } from './metrics.js';
@@ -126,14 +126,9 @@ export class ServerCore implements SessionServer, ConnectionServer {
     }
     this.#catalog = deps.rewards ?? null;
     const set = this.#catalog?.current;
-    const harness = harnessOf(config);
-    this.#env = defaultEnvConfig({
-      harness,
-      ...taskSourceOf(config, harness),
-      ...deps.env,
-      ...(set === undefined ? {} : { registry: set.registry, profiles: set.profiles }),
-      limits: { max_turns: config.limits.max_turns, max_errors: config.limits.max_errors },
-      ...defaultsOf(config),
+    this.#env = serverEnvConfig(config, {
+      ...(set === undefined ? {} : { rewards: set }),
+      ...(deps.env === undefined ? {} : { overrides: deps.env }),
     });
     // Task defaults every reset would fail with (a mix of intents the source does not serve) stop the
     // start (serve says so first, naming the key: cli/commands/serve.ts).
@@ -258,7 +253,7 @@ export class ServerCore implements SessionServer, ConnectionServer {
 
   /** Point new resets at a new reward set: one assignment each, so no reset sees half of it. */
   #swapRewards(set: RewardSet): void {
-    const env: EnvConfig = { ...this.#env, registry: set.registry, profiles: set.profiles };
+    const env = withRewards(this.#env, set);
     const info = buildServerInfo(this.config, env, packageIdentity(), set.hash);
     this.#env = env;
     this.#info = info;

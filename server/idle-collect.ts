@@ -1,7 +1,7 @@
 /**
  * Heap upkeep for a shard worker thread, and for the main thread, after episodes are freed.
  *
- * Measured (issue 11): after a storm of 1,000 sessions that reset 1-3 `train` episodes each and drop, a
+ * Measured: after a storm of 1,000 sessions that reset 1-3 `train` episodes each and drop, a
  * worker's live heap is back to its caches (~52 MB) once collected, but V8 does not collect it: an idle
  * worker allocates nothing, so no GC runs, and V8's memory reducer, which needs a low allocation rate over
  * its recent samples, fires only after its 100 s watchdog. Until then the storm's garbage stays (each worker

@@ -7,7 +7,7 @@
  */
 import { pino } from 'pino';
 import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
-import { defaultEnvConfig, prepareVariantsInBackground } from '../env/index.js';
+import { prepareVariantsInBackground } from '../env/index.js';
 import type { EnvConfig } from '../env/index.js';
 import { RewardCatalog } from '../rewards/index.js';
 import type { RewardSet } from '../rewards/index.js';
@@ -17,7 +17,8 @@ import { setWorldCacheShare } from '../mock-services/index.js';
 import { IdleCollector } from './idle-collect.js';
 import type { SessionRequest } from '../protocol/wire.js';
 import { EpisodeTable } from './hosts.js';
-import { defaultsOf, harnessOf, taskSourceOf } from './config.js';
+import { harnessOf } from './config.js';
+import { serverEnvConfig, withRewards } from './env-config.js';
 import { encodeReply } from './hosts.js';
 import { HeapBudget } from './heap-budget.js';
 import { StartQueue } from './start-queue.js';
@@ -26,7 +27,6 @@ import type { WorkerData, WorkerApplyResult, WorkerFreeResult, WorkerTask } from
 const data = workerData as WorkerData;
 const config = data.config;
 const log = pino({ level: config.log_level }).child({ shard_worker: true });
-const limits = { max_turns: config.limits.max_turns, max_errors: config.limits.max_errors };
 
 // The reward set: the same files the main thread validated at start-up (a failure here is a start-up error).
 let catalog: RewardCatalog | null = null;
@@ -37,17 +37,16 @@ const harness = harnessOf(config);
 if (harness.identity.hash !== data.harnessHash) {
   throw new Error(`shard worker: harness ${config.harness} changed on disk since the server started (${data.harnessHash} -> ${harness.identity.hash})`);
 }
-const tasks = taskSourceOf(config, harness);
-let env: EnvConfig = defaultEnvConfig({ limits, harness, ...tasks, ...defaultsOf(config) });
 if (config.rewards.profiles.length + config.rewards.module_dirs.length > 0) {
   const loaded = await RewardCatalog.load(config.rewards, { judge: { api_key: data.judgeApiKey } });
   if (!loaded.ok) throw new Error(`shard worker: reward files failed to load: ${loaded.errors.join('; ')}`);
   catalog = loaded.catalog;
-  env = defaultEnvConfig({ limits, harness, ...tasks, ...defaultsOf(config), registry: catalog.current.registry, profiles: catalog.current.profiles });
-  catalog.onSwap((set) => {
-    env = { ...env, registry: set.registry, profiles: set.profiles };
-  });
 }
+// The environment the main thread built, from the same config (server/env-config.ts).
+let env: EnvConfig = serverEnvConfig(config, { harness, ...(catalog === null ? {} : { rewards: catalog.current }) });
+catalog?.onSwap((set) => {
+  env = withRewards(env, set);
+});
 
 // New episodes are refused before this worker's heap limit (`worker_heap_mb`) is reached.
 const budget = new HeapBudget().start();

@@ -31,7 +31,7 @@ function fake(skip = 0): ClosableRecorder & { written: number[]; closed: boolean
 }
 
 const begin = (rec: InOrderRecorder, seed: number) =>
-  rec.begin({ seed, variant: 'identity', variant_seed: seed, options: {} }, {} as Episode, { observation: null, info: {} });
+  rec.begin({ seed, variant: { given: 'identity', spec: null, preset: 'identity' }, variant_seed: seed, options: {} }, {} as Episode, { observation: null, info: {} });
 
 describe('InOrderRecorder', () => {
   it('writes in begin order, as soon as every earlier episode has ended; unsampled episodes hold nothing back', async () => {
