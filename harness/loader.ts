@@ -13,7 +13,7 @@ import { packageRoot } from '../protocol/package.js';
 import { FILE_LIMITS, FileProblem, depthProblem, forEachChunk, listFiles as listDirFiles, parseMessage, readText as readBoundedText, walkFiles } from '../protocol/files.js';
 import YAML from 'yaml';
 import type { Intent, JsonSchema, Locale, ToolSchema } from '../protocol/domain.js';
-import { isBuiltinIntent } from '../protocol/domain.js';
+import { INTENTS, isBuiltinIntent } from '../protocol/domain.js';
 import type { Harness, HookSpec, PromptBlock, PromptSpec, RetryPolicy, Skill } from '../protocol/harness.js';
 import { REFERENCE_MAX_CHARS } from '../protocol/harness.js';
 import { normalizeForMatch } from '../protocol/text.js';
@@ -603,6 +603,21 @@ export function loadHarnessDir(path: string): HarnessLoadResult {
     if (b.module === undefined || isBuiltinIntent(intent)) continue;
     const mod = loadIntentModule(dir, b.module, intent, errors);
     if (mod) intentModules.set(intent, mod);
+  }
+  // A skill's metadata.intents names built-in intents or the harness's own (bound in harness.yaml): a
+  // snake_case name that is neither is a typo, not a new intent. (Checked once harness.yaml is valid, so
+  // that a bad entry there is reported once, by harness.yaml.)
+  const declared: string[] = [...bindings.intents.keys()];
+  for (const [locale, list] of manifest ? loadedSkills : []) {
+    for (const s of list) {
+      s.intents.forEach((intent, i) => {
+        if (isBuiltinIntent(intent) || declared.includes(intent)) return;
+        const own = declared.filter((n) => !isBuiltinIntent(n));
+        errors.push(
+          `skills/${locale}/${s.name}.md: metadata.intents.${i}: "${intent}" is no intent (built-in: ${INTENTS.join(', ')}; the harness's own, bound in harness.yaml: ${own.join(', ') || 'none'})`,
+        );
+      });
+    }
   }
   // A built-in operation reads the embedded tool's parameters: a harness may rename and reword a tool,
   // not change what its service takes (the embedded harness is the reference, not compared with itself).

@@ -53,7 +53,7 @@ describe('parseSkillMarkdown', () => {
     });
     expect(errorOf(GOOD.replace('name: demo-skill', 'name: Demo_Skill'))).toMatchObject({ key: 'name' });
     expect(errorOf(GOOD.replace('kind: reply', 'kind: answer'))).toMatchObject({ key: 'metadata.kind' });
-    expect(errorOf(GOOD.replace('[product_qa]', '[shopping]'))).toMatchObject({ key: 'metadata.intents.0' });
+    expect(errorOf(GOOD.replace('[product_qa]', '[Shopping]'))).toMatchObject({ key: 'metadata.intents.0' });
     expect(errorOf(GOOD.replace('description: A demo.\n', ''))).toMatchObject({ key: 'description' });
     expect(errorOf(GOOD.replace('description: A demo.', 'description: A demo.\ncolour: red'))).toMatchObject({ key: '(root)' });
     expect(errorOf(GOOD.replace('description: A demo.', 'description: [unclosed'))).toMatchObject({ key: 'front matter' });

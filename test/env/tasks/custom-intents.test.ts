@@ -180,6 +180,20 @@ describe('a broken intent module refuses the harness, naming the file', () => {
     expect(loadErrors(broken('export default {;\n'))[0]).toMatch(/^intents\/restock-alert\.mjs: \(file\): cannot load: /);
   });
 
+  it("at load: a skill's metadata.intents naming an intent neither built-in nor bound (a typo, not a new intent)", () => {
+    const dir = writeRestockHarness(tmp());
+    for (const locale of ['zh-CN', 'en']) {
+      const file = join(dir, 'skills', locale, 'restock-alert.md');
+      writeFileSync(file, readFileSync(file, 'utf8').replace('intents: [restock_alert]', 'intents: [restock_alrt]'));
+    }
+    const own = 'the harness\'s own, bound in harness.yaml: restock_alert';
+    const builtin = 'built-in: product_qa, chitchat, clarification, after_sales, purchase, marketing, multi_intent, risky, whitelist, handoff';
+    expect(loadErrors(dir)).toEqual([
+      `skills/zh-CN/restock-alert.md: metadata.intents.0: "restock_alrt" is no intent (${builtin}; ${own})`,
+      `skills/en/restock-alert.md: metadata.intents.0: "restock_alrt" is no intent (${builtin}; ${own})`,
+    ]);
+  });
+
   it('at load: the manifest entry (a built-in name with a module, no weight, a name of the wrong form)', () => {
     expect(loadErrors(broken(RESTOCK_MODULE, (m) => m.replace('weight: 1 }', '}')))).toEqual([
       "harness.yaml: intents.restock_alert.weight: required: the intent's generator weight (1 is a handoff's share of the production mix)",
