@@ -60,7 +60,7 @@ export default {
         cta: false,
         reference_reply: {
           'zh-CN': `${n}号链接这个规格现在卖完了，已经帮你登记了到货提醒，补货后第一时间通知你`,
-          en: `That option of link ${n} is sold out right now; you are signed up for a restock alert and we will tell you when it is back.`,
+          en: `That option of link ${n} is sold out right now; you're signed up for a restock alert and we'll tell you when it's back.`,
         },
       },
     };

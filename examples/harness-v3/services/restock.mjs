@@ -25,9 +25,14 @@ export default {
     const same = (s) => s.viewer_id === ctx.viewer_id && s.item_id === product.item_id && s.sku_id === sku_id;
     if (subscriptions.some(same)) return error('CONFLICT', `${tool}: this viewer is already signed up for ${sku_id ?? product.item_id}`);
     const subscription = { viewer_id: ctx.viewer_id, item_id: product.item_id, sku_id };
+    // The note is what the agent may tell the viewer: signed up, told when it is back, no date.
+    const note =
+      ctx.locale === 'en'
+        ? 'Restock alert signed up: the viewer is told when it is back in stock. No restock date is known.'
+        : '已登记到货提醒：补货后会通知这位观众。补货时间未定。';
     return {
       ok: true,
-      result: { subscribed: true, item_id: product.item_id, sku_id },
+      result: { subscribed: true, item_id: product.item_id, sku_id, note },
       state: { subscriptions: [...subscriptions, subscription] },
     };
   },
