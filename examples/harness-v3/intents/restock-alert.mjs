@@ -37,7 +37,10 @@ export default {
       sub_kind: which === 0 ? 'when_back' : 'notify_me',
       messages: {
         'zh-CN': [`${n}号链接卖完的那个规格什么时候补货呀，到了提醒我一下`, `${n}号链接有个规格没货了，补货了能通知我吗`][which],
-        en: [`When is the sold-out option of link ${n} back? Let me know when it is.`, `Link ${n} has an option that is sold out, can you tell me when it is back?`][which],
+        en: [
+          `When is the sold-out option of link ${n} back? Let me know when it is.`,
+          `Link ${n} has an option that is sold out, can you tell me when it is back?`,
+        ][which],
       },
       answer_key: {
         required_calls: [
