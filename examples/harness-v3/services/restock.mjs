@@ -14,16 +14,16 @@ export default {
   initial_state,
   call(tool, args, ctx) {
     const product = ctx.world.products.find((p) => p.item_id === args.item_id);
-    if (!product) return error('NOT_FOUND', `${tool}: no product ${JSON.stringify(args.item_id)} in this room`, 'item_id');
+    if (!product) return error('NOT_FOUND', `no product ${JSON.stringify(args.item_id)} in this room`, 'item_id');
     const sku_id = args.sku_id ?? null;
     const skus = sku_id === null ? product.skus : product.skus.filter((s) => s.sku_id === sku_id);
-    if (skus.length === 0) return error('NOT_FOUND', `${tool}: ${product.item_id} has no SKU ${JSON.stringify(sku_id)}`, 'sku_id');
+    if (skus.length === 0) return error('NOT_FOUND', `${product.item_id} has no SKU ${JSON.stringify(sku_id)}`, 'sku_id');
     if (skus.some((s) => s.stock > 0)) {
-      return error('CONFLICT', `${tool}: ${sku_id ?? product.item_id} is in stock; no alert is needed`);
+      return error('CONFLICT', `${sku_id ?? product.item_id} is in stock; no alert is needed`);
     }
     const subscriptions = ctx.custom_state.subscriptions;
     const same = (s) => s.viewer_id === ctx.viewer_id && s.item_id === product.item_id && s.sku_id === sku_id;
-    if (subscriptions.some(same)) return error('CONFLICT', `${tool}: this viewer is already signed up for ${sku_id ?? product.item_id}`);
+    if (subscriptions.some(same)) return error('CONFLICT', `this viewer is already signed up for ${sku_id ?? product.item_id}`);
     const subscription = { viewer_id: ctx.viewer_id, item_id: product.item_id, sku_id };
     // The note is what the agent may tell the viewer: signed up, told when it is back, no date.
     const note =
