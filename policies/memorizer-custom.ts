@@ -12,7 +12,8 @@
  *   a message of one of these shapes is this intent;
  * - the calls: each solution call's tool (a built-in operation by its embedded tool, a custom tool by its
  *   name) and where each argument comes from: the product the message names (its item id or link
- *   number), the asking viewer, or a constant;
+ *   number), the asking viewer, a field of an earlier call's result list (the `sku_id` of the SKU in a
+ *   `check_stock` result whose other fields the examples agree on, e.g. `stock: 0`), or a constant;
  * - the reply: the most common of the examples' reference replies with the calls' result values, the
  *   product's title and its link number turned into slots.
  */
@@ -26,7 +27,16 @@ import type { Part, ScriptContext, Step } from './memorizer-script.js';
 /** How many examples per intent and locale the memorizer learns from. */
 export const CUSTOM_EXAMPLES = 48;
 
-type ArgRule = { from: 'item_id' | 'link_no' | 'viewer_id' } | { value: unknown };
+type Prim = string | number | boolean;
+/**
+ * Where an argument comes from. `result`: the `field` of the first element of the list at `list` in the
+ * result of solution call `call` (an earlier one) whose fields match `where`: what the examples' chosen
+ * elements have in common (learned by intersecting them).
+ */
+type ArgRule =
+  | { from: 'item_id' | 'link_no' | 'viewer_id' }
+  | { from: 'result'; call: number; list: string[]; field: string; where: Record<string, Prim> }
+  | { value: unknown };
 interface CallRule {
   tool: string;
   args: [string, ArgRule][];
@@ -88,6 +98,48 @@ function slot(text: string, value: string, name: string): string {
   return text.replace(re, `{${name}}`);
 }
 
+const isPrim = (v: unknown): v is Prim => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+
+/** An argument value found as a field of a list element of an earlier call's result: the rule reading it there. */
+function fromResult(value: unknown, results: readonly unknown[], before: number): ArgRule | null {
+  if (!isPrim(value)) return null;
+  for (let call = 0; call < before; call++) {
+    const walk = (v: unknown, path: string[]): ArgRule | null => {
+      if (Array.isArray(v)) {
+        for (const el of v) {
+          if (typeof el !== 'object' || el === null || Array.isArray(el)) continue;
+          const entries = Object.entries(el as Record<string, unknown>);
+          const hit = entries.find(([, x]) => x === value);
+          if (hit) {
+            const where = Object.fromEntries(entries.filter(([k, x]) => k !== hit[0] && isPrim(x))) as Record<string, Prim>;
+            return { from: 'result', call, list: path, field: hit[0], where };
+          }
+        }
+        return null;
+      }
+      if (typeof v === 'object' && v !== null) {
+        for (const [k, x] of Object.entries(v)) {
+          const r = walk(x, [...path, k]);
+          if (r) return r;
+        }
+      }
+      return null;
+    };
+    const r = walk(results[call], []);
+    if (r) return r;
+  }
+  return null;
+}
+
+/** A call rule's signature for voting: a result rule without its `where` (intersected across the votes). */
+const sigOf = (calls: readonly CallRule[]): string =>
+  JSON.stringify(
+    calls.map((c) => ({
+      tool: c.tool,
+      args: c.args.map(([k, r]) => [k, 'from' in r && r.from === 'result' ? { ...r, where: undefined } : r]),
+    })),
+  );
+
 function learnOne(set: HarnessSet, intent: string, skill: string, examples: readonly IntentExample[]): CustomScript | null {
   if (examples.length === 0) return null;
   const shapes = new Set<string>();
@@ -104,7 +156,7 @@ function learnOne(set: HarnessSet, intent: string, skill: string, examples: read
       ),
     );
     const subject = subjectOf(message, products, current);
-    const calls: CallRule[] = ex.task.answer_key.solution.map((c: CanonicalCall) => ({
+    const calls: CallRule[] = ex.task.answer_key.solution.map((c: CanonicalCall, i: number) => ({
       tool: set.bindings.opOf(c.name) ?? c.name,
       args: Object.entries(c.arguments).map(([k, v]): [string, ArgRule] => [
         k,
@@ -114,13 +166,24 @@ function learnOne(set: HarnessSet, intent: string, skill: string, examples: read
             ? { from: 'link_no' }
             : v === ex.task.viewer_id
               ? { from: 'viewer_id' }
-              : { value: v },
+              : (fromResult(v, ex.results, i) ?? { value: v }),
       ]),
     }));
-    const sig = JSON.stringify(calls);
-    const vote = callVotes.get(sig) ?? { n: 0, calls };
-    vote.n++;
-    callVotes.set(sig, vote);
+    const sig = sigOf(calls);
+    const vote = callVotes.get(sig);
+    if (vote === undefined) callVotes.set(sig, { n: 1, calls });
+    else {
+      vote.n++;
+      // What the examples' chosen elements have in common: keep the `where` fields they all agree on.
+      vote.calls.forEach((c, ci) =>
+        c.args.forEach(([, r], ai) => {
+          const other = calls[ci].args[ai][1];
+          if ('from' in r && r.from === 'result' && 'from' in other && other.from === 'result') {
+            for (const [k, x] of Object.entries(r.where)) if (other.where[k] !== x) delete r.where[k];
+          }
+        }),
+      );
+    }
     // The reply: result values first (longest first, so "12" is not cut out of "120"), then the product.
     let reply = ex.task.answer_key.reference_reply;
     const found: [string, string][] = [];
@@ -166,27 +229,48 @@ export function customPart(scripts: readonly CustomScript[], line: string, room:
   if (!script) return null;
   const current = room.current ?? products[0];
   const subject = subjectOf(line, products, current);
-  const calls: CanonicalCall[] = script.calls.map((c) => ({
-    name: c.tool,
-    arguments: Object.fromEntries(
-      c.args.map(([k, rule]) => [
-        k,
-        'value' in rule
-          ? rule.value
-          : rule.from === 'viewer_id'
-            ? room.viewer_id
-            : rule.from === 'link_no'
-              ? subject?.link_no
-              : subject?.item_id,
-      ]),
-    ),
-  }));
+  /** The calls' arguments, given the results so far; null while a result an argument reads is not in. */
+  const argsOf = (c: CallRule, results: readonly (ReturnType<ScriptContext['result']> | undefined)[]): Record<string, unknown> | null => {
+    const out: Record<string, unknown> = {};
+    for (const [k, rule] of c.args) {
+      if ('value' in rule) out[k] = rule.value;
+      else if (rule.from === 'viewer_id') out[k] = room.viewer_id;
+      else if (rule.from === 'link_no') out[k] = subject?.link_no;
+      else if (rule.from === 'item_id') out[k] = subject?.item_id;
+      else if ('call' in rule) {
+        const r = results[rule.call];
+        if (r === undefined) return null;
+        const list = r.ok ? leafAt(r.data, rule.list) : undefined;
+        const el = Array.isArray(list)
+          ? (list as unknown[]).find(
+              (x) =>
+                typeof x === 'object' &&
+                x !== null &&
+                Object.entries(rule.where).every(([wk, wv]) => (x as Record<string, unknown>)[wk] === wv),
+            )
+          : undefined;
+        out[k] = (el as Record<string, unknown> | undefined)?.[rule.field];
+      }
+    }
+    return out;
+  };
   return {
     kind: `custom:${script.intent}`,
     skill: script.skill,
     run(ctx: ScriptContext): Step {
-      const results = calls.map((c) => ctx.result(c.name, c.arguments));
-      const pending = calls.filter((_, i) => results[i] === undefined);
+      // In order: a call whose arguments read an earlier result waits for it.
+      const calls: CanonicalCall[] = [];
+      const results: (ReturnType<ScriptContext['result']> | undefined)[] = [];
+      const pending: CanonicalCall[] = [];
+      for (const c of script.calls) {
+        const args = argsOf(c, results);
+        if (args === null) break;
+        const call = { name: c.tool, arguments: args };
+        calls.push(call);
+        const r = ctx.result(call.name, call.arguments);
+        results.push(r);
+        if (r === undefined) pending.push(call);
+      }
       if (pending.length > 0) return { calls: pending };
       let missing = false;
       const text = script.reply.replace(/\{(r\d+(?:\.[^}]+)?|title|link)\}/g, (_, name: string) => {

@@ -1,6 +1,6 @@
 /**
  * No variant serves a canonical name it renamed (docs/HARNESS.md, "Skills" and "Validation"): over 200
- * seeds of each of the train and eval presets, in the embedded harness, examples/harness-v2 and the team
+ * seeds of each of the train and eval presets, in the embedded harness, examples/harness-v2, examples/harness-v3 and the team
  * fixture, no observation (the rendered system prompt, every skill body the load tool returns, every tool
  * as the policy receives it) holds a renamed tool name or digit-holding skill name as a whole token, a
  * renamed skill name in backticks, or a bare renamed skill name where it reads as the skill
@@ -111,6 +111,7 @@ describe('no variant serves a canonical name it renamed', () => {
   const harnesses: [string, () => HarnessSet][] = [
     ['embedded', () => embeddedHarness()],
     ['examples/harness-v2', () => load(resolve(import.meta.dirname, '../../examples/harness-v2'))],
+    ['examples/harness-v3', () => load(resolve(import.meta.dirname, '../../examples/harness-v3'))],
     ['team fixture', () => load(team())],
   ];
   for (const [label, get] of harnesses) {
