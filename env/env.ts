@@ -253,11 +253,10 @@ export interface PreparedPool {
 /**
  * Compile, in the background, the rest of each variant pool a server draws from, once a reset has drawn
  * from it: the pools of the `train` and `eval` presets and of the default variant when it is a spec, in
- * each locale of the harness. A few slots per turn of the event loop (about 2 ms), so that requests are not
- * held up; a reset that draws a slot not compiled yet compiles it itself. A pool that no reset draws from
- * is never compiled: on the embedded harness a pool of 256 holds about 13 MB per thread that holds
- * episodes, and compiling all four at start (two presets, two locales) kept ~53 MB in each, of which a
- * trainer on one preset and one locale uses a quarter. Returns a function that stops it (a server's close).
+ * each locale of the harness. A few slots per turn of the event loop, so that requests are not held up; a
+ * reset that draws a slot not compiled yet compiles it itself. A pool that no reset draws from is never
+ * compiled: a pool holds megabytes per thread that holds episodes, and compiling all four at start (two
+ * presets, two locales) kept four times what a trainer on one preset and one locale uses (figures: bench/RESULTS.md "Design measurements cited by the code"). Returns a function that stops it (a server's close).
  */
 export function prepareVariantsInBackground(config: EnvConfig, onPrepared?: (done: PreparedPool) => void): () => void {
   const pool = config.variantPool;
