@@ -1,5 +1,5 @@
 /**
- * The latency curve (issue 16): server-side step p50/p99 and the client's round trip p50/p99 at several
+ * The latency curve: server-side step p50/p99 and the client's round trip p50/p99 at several
  * live-episode counts, each on a fresh server with the concurrency phase's workload (think time, jitter,
  * groups), and the largest count the box holds.
  *

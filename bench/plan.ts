@@ -9,7 +9,7 @@ import { createEpisode, defaultEnvConfig } from '../env/index.js';
 import type { EnvConfig } from '../env/index.js';
 import { oraclePolicy } from '../policies/index.js';
 
-/** The variant preset of every load-phase episode (issue 6: the augmented, training-time reset). */
+/** The variant preset of every load-phase episode: the augmented, training-time reset. */
 export const LOAD_VARIANT = 'train';
 
 /** One planned episode: the reset item's fields and the actions to send, in order. */

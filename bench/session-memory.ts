@@ -1,6 +1,6 @@
 /**
- * Memory per episode, the worst a client may send within the limits against a normal episode (issue 39,
- * "hostile input"; PROTOCOL.md "Limits"): `node dist/bench/session-memory.js [--episodes N] [--rounds R]`
+ * Memory per episode, the worst a client may send within the limits against a normal episode (hostile
+ * input; PROTOCOL.md "Limits"): `node dist/bench/session-memory.js [--episodes N] [--rounds R]`
  * (after `npm run build`). Not a timed test: it measures heap bytes, after full collections, that a
  * session's episodes keep.
  *

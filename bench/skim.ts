@@ -6,11 +6,10 @@
  *
  * Why: the live phases read a reply's ids, `ok`, errors, `terminated` / `truncated` and
  * `info.oracle_action`, never an observation, and an observation is most of what a reply costs to decode.
- * A `train` reset reply is ~18 KB, of which the system prompt is ~12.5 KB of UTF-8 (about 35 µs to turn
- * into a JavaScript string: Chinese text) and the tool list ~6 KB of small objects (about 32 µs): decoding
- * a reset reply whole took ~75 µs, and the load client, which shares this box's two cores with the server
- * under test, spent about a quarter of a core on it at 16,384 live episodes. Stepping over a value reads
- * only its headers. No library offers a skip (msgpackr and @msgpack/msgpack decode whole values), and the
+ * Most of a `train` reset reply is its system prompt (Chinese text, slow to turn into a JavaScript
+ * string) and its tool list (many small objects), and the load client shares the machine's cores with the
+ * server under test, so decoding whole replies took a visible share of a core at high live counts (figures: bench/RESULTS.md "Design measurements cited by the code").
+ * Stepping over a value reads only its headers. No library offers a skip (msgpackr and @msgpack/msgpack decode whole values), and the
  * format is small; the tests compare this reader with msgpackr over generated values and real replies.
  *
  * Extension types (msgpackr's records, timestamps) and the never-used 0xc1 throw: the server sends none.

@@ -83,6 +83,42 @@ export interface EnvConfig {
    * reset compiles its own. Part of what a seed means: records carry it and replay uses theirs.
    */
   variantPool: number;
+  /**
+   * `defaults.variant` parsed (a `VariantChoice`), built with the config: resets that name no variant
+   * play it without parsing it again (env/reset-plan.ts `defaultVariantChoice`). `given` is
+   * `defaults.variant` itself.
+   */
+  defaultVariant: VariantChoice;
+}
+
+/** A variant as resolved once: what was given (records and groups keep it) and what it means. */
+export interface VariantChoice {
+  /** The variant as given: a preset name or a spec object (what records carry). */
+  readonly given: string | VariantSpecWire;
+  /** What it means: `null` for the base harness. */
+  readonly spec: VariantSpec | null;
+  /** The preset it names, when it names one. */
+  readonly preset?: string;
+}
+
+/** A variant field parsed into a `VariantChoice`, or why it is not one (`range`: a range error's details). */
+export function parseVariantChoice(
+  variant: unknown,
+): { ok: true; choice: VariantChoice } | { ok: false; message: string; range?: Record<string, unknown> } {
+  const parsed = parseVariant(variant);
+  if (!parsed.ok) return parsed;
+  const choice: VariantChoice =
+    parsed.preset === undefined
+      ? { given: variant as VariantSpecWire, spec: parsed.spec }
+      : { given: variant as string, spec: parsed.spec, preset: parsed.preset };
+  return { ok: true, choice };
+}
+
+/** A config's default variant parsed, or a TypeError naming it (a config's defaults are checked where it is built). */
+export function defaultChoiceOf(variant: string | VariantSpecWire): VariantChoice {
+  const parsed = parseVariantChoice(variant);
+  if (!parsed.ok) throw new TypeError(`defaults.variant: ${parsed.message}`);
+  return parsed.choice;
 }
 
 export const DEFAULT_LIMITS: EpisodeLimits = { max_turns: 12, max_errors: 6 };
@@ -128,15 +164,18 @@ export function defaultEnvConfig(overrides: Partial<EnvConfig> = {}): EnvConfig 
   const registry = overrides.registry ?? defaultRegistry();
   const harness = overrides.harness ?? embeddedHarness();
   if (overrides.profiles !== undefined) checkProfiles(overrides.profiles, registry);
+  const defaults = overrides.defaults ?? DEFAULT_DEFAULTS;
+  const given = overrides.defaultVariant;
   return {
     harness,
     taskSource: overrides.taskSource ?? new GeneratorTaskSource(harness),
     registry,
     profiles: overrides.profiles ?? new Map([[DEFAULT_PROFILE.name, DEFAULT_PROFILE]]),
     limits: overrides.limits ?? DEFAULT_LIMITS,
-    defaults: overrides.defaults ?? DEFAULT_DEFAULTS,
+    defaults,
     operators: overrides.operators ?? OPERATORS,
     variantPool: overrides.variantPool ?? VARIANT_POOL,
+    defaultVariant: given !== undefined && given.given === defaults.variant ? given : defaultChoiceOf(defaults.variant),
   };
 }
 
@@ -214,23 +253,25 @@ export interface PreparedPool {
 /**
  * Compile, in the background, the rest of each variant pool a server draws from, once a reset has drawn
  * from it: the pools of the `train` and `eval` presets and of the default variant when it is a spec, in
- * each locale of the harness. A few slots per turn of the event loop (about 2 ms), so that requests are not
- * held up; a reset that draws a slot not compiled yet compiles it itself. A pool that no reset draws from
- * is never compiled: on the embedded harness a pool of 256 holds about 13 MB per thread that holds
- * episodes, and compiling all four at start (two presets, two locales) kept ~53 MB in each, of which a
- * trainer on one preset and one locale uses a quarter. Returns a function that stops it (a server's close).
+ * each locale of the harness. A few slots per turn of the event loop, so that requests are not held up; a
+ * reset that draws a slot not compiled yet compiles it itself. A pool that no reset draws from is never
+ * compiled: a pool holds megabytes per thread that holds episodes, and compiling all four at start (two
+ * presets, two locales) kept four times what a trainer on one preset and one locale uses (figures: bench/RESULTS.md "Design measurements cited by the code"). Returns a function that stops it (a server's close).
  */
 export function prepareVariantsInBackground(config: EnvConfig, onPrepared?: (done: PreparedPool) => void): () => void {
   const pool = config.variantPool;
   if (pool === 0) return () => {};
   const wanted: { base: Harness; locale: Locale; variant: string; spec: VariantSpec; key: string }[] = [];
-  for (const v of ['train', 'eval', config.defaults.variant]) {
-    const parsed = parseVariant(v);
-    if (!parsed.ok || parsed.spec === null || parsed.spec.seed !== undefined) continue;
-    const key = variantPoolKey(parsed.spec, pool);
+  // The two presets, and the config's default variant as it was parsed with the config.
+  const choices = [parseVariantChoice('train'), parseVariantChoice('eval'), { ok: true as const, choice: config.defaultVariant }];
+  for (const parsed of choices) {
+    if (!parsed.ok) continue;
+    const { given, spec } = parsed.choice;
+    if (spec === null || spec.seed !== undefined) continue;
+    const key = variantPoolKey(spec, pool);
     if (wanted.some((w) => w.key === key)) continue;
-    const variant = typeof v === 'string' ? v : JSON.stringify(v);
-    for (const locale of config.harness.locales) wanted.push({ base: config.harness.get(locale), locale, variant, spec: parsed.spec, key });
+    const variant = typeof given === 'string' ? given : JSON.stringify(given);
+    for (const locale of config.harness.locales) wanted.push({ base: config.harness.get(locale), locale, variant, spec, key });
   }
   // Pools drawn from and not finished, oldest first; the first is the one being compiled.
   const queue: typeof wanted = [];
@@ -329,7 +370,8 @@ export function resolveTask(
 ): { ok: true; task: Task } | { ok: false; error: ErrorInfo } {
   const sel = req.task ?? {};
   // The built-in intents and the harness's own (docs/HARNESS.md "Intents of your own").
-  const known: readonly string[] = config.harness.bindings.customIntents.length === 0 ? INTENTS : [...INTENTS, ...config.harness.bindings.customIntents];
+  const known: readonly string[] =
+    config.harness.bindings.customIntents.length === 0 ? INTENTS : [...INTENTS, ...config.harness.bindings.customIntents];
   if (sel.intent !== undefined && !known.includes(sel.intent)) {
     return { ok: false, error: { code: 'INVALID_MESSAGE', message: `unknown intent "${sel.intent}"`, details: { intents: known } } };
   }
@@ -367,7 +409,10 @@ export function taskDefaultProblems(config: EnvConfig, check: { split?: boolean;
     const own = new Set<string>(config.harness.bindings.customIntents);
     for (const l of config.harness.locales) for (const sp of ['train', 'eval'] as const) for (const i of served(l, sp)) own.add(i);
     for (const k of Object.keys(mix)) {
-      if (!(INTENTS as readonly string[]).includes(k) && !own.has(k)) out.push(`defaults.task_mix: unknown intent "${k}": ${name} has no such intent (intents: ${[...INTENTS, ...[...own].filter((i) => !(INTENTS as readonly string[]).includes(i))].join(', ')})`);
+      if (!(INTENTS as readonly string[]).includes(k) && !own.has(k))
+        out.push(
+          `defaults.task_mix: unknown intent "${k}": ${name} has no such intent (intents: ${[...INTENTS, ...[...own].filter((i) => !(INTENTS as readonly string[]).includes(i))].join(', ')})`,
+        );
     }
   }
   for (const locale of check.locales ?? config.harness.locales) {
@@ -377,7 +422,10 @@ export function taskDefaultProblems(config: EnvConfig, check: { split?: boolean;
       const intents = served(locale, split);
       if (intents.length === 0) {
         const other: Split = split === 'train' ? 'eval' : 'train';
-        if (check.split) out.push(`defaults.task_split: ${choice}, but ${name} has no ${split} task in locale ${locale} (it has ${other} tasks); give task split ${other}`);
+        if (check.split)
+          out.push(
+            `defaults.task_split: ${choice}, but ${name} has no ${split} task in locale ${locale} (it has ${other} tasks); give task split ${other}`,
+          );
         continue;
       }
       if (mix !== undefined && mixIntent(0, intents, mix) === undefined) {

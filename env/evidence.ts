@@ -2,8 +2,8 @@
  * The numbers an episode's reply may state (its evidence): the room's numbers, which every episode in that
  * room shares, and the few the episode adds itself (the viewer's line, the history, the viewer's message,
  * each tool result). The room's part is one set per room, kept by env/episode.ts; an episode keeps only
- * what it added beyond it. Before this, each episode copied the room's 60-100 numbers into a set of its own
- * at reset: about 1.2 KB of every live episode's ~8 KB, and the copy's allocation on every reset.
+ * what it added beyond it, rather than a copy of the room's numbers: a copy would be a sizeable share of a
+ * live episode's memory and an allocation on every reset (figures: bench/RESULTS.md "Design measurements cited by the code").
  */
 export class EvidenceNumbers implements ReadonlySet<number> {
   #base: ReadonlySet<number> = EMPTY;
@@ -56,8 +56,8 @@ export class EvidenceNumbers implements ReadonlySet<number> {
   /**
    * Every number in ascending order, as `[...set].sort((a, b) => a - b)` gives them (a new array): the
    * shared part sorted once per base set, merged with the episode's own, which never repeat it. A final
-   * step's trace asked for this, and sorting the room's 60-100 numbers through the set's iterator was
-   * about 6% of an oracle step.
+   * step's trace asks for this, and sorting the room's numbers through the set's iterator showed in an
+   * oracle step's profile (figures: bench/RESULTS.md "Design measurements cited by the code").
    */
   sorted(): number[] {
     const base = sortedBase(this.#base);

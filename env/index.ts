@@ -4,10 +4,12 @@ export { LOAD_SKILL_TOOL, DECOY_PREFIX } from './tool-router.js';
 export type { EpisodeParams, Observation, ResetOutput, StepOutput, StepResult } from './episode.js';
 export { HarnessGymEnv } from './gym.js';
 export type { EnvResetArgs } from './gym.js';
-export { createEpisode, defaultVariantChoice, parseVariantChoice, planEpisode, resolveOptions, resolveRequest, resolveReset, startEpisode } from './reset-plan.js';
+export { createEpisode, defaultVariantChoice, planEpisode, resolveOptions, resolveRequest, resolveReset, startEpisode } from './reset-plan.js';
 export type { EpisodePlan, Placement, ResetPlan, ResolvedOptions, VariantChoice } from './reset-plan.js';
 export {
   defaultEnvConfig,
+  defaultChoiceOf,
+  parseVariantChoice,
   variantFor,
   identityVariant,
   resolveVariant,

@@ -16,52 +16,25 @@
  */
 import type { Locale } from '../protocol/domain.js';
 import type { ErrorInfo } from '../protocol/errors.js';
-import type { ResetItem, VariantSpec as VariantSpecWire } from '../protocol/wire.js';
+import type { ResetItem } from '../protocol/wire.js';
 import { ResetItemSchema, wireIssues } from '../protocol/wire.js';
-import { parseVariant } from '../harness-variants/index.js';
-import type { VariantSpec } from '../harness-variants/index.js';
 import type { RewardProfile } from '../rewards/index.js';
 import { Episode } from './episode.js';
 import { PARSERS } from './parsers.js';
 import type { ActionParser } from './parsers.js';
-import { resolveTask, variantFor } from './env.js';
-import type { EnvConfig, EnvDefaults, EpisodeRequest, ResetOptions, SharedVariant } from './env.js';
+import { parseVariantChoice, resolveTask, variantFor } from './env.js';
+import type { EnvConfig, EpisodeRequest, ResetOptions, SharedVariant, VariantChoice } from './env.js';
 
-/** A variant as resolved once: what was given (records and groups keep it) and what it means. */
-export interface VariantChoice {
-  /** The variant as given: a preset name or a spec object (what records carry). */
-  readonly given: string | VariantSpecWire;
-  /** What it means: `null` for the base harness. */
-  readonly spec: VariantSpec | null;
-  /** The preset it names, when it names one. */
-  readonly preset?: string;
-}
-
-/** A variant field parsed into a `VariantChoice`, or why it is not one (`range`: a range error's details). */
-export function parseVariantChoice(
-  variant: unknown,
-): { ok: true; choice: VariantChoice } | { ok: false; message: string; range?: Record<string, unknown> } {
-  const parsed = parseVariant(variant);
-  if (!parsed.ok) return parsed;
-  const choice: VariantChoice =
-    parsed.preset === undefined
-      ? { given: variant as VariantSpecWire, spec: parsed.spec }
-      : { given: variant as string, spec: parsed.spec, preset: parsed.preset };
-  return { ok: true, choice };
-}
+export type { VariantChoice } from './env.js';
 
 /**
- * The parsed default variant of each defaults object (`EnvDefaults.variant`): parsed on the first reset
- * that uses it, not on every one. Keyed by the defaults object, which configs never change in place
- * (a config with other defaults is a new object: `{...config, defaults: {...}}`).
+ * The config's default variant (`EnvConfig.defaultVariant`, parsed when the config was built). A config
+ * spread with other defaults (`{...config, defaults: {...}}`) keeps the old `defaultVariant`: its `given`
+ * is then not `defaults.variant`, and that variant is parsed here, for this reset.
  */
-const defaultChoices = new WeakMap<EnvDefaults, ReturnType<typeof parseVariantChoice>>();
-
-/** The default variant of a config's defaults, parsed once per defaults object. */
-export function defaultVariantChoice(defaults: EnvDefaults): ReturnType<typeof parseVariantChoice> {
-  let choice = defaultChoices.get(defaults);
-  if (choice === undefined) defaultChoices.set(defaults, (choice = parseVariantChoice(defaults.variant)));
-  return choice;
+export function defaultVariantChoice(config: EnvConfig): ReturnType<typeof parseVariantChoice> {
+  const d = config.defaultVariant;
+  return d !== undefined && d.given === config.defaults.variant ? { ok: true, choice: d } : parseVariantChoice(config.defaults.variant);
 }
 
 /** Reset options resolved against a config: the objects an episode is built with. */
@@ -83,7 +56,10 @@ export interface ResolvedOptions {
  * and the turn cap checked (a wire item's schema already bounds them; a request built in code is checked
  * here). The first problem, in the order resets always reported them.
  */
-export function resolveOptions(config: EnvConfig, options: ResetOptions): { ok: true; resolved: ResolvedOptions } | { ok: false; error: ErrorInfo } {
+export function resolveOptions(
+  config: EnvConfig,
+  options: ResetOptions,
+): { ok: true; resolved: ResolvedOptions } | { ok: false; error: ErrorInfo } {
   const parserName = options.parser ?? config.defaults.parser;
   const parser = PARSERS.get(parserName);
   if (!parser) {
@@ -164,7 +140,10 @@ export function resolveReset(
 ): { ok: true; plan: ResetPlan } | { ok: false; error: ErrorInfo } {
   const parsed = ResetItemSchema.safeParse(raw);
   if (!parsed.success) {
-    return { ok: false, error: { code: 'INVALID_MESSAGE', message: 'the reset item fails the schema', details: { issues: wireIssues(parsed.error.issues) } } };
+    return {
+      ok: false,
+      error: { code: 'INVALID_MESSAGE', message: 'the reset item fails the schema', details: { issues: wireIssues(parsed.error.issues) } },
+    };
   }
   const item = parsed.data;
   const opts = item.options ?? {};
@@ -219,9 +198,7 @@ export interface EpisodePlan {
 
 /** Build an episode (not yet reset) from a plan: the task picked, the variant realised; or the task's error. */
 export function startEpisode(config: EnvConfig, plan: EpisodePlan): { ok: true; episode: Episode } | { ok: false; error: ErrorInfo } {
-  const task = plan.task_override
-    ? { ok: true as const, task: plan.task_override }
-    : resolveTask(config, plan, plan.resolved.locale);
+  const task = plan.task_override ? { ok: true as const, task: plan.task_override } : resolveTask(config, plan, plan.resolved.locale);
   if (!task.ok) return task;
   // The harness speaks the task's language (a task file may carry its own locale).
   const variant = plan.variant_override
@@ -260,7 +237,7 @@ export function startEpisode(config: EnvConfig, plan: EpisodePlan): { ok: true; 
 export function resolveRequest(config: EnvConfig, req: EpisodeRequest): { ok: true; plan: EpisodePlan } | { ok: false; error: ErrorInfo } {
   const resolved = resolveOptions(config, req.options ?? {});
   if (!resolved.ok) return resolved;
-  const variant = req.variant === undefined ? defaultVariantChoice(config.defaults) : parseVariantChoice(req.variant);
+  const variant = req.variant === undefined ? defaultVariantChoice(config) : parseVariantChoice(req.variant);
   if (!variant.ok) return { ok: false, error: { code: 'INVALID_VARIANT', message: variant.message } };
   const plan: EpisodePlan = { episode_id: req.episode_id, seed: req.seed, variant: variant.choice, resolved: resolved.resolved };
   if (req.task !== undefined) plan.task = req.task;
@@ -286,11 +263,16 @@ export type Placement = Pick<EpisodePlan, 'episode_id' | 'seed' | 'task_override
  * A planned item's episode plan, once its player placed it: its `late` error if it has one, else the plan
  * with the effective variant (the placement's, else the config's default).
  */
-export function planEpisode(config: EnvConfig, plan: ResetPlan, at: Placement): { ok: true; plan: EpisodePlan } | { ok: false; error: ErrorInfo } {
-  if (plan.late !== null || plan.resolved === null) return { ok: false, error: plan.late ?? { code: 'INTERNAL', message: 'unresolved options' } };
+export function planEpisode(
+  config: EnvConfig,
+  plan: ResetPlan,
+  at: Placement,
+): { ok: true; plan: EpisodePlan } | { ok: false; error: ErrorInfo } {
+  if (plan.late !== null || plan.resolved === null)
+    return { ok: false, error: plan.late ?? { code: 'INTERNAL', message: 'unresolved options' } };
   let variant = at.variant;
   if (variant === undefined) {
-    const d = defaultVariantChoice(config.defaults);
+    const d = defaultVariantChoice(config);
     if (!d.ok) return { ok: false, error: { code: 'INVALID_VARIANT', message: d.message } };
     variant = d.choice;
   }

@@ -134,7 +134,7 @@ type Steppable = Pick<EpisodeHandle, 'ended' | 'needsAsyncScoring' | 'step' | 's
  * answers, and nothing else is asked of it until it is closed or reset again. An ended episode still
  * counts toward `max_episodes` until then, and trainers leave many so (a GRPO group waits for its last
  * member): this way each holds nothing but its map entry, instead of its trace, transcript and reward
- * (about 10 KB, 200 objects, which the GC copied or marked for as long as the episode stayed unclosed).
+ * (hundreds of objects, which the GC would copy or mark for as long as the episode stays unclosed) (figures: bench/RESULTS.md "Design measurements cited by the code").
  * A wrapper sees every step of its episode up to the final one (a record ends there).
  */
 const ENDED: Steppable = {

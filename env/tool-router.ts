@@ -238,6 +238,12 @@ export interface CallOutcome {
   content: string;
 }
 
+/** A refused call: its trace entry completed with the error's code, and its `tool` message (the error, or `content`). */
+function failed(traced: TraceCall, error: ToolError, content?: string): CallOutcome {
+  traced.error = error.code;
+  return { traced, content: content ?? toolErrorContent(error) };
+}
+
 /** One episode's tools: what is offered, and the calls. */
 export class ToolRouter {
   readonly params: RouterParams;
@@ -343,74 +349,124 @@ export class ToolRouter {
   }
 
   #runCall(call: ParsedCall, violations: HookViolation[]): CallOutcome {
-    const { map, harness } = this.params;
     const traced: TraceCall = { id: call.id, name: call.name, surface_name: call.name, arguments: null, ok: false };
-    const fail = (error: ToolError, content?: string): CallOutcome => {
-      traced.error = error.code;
-      return { traced, content: content ?? toolErrorContent(error) };
-    };
+    const target = this.#target(call);
+    if (!target.ok) {
+      if (target.decoy) {
+        traced.name = `${DECOY_PREFIX}${call.name}`;
+        traced.arguments = call.arguments;
+      }
+      return failed(traced, target.error);
+    }
+    const { canonicalName, args } = target;
+    traced.name = canonicalName;
+    traced.arguments = args;
+    const refused = this.#checkArguments(call, canonicalName, args, target.schema);
+    if (refused !== null) {
+      violations.push(...refused.violations);
+      return failed(traced, refused.error);
+    }
+    const set = harnessSetOf(this.params.canonical);
+    const binding = set.bindings.tools.get(canonicalName);
+    const op = binding?.kind === 'builtin' ? binding.op : undefined;
+    if (op === LOAD_SKILL_TOOL) return this.#loadSkill(call, args, traced, (e) => failed(traced, e));
+    if (op === DISCOVER_TOOLS_TOOL) return this.#discover(call, traced);
+    const served = this.#dispatch(call, canonicalName, args, binding, op);
+    if (served.state_change !== undefined) traced.state_change = served.state_change;
+    return this.#answer(traced, canonicalName, args, served.outcome);
+  }
+
+  /**
+   * Which tool a call names, and its arguments in canonical form: a parse error, a tool not offered and a
+   * decoy (offered, serving nothing: `decoy`, traced under its decoy name) are refusals. Raw (XML) values
+   * are coerced by the canonical types after mapping back: a variant may drop type hints.
+   */
+  #target(
+    call: ParsedCall,
+  ):
+    | { ok: true; canonicalName: string; args: Record<string, unknown>; schema: ToolSchema | undefined }
+    | { ok: false; error: ToolError; decoy?: true } {
+    const { map, harness } = this.params;
     if (call.error || call.arguments === null) {
-      return fail({ code: 'PARSE_ERROR', message: call.error?.message ?? 'the arguments could not be parsed' });
+      return { ok: false, error: { code: 'PARSE_ERROR', message: call.error?.message ?? 'the arguments could not be parsed' } };
     }
     const canonicalName = map.toolToCanonical(call.name);
     const offered = !this.#hidden.has(call.name) && hasTool(harness.tools, call.name);
-    if (!offered) return fail({ code: 'UNKNOWN_TOOL', message: `no tool named "${call.name}"` });
+    if (!offered) return { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no tool named "${call.name}"` } };
     if (canonicalName === undefined) {
       // A decoy the variant added (a distractor or a look-alike): it exists, but serves nothing here.
-      traced.name = `${DECOY_PREFIX}${call.name}`;
-      traced.arguments = call.arguments;
-      return fail({ code: 'CONFLICT', message: `"${call.name}" is not available in this live room` });
+      return { ok: false, error: { code: 'CONFLICT', message: `"${call.name}" is not available in this live room` }, decoy: true };
     }
-    traced.name = canonicalName;
-    const canonicalSchema = toolNamed(this.params.canonical.tools, canonicalName);
-    // Map back first, then coerce raw (XML) values by the canonical types: a variant may drop type hints.
+    const schema = toolNamed(this.params.canonical.tools, canonicalName);
     const mapped = map.argsToCanonical(canonicalName, call.arguments);
-    const args = call.untyped && canonicalSchema ? coerceArguments(mapped, canonicalSchema.function.parameters) : mapped;
-    traced.arguments = args;
+    const args = call.untyped && schema ? coerceArguments(mapped, schema.function.parameters) : mapped;
+    return { ok: true, canonicalName, args, schema };
+  }
 
+  /**
+   * The hook checks of a call's arguments, or null when they pass: the tool's schema (the library's
+   * `tool_args` hook, when enabled, reports its objection; without the hook it is reported as
+   * `tool_args`), then the harness's hook modules at stage `tool_args` (docs/HARNESS.md "Hook modules"):
+   * an objection refuses the call as the schema would, so the call does not count as made.
+   */
+  #checkArguments(
+    call: ParsedCall,
+    canonicalName: string,
+    args: Record<string, unknown>,
+    schema: ToolSchema | undefined,
+  ): { error: ToolError; violations: HookViolation[] } | null {
+    const { map, harness } = this.params;
+    const locale = this.params.task.locale;
     const argsHook = harness.hooks.find((h) => hookKind(h) === 'tool_args');
-    if (canonicalSchema && (argsHook === undefined || argsHook.enabled)) {
-      const validate = validatorFor(canonicalSchema);
+    if (schema && (argsHook === undefined || argsHook.enabled)) {
+      const validate = validatorFor(schema);
       if (!validate(args)) {
         const first = (validate.errors ?? [])[0];
         const field = first ? map.paramToSurface(canonicalName, errorPath(first)) : '';
         const message = first ? describeArgError(first, field) : 'invalid arguments';
-        const locale = this.params.task.locale;
         const schema_error = { message, evidence: call.name };
-        // The library's tool_args kind reports the schema's objection; without the hook it is reported as tool_args.
-        if (argsHook !== undefined) violations.push(...runToolArgsHooks([argsHook], { tool: canonicalName, arguments: args, locale, schema_error }));
-        else violations.push({ hook: 'tool_args', code: 'INVALID_ARGUMENTS', message, evidence: call.name });
-        return fail(field ? { code: 'INVALID_ARGUMENTS', message, field } : { code: 'INVALID_ARGUMENTS', message });
+        const violations: HookViolation[] =
+          argsHook !== undefined
+            ? runToolArgsHooks([argsHook], { tool: canonicalName, arguments: args, locale, schema_error })
+            : [{ hook: 'tool_args', code: 'INVALID_ARGUMENTS', message, evidence: call.name }];
+        return { error: field ? { code: 'INVALID_ARGUMENTS', message, field } : { code: 'INVALID_ARGUMENTS', message }, violations };
       }
     }
-
     const set = harnessSetOf(this.params.canonical);
-    if (set.hookModules.size > 0) {
-      // Module hooks at stage tool_args (docs/HARNESS.md "Hook modules"): an objection refuses the call
-      // as the schema would, so the call does not count as made.
-      const found = runToolArgsHooks(harness.hooks, {
-        tool: canonicalName,
-        arguments: args,
-        locale: this.params.task.locale,
-        world: this.#facts.world(),
-        modules: set.hookModules,
-      });
-      if (found.length > 0) {
-        violations.push(...found);
-        return fail({ code: 'INVALID_ARGUMENTS', message: map.rewriteText(found.map((v) => v.message).join('; ')) });
-      }
-    }
-    const binding = set.bindings.tools.get(canonicalName);
-    const op = binding?.kind === 'builtin' ? binding.op : undefined;
-    if (op === LOAD_SKILL_TOOL) return this.#loadSkill(call, args, traced, fail);
-    if (op === DISCOVER_TOOLS_TOOL) return this.#discover(call, traced);
+    if (set.hookModules.size === 0) return null;
+    const found = runToolArgsHooks(harness.hooks, {
+      tool: canonicalName,
+      arguments: args,
+      locale,
+      world: this.#facts.world(),
+      modules: set.hookModules,
+    });
+    if (found.length === 0) return null;
+    return { error: { code: 'INVALID_ARGUMENTS', message: map.rewriteText(found.map((v) => v.message).join('; ')) }, violations: found };
+  }
 
+  /** The fault draw of this episode's calls: none when `faults` is 0, else its rate and the episode's fault stream. */
+  #faults(): { rate: number; rng: Rng } | undefined {
+    return this.params.faults > 0 ? { rate: this.params.faults, rng: (this.#faultRng ??= new Rng(this.params.seed, 'faults')) } : undefined;
+  }
+
+  /**
+   * A call served: by a harness's custom service (a stateful one may change `state.custom`,
+   * env/custom-state.ts, and says how), by the MCP marketing server (same handlers, same fault draw), or
+   * by the in-process services; UNKNOWN_TOOL when nothing answers.
+   */
+  #dispatch(
+    call: ParsedCall,
+    canonicalName: string,
+    args: Record<string, unknown>,
+    binding: ReturnType<ReturnType<typeof harnessSetOf>['bindings']['tools']['get']>,
+    op: string | undefined,
+  ): { outcome: ToolOutcome; state_change?: TraceCall['state_change'] } {
     const ctx = { world: this.#facts.world(), state: this.#facts.state, viewer_id: this.params.task.viewer_id };
-    const faults = this.params.faults > 0 ? { rate: this.params.faults, rng: (this.#faultRng ??= new Rng(this.params.seed, 'faults')) } : undefined;
-    let outcome: ToolOutcome;
+    const faults = this.#faults();
+    const unanswered: ToolOutcome = { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no service answers "${call.name}"` } };
     if (binding?.kind === 'custom') {
-      const service = set.services.get(binding.module);
-      // A stateful module's call draws faults and may change `state.custom` (env/custom-state.ts).
+      const service = harnessSetOf(this.params.canonical).services.get(binding.module);
       const answered = service
         ? callCustomWithState(
             service,
@@ -421,24 +477,32 @@ export class ToolRouter {
             faults,
           )
         : undefined;
-      if (answered?.change !== undefined) traced.state_change = answered.change;
-      outcome = answered?.outcome ?? { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no service answers "${call.name}"` } };
-    } else if (op === undefined) {
-      outcome = { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no service answers "${call.name}"` } };
-    } else if (op === canonicalName && MARKETING_TOOLS.includes(op)) {
-      // Marketing tools are served by the MCP server (same handlers, same fault draw); the rest in-process.
-      outcome = marketingHub(this.params.task.locale, this.params.canonical).callSync(op, args, faults ? { ctx, faults } : { ctx });
-    } else {
-      outcome = callService(op, args, ctx, faults);
+      const outcome = answered?.outcome ?? unanswered;
+      return answered?.change !== undefined ? { outcome, state_change: answered.change } : { outcome };
     }
+    if (op === undefined) return { outcome: unanswered };
+    if (op === canonicalName && MARKETING_TOOLS.includes(op)) {
+      return {
+        outcome: marketingHub(this.params.task.locale, this.params.canonical).callSync(op, args, faults ? { ctx, faults } : { ctx }),
+      };
+    }
+    return { outcome: callService(op, args, ctx, faults) };
+  }
+
+  /**
+   * The call's trace entry and `tool` message from its outcome: an error rewritten to the variant's names
+   * (the services speak canonical ones), or the result, whose numbers become evidence and whose items are
+   * noted, mapped to the variant's field names.
+   */
+  #answer(traced: TraceCall, canonicalName: string, args: Record<string, unknown>, outcome: ToolOutcome): CallOutcome {
+    const { map } = this.params;
     if (!outcome.ok) {
-      // The service speaks canonical names; the policy must read the variant's.
       const message = map.rewriteText(outcome.error.message);
       const error: ToolError =
         outcome.error.field === undefined
           ? { code: outcome.error.code, message }
           : { code: outcome.error.code, message, field: map.paramToSurface(canonicalName, outcome.error.field) };
-      return fail(error, outcome.raw);
+      return failed(traced, error, outcome.raw);
     }
     traced.ok = true;
     traced.result = outcome.data;

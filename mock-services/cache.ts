@@ -3,8 +3,8 @@
  * to choose the task, once for the episode); worlds are immutable (actions change only the `WorldState`
  * overlay), so the second build can be a lookup. Episodes hold their world weakly (env/episode.ts), so this
  * is also what keeps the worlds of the episodes being stepped at hand: a trainer stepping up to about a
- * thousand episodes in turn never regenerates one (at 128 worlds, 512 episodes stepped in turn regenerated
- * nearly every world, and the bench's env throughput rose by 43% at 4,096), and since generated tasks draw
+ * thousand episodes in turn never regenerates one (a small cache regenerated nearly every world of episodes
+ * stepped in turn, which the bench's env throughput showed (figures: bench/RESULTS.md "Design measurements cited by the code")), and since generated tasks draw
  * their rooms from a fixed pool, it holds every room a run uses. Bounded, so that a long run never grows
  * memory.
  */
@@ -15,7 +15,7 @@ import type { World, WorldData } from './world.js';
 /**
  * Worlds a process keeps (split between the isolates that hold episodes: see `setWorldCacheShare`): the
  * generator's rooms of both splits in both locales (env/tasks `WORLD_POOL`, 512 each), so that a process
- * serving them never builds a room twice; about 40 MB at most.
+ * serving them never builds a room twice; bounded in memory (figures: bench/RESULTS.md "Design measurements cited by the code").
  */
 export const WORLD_CACHE_SIZE = 2048;
 const cache = new Map<number, World>();
@@ -24,8 +24,8 @@ let capacity = WORLD_CACHE_SIZE;
 /**
  * Keep `1/shares` of `WORLD_CACHE_SIZE` in this isolate (at least 64). A server with N worker threads
  * runs N isolates, each with its own cache, and each steps only its own sessions' episodes: the same
- * share of episodes needs the same share of the cache, so the process holds about 40 MB of worlds in
- * all, not 40 MB per worker (a worker of two still holds the rooms of one locale's two splits).
+ * share of episodes needs the same share of the cache, so the process holds one cache's worth of worlds
+ * in all, not one per worker (a worker of two still holds the rooms of one locale's two splits).
  */
 export function setWorldCacheShare(shares: number): void {
   capacity = Math.max(64, Math.ceil(WORLD_CACHE_SIZE / Math.max(1, shares)));

@@ -130,8 +130,8 @@ function writeFallback(v: unknown): void {
  * Strings from this many UTF-16 units are written by Buffer's native utf8Write, shorter ones by a loop:
  * object keys (internalized, flat strings) below 64, values from 8. The environment's values are mostly
  * cons strings (concatenations), flattened or not, and a loop's charCodeAt dispatches on the string's
- * representation for every character: on a 64-item step reply, values through the loop cost 27 us per
- * item, through utf8Write 15 (the same replies after a JSON round trip, all flat: 12 and 11).
+ * representation for every character, so for values utf8Write is the faster from a short length on
+ * (flat strings narrow the gap) (figures: bench/RESULTS.md "Design measurements cited by the code").
  */
 const KEY_NATIVE_FROM = 0x40;
 const VALUE_NATIVE_FROM = 8;
@@ -448,9 +448,9 @@ let scratchView: DataView | null = null;
 /**
  * Pack one value into a scratch chunk that the next call writes over: the view is valid only until then,
  * so the caller copies what it keeps (a worker copies each reply into the buffer it transfers). The bytes
- * are those `writeMsgpack` writes. Why: a reset reply is ~18 KB and reserves room for its system prompt's
- * worst case (three bytes per UTF-16 unit), so the shared chunk, which is never written over, took a fresh
- * 64 KB buffer every two or three replies, each a new allocation whose pages were then faulted in.
+ * are those `writeMsgpack` writes. Why: a reset reply is large and reserves room for its system prompt's
+ * worst case (three bytes per UTF-16 unit), so a shared chunk that is never written over takes a fresh
+ * buffer every few replies, each a new allocation whose pages are then faulted in (figures: bench/RESULTS.md "Design measurements cited by the code").
  */
 function writeMsgpackTransient(value: unknown): Buffer {
   if (writing) return writeMsgpack(value);

@@ -5,17 +5,25 @@
  * name the key path, so a typo such as `limits.max_bach` is reported rather than silently ignored.
  * This module never reads `process.env`; the serve command does.
  */
-import { DEFAULT_DEFAULTS, JsonlTaskSource, TASK_SPLITS, listErrors, loadHarnessTasks, parseMix } from '../env/index.js';
-import type { EnvDefaults } from '../env/index.js';
+import {
+  DEFAULT_DEFAULTS,
+  JsonlTaskSource,
+  parseVariantChoice,
+  TASK_SPLITS,
+  listErrors,
+  loadHarnessTasks,
+  parseMix,
+} from '../env/index.js';
+import type { EnvDefaults, VariantChoice } from '../env/index.js';
 import { embeddedHarness, loadHarnessDir } from '../harness/index.js';
 import type { HarnessSet } from '../harness/index.js';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { FILE_LIMITS, FileProblem, depthProblem, parseMessage, readText } from '../protocol/files.js';
 import { z } from 'zod';
-import { MAX_VARIANT_POOL, VARIANT_POOL, parseVariant } from '../harness-variants/index.js';
+import { MAX_VARIANT_POOL, PRESETS, VARIANT_POOL } from '../harness-variants/index.js';
 import { HOST_ENTRY, canonicalOrigin } from './http-policy.js';
-import { isRecord } from '../protocol/objects.js';
+import { deepFreeze, isRecord } from '../protocol/objects.js';
 
 /** Per-session and per-episode limits (PROTOCOL.md `welcome.limits`); all integers. */
 export const ServerLimitsSchema = z.strictObject({
@@ -67,13 +75,18 @@ export const RecordConfigSchema = z.strictObject({
 
 /**
  * The variant of reset items that name none (`defaults.variant`): a preset name or a VariantSpec object,
- * checked with the same `parseVariant` reset items are resolved with, so that a typo fails at start-up,
- * naming the key, instead of failing every reset. `welcome.defaults.variant` is a string on the wire
- * (protocol v1): a preset goes there as its name, a spec as its compact JSON.
+ * parsed with the same `parseVariantChoice` reset items are resolved with, so that a typo fails at start-up,
+ * naming the key, instead of failing every reset. The config keeps the parsed `VariantChoice` (plain
+ * data, so it crosses to worker threads as it is): resets parse it no more. `welcome.defaults.variant`
+ * is a string on the wire (protocol v1): a preset goes there as its name, a spec as its compact JSON.
  */
-export const DefaultVariantSchema = z.union([z.string(), z.record(z.string(), z.unknown())]).superRefine((v, ctx) => {
-  const parsed = parseVariant(v);
-  if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
+export const DefaultVariantSchema = z.union([z.string(), z.record(z.string(), z.unknown())]).transform((v, ctx): VariantChoice => {
+  const parsed = parseVariantChoice(v);
+  if (!parsed.ok) {
+    ctx.addIssue({ code: 'custom', message: parsed.message });
+    return z.NEVER;
+  }
+  return parsed.choice;
 });
 
 /**
@@ -319,7 +332,8 @@ export function parseServerConfig(input: unknown = {}): ConfigResult {
 /** Read a JSON (`.json`) or YAML (`.yaml`/`.yml`) config file into a plain object, or the reason it failed. */
 export function readConfigFile(path: string): { ok: true; value: Record<string, unknown> } | { ok: false; errors: string[] } {
   const ext = extname(path).toLowerCase();
-  if (ext !== '.json' && ext !== '.yaml' && ext !== '.yml') return { ok: false, errors: [`${path}: unknown config format "${ext}" (use .json, .yaml or .yml)`] };
+  if (ext !== '.json' && ext !== '.yaml' && ext !== '.yml')
+    return { ok: false, errors: [`${path}: unknown config format "${ext}" (use .json, .yaml or .yml)`] };
   let text: string;
   try {
     text = readText(path, { maxBytes: FILE_LIMITS.settings_bytes, what: 'a config file' });
@@ -386,12 +400,20 @@ export function harnessOf(config: Pick<ServerConfig, 'harness'>): HarnessSet {
  * The environment settings a config sets: its defaults (`defaults.variant`, `defaults.task_split` and
  * `defaults.task_mix` over the embedded ones; none when it sets none) and its variant pool.
  */
-export function defaultsOf(config: Pick<ServerConfig, 'defaults' | 'variant_pool'>): { defaults?: EnvDefaults; variantPool: number } {
+export function defaultsOf(config: Pick<ServerConfig, 'defaults' | 'variant_pool'>): {
+  defaults?: EnvDefaults;
+  variantPool: number;
+  defaultVariant?: VariantChoice;
+} {
   const d = config.defaults;
   const variantPool = config.variant_pool;
   if (d === undefined || (d.variant === undefined && d.task_split === undefined && d.task_mix === undefined)) return { variantPool };
   const defaults: EnvDefaults = { ...DEFAULT_DEFAULTS };
-  if (d.variant !== undefined) defaults.variant = d.variant as EnvDefaults['variant'];
+  let defaultVariant: VariantChoice | undefined;
+  if (d.variant !== undefined) {
+    defaults.variant = d.variant.given;
+    defaultVariant = onThisThread(d.variant);
+  }
   if (d.task_split !== undefined) defaults.task_split = d.task_split;
   if (d.task_mix !== undefined) {
     const mix = parseMix(d.task_mix);
@@ -399,7 +421,17 @@ export function defaultsOf(config: Pick<ServerConfig, 'defaults' | 'variant_pool
     if (!mix.ok) throw new TypeError(`defaults.task_mix: ${mix.message}`);
     defaults.task_mix = mix.mix;
   }
-  return { defaults, variantPool };
+  return defaultVariant === undefined ? { defaults, variantPool } : { defaults, variantPool, defaultVariant };
+}
+
+/**
+ * A config's parsed default variant as this thread keeps it. A worker receives the config as a structured
+ * clone: plain data, no longer frozen, and a preset's spec a copy of it. Nothing is parsed again: a
+ * preset's spec is looked up by the name it was parsed to, a spec object frozen as the main thread's is.
+ */
+function onThisThread(choice: VariantChoice): VariantChoice {
+  if (choice.preset !== undefined) return { given: choice.given, spec: PRESETS[choice.preset] ?? null, preset: choice.preset };
+  return Object.isFrozen(choice) ? choice : deepFreeze({ given: choice.given, spec: choice.spec });
 }
 
 /** The task source a config sets (`tasks` files), checked against its harness; nothing when it sets none. */

@@ -3,9 +3,9 @@
  * embedders with in-memory task sources or reward registries, and most tests). `WorkerHost` runs one
  * table per worker thread (server/worker.ts) and binds every session to one of them for its whole life.
  *
- * Why sessions are pinned (and not episodes moved to whichever thread is free): a step costs 30-100 us and
- * a train episode's state (variant harness, surface map, world, answer key) is tens of KB; a piscina round
- * trip costs ~55-60 us and cloning an episode more than building its step. So a frame goes to its session's
+ * Why sessions are pinned (and not episodes moved to whichever thread is free): a piscina round trip costs
+ * about as much as a step, and a train episode's state (variant harness, surface map, world, answer key)
+ * costs more to clone than its step to build (figures: bench/RESULTS.md "Design measurements cited by the code"). So a frame goes to its session's
  * worker as one task (never one task per step) carrying the frame's raw bytes; the worker decodes, applies
  * every item and encodes the reply, and the main thread only does the transport: it parses the envelope
  * (for ids, limits and frame-level errors), forwards, and writes the reply bytes back.

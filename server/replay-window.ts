@@ -9,8 +9,8 @@
  * bytes (a client re-sends what it sent), so the check is a byte comparison; only when the bytes differ
  * are both decoded and compared in canonical form (`stableJson`: key order and encoding do not matter, so
  * a request sent as JSON and re-sent as MessagePack is the same request). Hashing every request's
- * canonical form instead cost 5-6 us per step item (a 64-item frame: 340-420 us), more than a tenth of a
- * step, for a check that runs only after a resume; the kept bytes are a fraction of the stored reply's.
+ * canonical form instead cost more than a tenth of a step (figures: bench/RESULTS.md "Design measurements cited by the code"), for a check that runs only after a
+ * resume; the kept bytes are a fraction of the stored reply's.
  */
 import type { RequestId } from '../protocol/wire.js';
 import { stableJson } from '../protocol/stable-json.js';

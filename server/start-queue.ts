@@ -51,7 +51,7 @@ export class StartQueue {
 
   /** Run `fn` once its turn comes; resolves or rejects with it. `step`: the job is a step request. */
   run<T>(step: boolean, fn: () => Promise<T>): Promise<T> {
-    // In arrival order, a job starts as soon as its message is taken in, as one did before this queue.
+    // In arrival order, a job starts as soon as its message is taken in.
     if (!this.#stepsFirst) return fn();
     return new Promise<T>((resolve, reject) => {
       const job = (): void => {

@@ -48,7 +48,8 @@ export const EFFECTIVENESS_DEFAULTS = {
   /**
    * A gentle preference for concision below the stated limit, off by default: a reply longer than
    * `concise_share` of reply_max_chars loses up to `concision_weight` of its value, linearly, reaching it
-   * at the limit. (0.1 cost the reference solution up to 6% on English variants with long endings.)
+   * at the limit. Off by default: on, it cost the reference solution reward on English variants with long
+   * endings (figures: bench/RESULTS.md "Design measurements cited by the code").
    */
   concise_share: 0.6,
   concision_weight: 0,

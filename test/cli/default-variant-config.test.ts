@@ -6,12 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { defaultServerConfig, parseServerConfig } from '../../server/index.js';
 
 describe('defaults.variant', () => {
-  it('is absent by default, and takes a preset or a spec', () => {
+  it('is absent by default, and takes a preset or a spec, kept parsed (a VariantChoice)', () => {
     expect(defaultServerConfig().defaults).toBeUndefined();
-    expect(parseServerConfig({ defaults: { variant: 'train' } })).toMatchObject({ ok: true, config: { defaults: { variant: 'train' } } });
+    expect(parseServerConfig({ defaults: { variant: 'train' } })).toMatchObject({
+      ok: true,
+      config: { defaults: { variant: { given: 'train', preset: 'train', spec: { split: 'train' } } } },
+    });
     const spec = { families: ['tools'], intensity: 0.3, split: 'train', identity_share: 0.5 };
     const r = parseServerConfig({ defaults: { variant: spec } });
-    expect(r).toMatchObject({ ok: true, config: { defaults: { variant: spec } } });
+    expect(r).toMatchObject({ ok: true, config: { defaults: { variant: { given: spec, spec } } } });
     expect(r.ok && Object.isFrozen(r.config.defaults?.variant)).toBe(true);
   });
 

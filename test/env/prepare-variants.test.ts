@@ -6,7 +6,7 @@
  * list, so these pools start empty whatever other tests of this file compiled.
  */
 import { describe, expect, it } from 'vitest';
-import { createEpisode, defaultEnvConfig, prepareVariantsInBackground } from '../../env/index.js';
+import { createEpisode, defaultChoiceOf, defaultEnvConfig, prepareVariantsInBackground } from '../../env/index.js';
 import type { EnvConfig, PreparedPool } from '../../env/index.js';
 import { OPERATORS, PRESETS, compiledVariantSlots } from '../../harness-variants/index.js';
 import type { VariantSpec } from '../../harness-variants/index.js';
@@ -102,7 +102,7 @@ describe('prepareVariantsInBackground', () => {
   it('prepares the default variant when it is a spec', async () => {
     const spec: VariantSpec = { families: ['skills'], intensity: 0.5, split: 'train' };
     const base = freshConfig();
-    const config: EnvConfig = { ...base, defaults: { ...base.defaults, variant: spec } };
+    const config: EnvConfig = { ...base, defaults: { ...base.defaults, variant: spec }, defaultVariant: defaultChoiceOf(spec) };
     const done: PreparedPool[] = [];
     const stop = prepareVariantsInBackground(config, (p) => done.push(p));
     try {
