@@ -34,6 +34,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 DIM = 1 << 20
+#: The longest tool-result value offered as a fact (an FAQ answer runs to about 90 characters).
+LEAF_CHARS = 100
 #: How strongly a description word counts against a name token (per word, before the 1/sqrt(n) scaling).
 DESC_SCALE = 1.0
 KINDS = ["answer", "refuse", "ask_back", "handoff", "cta", "greet"]
@@ -295,10 +297,33 @@ def leaves(value: Any, message: str, prefix: str = "") -> List[Tuple[str, str]]:
             out.append((prefix, ", ".join(str(e) for e in value)))
     elif value is not None and not isinstance(value, bool):
         s = str(value)
-        if len(s) <= 60 and not re.match(r"^(it|sk|vw|od|cp)_", s):
+        # an enum-like value reads as words ("in_stock" -> "in stock"), as a reply would say it
+        if re.match(r"^[a-z]+(_[a-z]+)+$", s):
+            s = s.replace("_", " ")
+        if len(s) <= LEAF_CHARS and not re.match(r"^(it|sk|vw|od|cp|fq)_", s):
             out.append((prefix, s))
     elif isinstance(value, bool):
         out.append((prefix, "yes" if value else "no"))
+    return out
+
+
+NAMED_LINK = re.compile(r"link\s*\d+|\d+\s*号", re.I)
+
+
+def fact_content(key: str, value: str, message: str) -> List[str]:
+    """Content features of a candidate fact, the same for any harness: whether a word of its key occurs in
+    the viewer's message ("shelf life?" and the key ``attributes.Shelf life``), and the value's shape (a
+    number, a short enum-like word such as "low" or "in stock", or longer text)."""
+    mw = set(words(message)) - STOP
+    kw = {w for w in words(key.split(".")[-1]) if w not in STOP and w != "<num>"}
+    out = ["key_in_msg"] if mw & kw else []
+    v = value.strip().lower()
+    if re.fullmatch(r"[\d.]+", v):
+        out.append("v=<num>")
+    elif re.fullmatch(r"[a-z]+( [a-z]+)?", v):
+        out.append("v=" + v)
+    else:
+        out.append("v=<text>")
     return out
 
 
@@ -434,7 +459,9 @@ class Agent:
         for w in self.rules["banned"]:
             text = re.sub(re.escape(w), "", text, flags=re.I)
         end = self.rules["ending"]
-        sentences = re.findall(r"[^.!?。！？]+[.!?。！？]?", text)
+        # a period between digits ("89.9") is a decimal point, not a sentence's end (round 1 split it and
+        # the reply said "89. 9": two ungrounded numbers, blocked by the factual-risk hook)
+        sentences = re.findall(r"(?:[^.!?。！？]|(?<=\d)\.(?=\d))+[.!?。！？]?", text)
         while True:
             out = " ".join(x.strip() for x in sentences) + ((" " + end) if end else "")
             if len(out) <= self.rules["max_chars"] or len(sentences) <= 1:
@@ -456,9 +483,15 @@ class Agent:
             cands = cands[:60]
             if not cands:
                 return t["answer_none"]
-            feats = [cross("fact", self.mt, "", "", extra=["k=" + p for p in re.split(r"[._ ]+", key.lower()) if p] + ["K=" + key.split(".")[-1].lower()]) for key, _ in cands]
+            feats = [concat(cross("fact", self.mt, "", "", extra=["k=" + p for p in re.split(r"[._ ]+", key.lower()) if p] + ["K=" + key.split(".")[-1].lower()]),
+                            cross("fact", ["<c>"], "", "", extra=fact_content(key, value, self.message))) for key, value in cands]
             key, value = cands[self._pick(feats)]
-            subj = f"Link {room['link']}" if self.locale == "en" else f"{room['link']}号链接"
+            # the subject names the link only when the viewer did (a link number nobody asked about is a
+            # number outside the question's scope)
+            if NAMED_LINK.search(self.message):
+                subj = f"Link {room['link']}" if self.locale == "en" else f"{room['link']}号链接"
+            else:
+                subj = "This one" if self.locale == "en" else "这款"
             return t["answer"].format(subj=subj, key=key.split(".")[-1].replace("_", " "), value=value)
         if k == "ask_back":
             a, b = (room["ask"] + [room["link"], room["link"] + 1])[:2]
