@@ -124,10 +124,10 @@ def update(model: Model, finished: List[Any], by_slot: List[List[Agent]], lr: fl
     (``info.segments``: tool decisions on the tool segment, reply decisions on the reply segment; the
     per-segment groups the HAT report trains). The curves report the final reward only.
 
-    ``adv_eps`` is the ``eps`` of ``(r - mean) / (std + eps)``. Round 1 used 1e-6, and a group whose members
-    scored 0 or 0.02 (hook-blocked or not, all failed either way) got advantages of +-1, as strong as a
-    group that split into 0 and 1: it taught product_qa to make no call at all (a call with bad arguments
-    is blocked). With 0.1 such a group's advantages are about 0.1 and a real split's about 0.8."""
+    ``adv_eps`` is the ``eps`` of ``(r - mean) / (std + eps)`` (1e-6 by default, as in round 1). A group
+    whose members all failed but scored 0 or 0.02 (hook-blocked or not) gets advantages of +-1 with it;
+    0.1 shrinks those to about 0.1. Measured over 100 iterations, 0.1 did not make product_qa learnable
+    and slowed the rest, so it is not the default (README)."""
     g = np.zeros_like(model.w)
     n = 0
     for grp, agents in zip(finished, by_slot):
@@ -146,10 +146,10 @@ def update(model: Model, finished: List[Any], by_slot: List[List[Agent]], lr: fl
 
 async def train(url: str, variant: str, iters: int, groups: int, group_size: int, seed: int, lr: float,
                 seg_weight: float, log=None, entropy: float = 0.05, adv_eps: float = 1e-6,
-                warmup: int = 0) -> Tuple[Model, List[Dict[str, Any]]]:
-    """GRPO for ``iters`` iterations; the first ``warmup`` of them on product_qa tasks only (a curriculum:
-    in the mix, the kinds the other intents learn first crowd out "answer" before any product_qa answer
-    lands; README "product_qa")."""
+                warmup: int = 0, warmup_every: int = 1) -> Tuple[Model, List[Dict[str, Any]]]:
+    """GRPO for ``iters`` iterations. The first ``warmup`` iterations (every ``warmup_every``-th of them)
+    are on product_qa tasks only, a curriculum: in the mix from the start, the kinds the other intents
+    learn first crowd out "answer" before any product_qa answer lands (README "product_qa")."""
     model = Model(seed)
     curve = []
     client = await HarnessGymClient.connect(url, seed=seed)
@@ -158,7 +158,7 @@ async def train(url: str, variant: str, iters: int, groups: int, group_size: int
             t0 = time.time()
             finished, by_slot = await play_batch(client, model, variant, groups, group_size,
                                                  seed * 1_000_003 + it * groups, False, f"t{it}",
-                                                 "product_qa" if it < warmup else None)
+                                                 "product_qa" if it < warmup and it % warmup_every == 0 else None)
             rewards = [r for grp in finished for r in grp.rewards]
             equal = sum(1 for grp in finished if max(grp.rewards) - min(grp.rewards) < 1e-9)
             # all-equal groups split: every member at the floor (<= 0.02, the gates' cap: nothing learned
@@ -168,7 +168,7 @@ async def train(url: str, variant: str, iters: int, groups: int, group_size: int
             per: Dict[str, List[float]] = {}
             for grp in finished:
                 per.setdefault(str(grp.infos[0].get("intent")), []).extend(grp.rewards)
-            row = {"iter": it, "warmup": it < warmup, "episodes": len(rewards), "reward": float(np.mean(rewards)),
+            row = {"iter": it, "product_qa_only": it < warmup and it % warmup_every == 0, "episodes": len(rewards), "reward": float(np.mean(rewards)),
                    "all_equal_share": equal / max(1, len(finished)),
                    "all_equal_floor_share": low / max(1, len(finished)),
                    "intent_reward": {k: round(float(np.mean(v)), 4) for k, v in sorted(per.items())},
@@ -288,7 +288,7 @@ async def full(args: argparse.Namespace) -> None:
             for name, variant in (("fixed", "identity"), ("hsa", "train")):
                 t0 = time.time()
                 model, curve = await train(base.url, variant, args.iters, args.groups, args.group_size, seed, args.lr,
-                                           args.seg_weight, log, args.entropy, args.adv_eps, args.warmup)
+                                           args.seg_weight, log, args.entropy, args.adv_eps, args.warmup, args.warmup_every)
                 train_s = time.time() - t0
                 evals = {}
                 for ev in ("identity", "train", "eval"):
@@ -457,8 +457,8 @@ async def short(args: argparse.Namespace) -> int:
     url = args.url or srv.url
     try:
         t0 = time.time()
-        _, curve = await train(url, "train", args.iters, args.groups, args.group_size, args.seed, args.lr, args.seg_weight,
-                               lambda s: print(s, file=sys.stderr, flush=True), args.entropy, args.adv_eps, args.warmup)
+        _, curve = await train(url, args.train_variant, args.iters, args.groups, args.group_size, args.seed, args.lr, args.seg_weight,
+                               lambda s: print(s, file=sys.stderr, flush=True), args.entropy, args.adv_eps, args.warmup, args.warmup_every)
     finally:
         if srv:
             srv.stop()
@@ -493,7 +493,9 @@ def main() -> int:
     ap.add_argument("--seg-weight", type=float, default=1.0, help="weight of the per-segment GRPO advantages")
     ap.add_argument("--entropy", type=float, default=0.05, help="entropy bonus per decision")
     ap.add_argument("--adv-eps", type=float, default=1e-6, help="eps of the GRPO advantages (r - mean) / (std + eps)")
-    ap.add_argument("--warmup", type=int, default=None, help="iterations on product_qa only before the mix (full: 40, short: 0)")
+    ap.add_argument("--warmup-every", type=int, default=1, help="during the warm-up, every K-th iteration is product_qa only")
+    ap.add_argument("--train-variant", default="train", help="short: the preset to train on")
+    ap.add_argument("--warmup", type=int, default=None, help="the first WARMUP iterations are on product_qa only (every K-th of them with --warmup-every K; full: 20, short: 0)")
     ap.add_argument("--max-facts", type=int, default=3, help="the most facts an answer may state (the policy picks 1..max)")
     ap.add_argument("--eval-episodes", type=int, default=400)
     ap.add_argument("--margin", type=float, default=0.1, help="short: the reward gain required")
@@ -504,7 +506,7 @@ def main() -> int:
     if args.iters is None:
         args.iters = 160 if args.mode == "full" else 30
     if args.warmup is None:
-        args.warmup = 40 if args.mode == "full" else 0
+        args.warmup = 20 if args.mode == "full" else 0
     if args.mode == "full":
         asyncio.run(full(args))
         return 0
