@@ -422,17 +422,22 @@ def table(results: Dict[str, Any]) -> str:
         dv = [runs[name][s]["eval"]["eval"]["mean"] - runs[name][s]["eval"]["identity"]["mean"] for s in sorted(runs[name], key=int)]
         d2 = [runs[name][s]["eval"]["harness-v2"]["mean"] - runs[name][s]["eval"]["identity"]["mean"] for s in sorted(runs[name], key=int)]
         lines.append(f"| {label} | {fmt_ms(dv, True)} | {fmt_ms(d2, True)} |")
-    lines += ["", "Training curves (mean over seeds ± SE over seeds): first and last 10 iterations.", "",
-              "| run | reward, first 10 | last 10 | product_qa reward, first 10 | last 10 | all-equal groups, first 10 | last 10 | all-failed groups (<= 0.02), first 10 | last 10 |",
-              "|---|---|---|---|---|---|---|---|---|"]
-    for name, label in (("fixed", "fixed (identity)"), ("hsa", "HSA (train)")):
-        def part(key: str, sl: slice) -> str:
-            return fmt_ms([float(np.mean([r[key] for r in runs[name][s]["curve"][sl]])) for s in runs[name]])
-        def pq(sl: slice) -> str:
-            return fmt_ms([float(np.nanmean([r.get("intent_reward", {}).get("product_qa", np.nan) for r in runs[name][s]["curve"][sl]])) for s in runs[name]])
-        a, b = slice(0, 10), slice(-10, None)
-        lines.append(f"| {label} | {part('reward', a)} | {part('reward', b)} | {pq(a)} | {pq(b)} | {part('all_equal_share', a)} | "
-                     f"{part('all_equal_share', b)} | {part('all_equal_floor_share', a)} | {part('all_equal_floor_share', b)} |")
+    c0 = runs["fixed"][seeds[0]]["curve"]
+    w = next((i for i, r in enumerate(c0) if not r.get("product_qa_only")), 0)
+    lines += ["", "Training curves (mean over seeds ± SE over seeds): the first 10 iterations" +
+              (f" (product_qa only, the warm-up), the first 10 of the production mix (iterations {w}-{w + 9})" if w else "") +
+              " and the last 10.", ""]
+    spans = [("first 10", slice(0, 10))] + ([("mix, first 10", slice(w, w + 10))] if w else []) + [("last 10", slice(-10, None))]
+    for key, title in (("reward", "reward"), ("product_qa", "product_qa reward"), ("all_equal_share", "all-equal groups"),
+                       ("all_equal_floor_share", "all-failed groups (<= 0.02)")):
+        lines += [f"| {title} | " + " | ".join(n for n, _ in spans) + " |", "|---|" + "---|" * len(spans)]
+        for name, label in (("fixed", "fixed (identity)"), ("hsa", "HSA (train)")):
+            def part(sl: slice) -> str:
+                if key == "product_qa":
+                    return fmt_ms([float(np.nanmean([r.get("intent_reward", {}).get("product_qa", np.nan) for r in runs[name][s]["curve"][sl]])) for s in runs[name]])
+                return fmt_ms([float(np.mean([r[key] for r in runs[name][s]["curve"][sl]])) for s in runs[name]])
+            lines.append(f"| {label} | " + " | ".join(part(sl) for _, sl in spans) + " |")
+        lines.append("")
     lines += ["", "Per intent (mean over training seeds):", "", "| policy | harness | " + " | ".join(INTENTS) + " |", "|---|---|" + "---|" * len(INTENTS)]
     for name, label in (("fixed", "fixed"), ("hsa", "HSA")):
         for c in COLS:
@@ -493,6 +498,8 @@ def main() -> int:
     ap.add_argument("--seg-weight", type=float, default=1.0, help="weight of the per-segment GRPO advantages")
     ap.add_argument("--entropy", type=float, default=0.05, help="entropy bonus per decision")
     ap.add_argument("--adv-eps", type=float, default=1e-6, help="eps of the GRPO advantages (r - mean) / (std + eps)")
+    ap.add_argument("--desc-scale", type=float, default=None,
+                    help="the description features' scale (policy.DESC_SCALE, 1.0); lower makes names the stronger cue")
     ap.add_argument("--warmup-every", type=int, default=1, help="during the warm-up, every K-th iteration is product_qa only")
     ap.add_argument("--train-variant", default="train", help="short: the preset to train on")
     ap.add_argument("--warmup", type=int, default=None, help="the first WARMUP iterations are on product_qa only (every K-th of them with --warmup-every K; full: 20, short: 0)")
@@ -503,6 +510,8 @@ def main() -> int:
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     args = ap.parse_args()
     policy.MAX_FACTS = args.max_facts
+    if args.desc_scale is not None:
+        policy.DESC_SCALE = args.desc_scale
     if args.iters is None:
         args.iters = 160 if args.mode == "full" else 30
     if args.warmup is None:
