@@ -34,6 +34,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 DIM = 1 << 20
+#: The longest tool-result value offered as a fact (an FAQ answer runs to about 90 characters).
+LEAF_CHARS = 100
+#: The most facts an answer states (the ``nfacts`` head picks 1..MAX_FACTS; learn.py --max-facts).
+MAX_FACTS = 3
 #: How strongly a description word counts against a name token (per word, before the 1/sqrt(n) scaling).
 DESC_SCALE = 1.0
 KINDS = ["answer", "refuse", "ask_back", "handoff", "cta", "greet"]
@@ -295,10 +299,33 @@ def leaves(value: Any, message: str, prefix: str = "") -> List[Tuple[str, str]]:
             out.append((prefix, ", ".join(str(e) for e in value)))
     elif value is not None and not isinstance(value, bool):
         s = str(value)
-        if len(s) <= 60 and not re.match(r"^(it|sk|vw|od|cp)_", s):
+        # an enum-like value reads as words ("in_stock" -> "in stock"), as a reply would say it
+        if re.match(r"^[a-z]+(_[a-z]+)+$", s):
+            s = s.replace("_", " ")
+        if len(s) <= LEAF_CHARS and not re.match(r"^(it|sk|vw|od|cp|fq)_", s):
             out.append((prefix, s))
     elif isinstance(value, bool):
         out.append((prefix, "yes" if value else "no"))
+    return out
+
+
+NAMED_LINK = re.compile(r"link\s*\d+|\d+\s*号", re.I)
+
+
+def fact_content(key: str, value: str, message: str) -> List[str]:
+    """Content features of a candidate fact, the same for any harness: whether a word of its key occurs in
+    the viewer's message ("shelf life?" and the key ``attributes.Shelf life``), and the value's shape (a
+    number, a short enum-like word such as "low" or "in stock", or longer text)."""
+    mw = set(words(message)) - STOP
+    kw = {w for w in words(key.split(".")[-1]) if w not in STOP and w != "<num>"}
+    out = ["key_in_msg"] if mw & kw else []
+    v = value.strip().lower()
+    if re.fullmatch(r"[\d.]+", v):
+        out.append("v=<num>")
+    elif re.fullmatch(r"[a-z]+( [a-z]+)?", v):
+        out.append("v=" + v)
+    else:
+        out.append("v=<text>")
     return out
 
 
@@ -307,7 +334,9 @@ def leaves(value: Any, message: str, prefix: str = "") -> List[Tuple[str, str]]:
 
 TEMPLATES = {
     "en": {
-        "answer": "{subj}: the {key} is {value}.",
+        "answer": "{subj}: {facts}.",
+        "fact": "the {key} is {value}",
+        "join": ", ",
         "answer_none": "Let me double-check that for you.",
         "refuse": "Sorry, I can't help with that here; please see the details page.",
         "ask_back": "Do you mean link {a} or link {b}? Tell me and I will check right away.",
@@ -316,7 +345,9 @@ TEMPLATES = {
         "greet": "Hi {viewer}, welcome! I'm {persona}, the AI digital host here. Ask me anything!",
     },
     "zh-CN": {
-        "answer": "{subj}的{key}是{value}。",
+        "answer": "{subj}的{facts}。",
+        "fact": "{key}是{value}",
+        "join": "，",
         "answer_none": "我再帮你确认一下哦。",
         "refuse": "抱歉，这个我不能说也不能帮忙，详情请看商品详情页。",
         "ask_back": "你问的是{a}号链接还是{b}号链接呢？告诉我马上帮你查。",
@@ -352,6 +383,8 @@ class Agent:
         self.results: List[Any] = []
         self.reply: Optional[str] = None
         self.call_id = 0
+        #: The skill loaded on turn 1 (name, description), or None.
+        self.skill: Optional[Tuple[str, str]] = None
 
     def _pick(self, feats: List[Feats]) -> int:
         d = self.model.choose(feats, self.greedy)
@@ -414,14 +447,19 @@ class Agent:
                                    extra=["mentioned"] if mentioned(t["name"], self.instr) else []) for t in tools])
             loader = tools[li]
             si = self._pick([cross("skill", self.mt, n, d) for n, d in self.skills])
+            self.skill = self.skills[si]
             wrap, props, _ = unwrap_params(loader.get("parameters") or {})
             key = next(iter(props), "name")
             args = {key: self.skills[si][0]}
             calls.append(self._call(loader, {wrap: args} if wrap else args))
         # which other offered tool to call (the one chosen as the skill loader is not offered again)
         others = [t for t in tools if not calls or t["name"] != calls[0]["function"]["name"]]
-        feats = [cross("tool", self.mt, t["name"], t.get("description") or "") for t in others]
-        feats.append(cross("tool", self.mt, "", "", extra=["<none>"]))
+        # the tool also depends on the skill just loaded (its name crossed with each tool's name and
+        # description), as an agent reads the skill before it calls: "price" -> product-qa -> get_product
+        sk = ["S=" + x for x in name_tokens(self.skill[0])] if self.skill else ["S=<none>"]
+        feats = [concat(cross("tool", self.mt, t["name"], t.get("description") or ""),
+                        cross("tool/skill", sk, t["name"], t.get("description") or "")) for t in others]
+        feats.append(concat(cross("tool", self.mt, "", "", extra=["<none>"]), cross("tool/skill", sk, "", "", extra=["<none>"])))
         ti = self._pick(feats)
         if ti < len(others):
             calls.append(self._call(others[ti], self._args(others[ti])))
@@ -434,7 +472,9 @@ class Agent:
         for w in self.rules["banned"]:
             text = re.sub(re.escape(w), "", text, flags=re.I)
         end = self.rules["ending"]
-        sentences = re.findall(r"[^.!?。！？]+[.!?。！？]?", text)
+        # a period between digits ("89.9") is a decimal point, not a sentence's end (round 1 split it and
+        # the reply said "89. 9": two ungrounded numbers, blocked by the factual-risk hook)
+        sentences = re.findall(r"(?:[^.!?。！？]|(?<=\d)\.(?=\d))+[.!?。！？]?", text)
         while True:
             out = " ".join(x.strip() for x in sentences) + ((" " + end) if end else "")
             if len(out) <= self.rules["max_chars"] or len(sentences) <= 1:
@@ -442,9 +482,14 @@ class Agent:
             sentences = sentences[:-1]
 
     def _compose(self) -> str:
-        has_result = any(isinstance(r, dict) and "error" not in r for r in self.results)
-        ctx = ["<res>" if has_result else "<nores>"]
-        k = KINDS[self._pick([cross("kind", self.mt + ctx, "", "", extra=[kind]) for kind in KINDS])]
+        # the reply's kind depends on the message and on the skill loaded (its name and description)
+        sname, sdesc = self.skill if self.skill else ("", "")
+        # no bias token and no "had a tool result" token here: features shared by every message let the
+        # kinds the other intents learn first (greet, refuse, ask back, hand off) crowd out "answer" before
+        # any product_qa answer had landed (round 1)
+        mt = [t for t in self.mt if t != "<bias>"]
+        k = KINDS[self._pick([concat(cross("kind", mt, "", "", extra=[kind]),
+                                     cross("kind/skill", ["K=" + kind], sname, sdesc)) for kind in KINDS])]
         t = TEMPLATES[self.locale]
         room = self.room
         if k == "answer":
@@ -456,10 +501,30 @@ class Agent:
             cands = cands[:60]
             if not cands:
                 return t["answer_none"]
-            feats = [cross("fact", self.mt, "", "", extra=["k=" + p for p in re.split(r"[._ ]+", key.lower()) if p] + ["K=" + key.split(".")[-1].lower()]) for key, _ in cands]
-            key, value = cands[self._pick(feats)]
-            subj = f"Link {room['link']}" if self.locale == "en" else f"{room['link']}号链接"
-            return t["answer"].format(subj=subj, key=key.split(".")[-1].replace("_", " "), value=value)
+            feats = [concat(cross("fact", self.mt, "", "", extra=["k=" + p for p in re.split(r"[._ ]+", key.lower()) if p] + ["K=" + key.split(".")[-1].lower()]),
+                            cross("fact", ["<c>"], "", "", extra=fact_content(key, value, self.message))) for key, value in cands]
+            # how many facts to state (1-3, a decision of its own), then each fact, without replacement
+            n = 1 + self._pick([cross("nfacts", self.mt, "", "", extra=[f"n={k}"]) for k in range(1, MAX_FACTS + 1)]) if MAX_FACTS > 1 else 1
+            chosen: List[int] = []
+            for _ in range(min(n, len(cands))):
+                left = [i for i in range(len(cands)) if i not in chosen]
+                chosen.append(left[self._pick([feats[i] for i in left])])
+            # the subject names the link only when the viewer did (a link number nobody asked about is a
+            # number outside the question's scope)
+            if NAMED_LINK.search(self.message):
+                subj = f"Link {room['link']}" if self.locale == "en" else f"{room['link']}号链接"
+            else:
+                subj = "This one" if self.locale == "en" else "这款"
+            # facts that do not fit the length limit are left out from the end (the reply_format hook blocks
+            # a reply over the limit); a fact too long for its "the key is" frame is stated as its value
+            parts = [t["fact"].format(key=cands[i][0].split(".")[-1].replace("_", " "), value=cands[i][1]) for i in chosen]
+            limit = self.rules["max_chars"] - (len(self.rules["ending"]) + 1 if self.rules["ending"] else 0)
+            while len(parts) > 1 and len(t["answer"].format(subj=subj, facts=t["join"].join(parts))) > limit:
+                parts.pop()
+            text = t["answer"].format(subj=subj, facts=t["join"].join(parts))
+            if len(text) > limit:
+                text = t["answer"].format(subj=subj, facts=cands[chosen[0]][1])
+            return text
         if k == "ask_back":
             a, b = (room["ask"] + [room["link"], room["link"] + 1])[:2]
             return t["ask_back"].format(a=a, b=b)

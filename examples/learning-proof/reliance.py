@@ -7,7 +7,7 @@ features' weights and its description features' weights. This prints, per traine
 the description features alone, over greedy episodes on a variant preset.
 
     python3 examples/learning-proof/reliance.py RESULTS_DIR [--variant identity] [--episodes 200]
-(RESULTS_DIR holds weights-fixed.npy and weights-hsa.npy: `learn.py full --save-weights`.)
+(RESULTS_DIR holds weights-fixed-s1.npy and weights-hsa-s1.npy: `learn.py full --save-weights`; --seed picks another.)
 """
 import argparse
 import asyncio
@@ -34,12 +34,15 @@ async def main() -> None:
     ap.add_argument("out")
     ap.add_argument("--variant", default="identity")
     ap.add_argument("--episodes", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=1, help="the training seed whose weights to read")
+    ap.add_argument("--desc-scale", type=float, default=1.0, help="the DESC_SCALE the weights were trained with")
     args = ap.parse_args()
+    policy.DESC_SCALE = args.desc_scale
     srv = learn.Server()
     report = {}
     try:
         for name in ("fixed", "hsa"):
-            w = np.load(os.path.join(args.out, f"weights-{name}.npy")).astype(np.float64)
+            w = np.load(os.path.join(args.out, f"weights-{name}-s{args.seed}.npy")).astype(np.float64)
             model = policy.Model(1)
             model.w = w
             client = await learn.HarnessGymClient.connect(srv.url, seed=1)

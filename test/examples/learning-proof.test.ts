@@ -1,8 +1,9 @@
 /**
  * The learning proof's short form (examples/learning-proof, issue 43): a small numpy policy trained by GRPO
  * through a real server with the Python client's vector env. It asserts that learning happened (the mean
- * reward of the last quarter of the iterations is above the first quarter's by a margin, and the share of
- * GRPO groups whose members all scored the same went down), not exact figures. The full run and its
+ * reward of the last quarter of the iterations is above the first quarter's by a margin, the share of GRPO
+ * groups whose members all scored the same went down, and so did the share whose members all failed), not
+ * exact figures. The full run and its
  * table are `python3 examples/learning-proof/learn.py full` (examples/learning-proof/README.md).
  */
 import { execFile } from 'node:child_process';
@@ -31,7 +32,7 @@ afterAll(async () => {
 });
 
 describe('learning proof, short form', () => {
-  it('GRPO on HSA train variants raises the reward and lowers the share of all-equal groups', async () => {
+  it('GRPO on HSA train variants raises the reward and lowers the shares of all-equal and all-failed groups', async () => {
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       execFile(
         PYTHON,
@@ -46,5 +47,7 @@ describe('learning proof, short form', () => {
     expect(summary.learned).toBe(true);
     expect(Number(summary.reward_last)).toBeGreaterThan(Number(summary.reward_first));
     expect(Number(summary.all_equal_last)).toBeLessThanOrEqual(Number(summary.all_equal_first));
+    // groups in which every member failed (all at the gates' floor): fewer once product_qa is learnable
+    expect(Number(summary.all_failed_last)).toBeLessThan(Number(summary.all_failed_first));
   }, 180_000);
 });
