@@ -93,6 +93,7 @@ const SKIPS: Record<string, number> = {
   'docs/training/openrlhf.md': 1,
   'docs/training/verifiers.md': 1,
   'docs/training/verl.md': 2,
+  'examples/learning-proof/README.md': 1,
 };
 
 const COMMAND_LANGS = new Set(['sh', 'bash', 'shell', 'console']);
