@@ -12,10 +12,11 @@ describe('harness evolution: examples/harness-v2', () => {
     const [validate, diff] = await Promise.all([cli(['harness', 'validate', 'examples/harness-v2', '--json']), cli(['harness', 'diff', 'embedded', 'examples/harness-v2'])]);
     expect(validate.status).toBe(0);
     expect(JSON.parse(validate.stdout)).toMatchObject({ ok: true, name: 'live-commerce', version: '2.0.0', skills: 13, tools: 16, hooks: 8, tasks: 60 });
-    expect(expectFailure(diff, EXIT.verdict, 'harness diff')).toBe('harness-gym harness diff: 17 changes from "live-commerce" 1.0.0 to "live-commerce" 2.0.0');
+    expect(expectFailure(diff, EXIT.verdict, 'harness diff')).toBe('harness-gym harness diff: 19 changes from "live-commerce" 1.0.0 to "live-commerce" 2.0.0');
     const lines = diff.stdout.trim().split('\n');
     expect(lines).toEqual(
       expect.arrayContaining([
+        '~ manifest version: 1.0.0 -> 2.0.0',
         '- skill clarify-intent (zh-CN, en)',
         '+ skill ask-which-one (zh-CN, en)',
         '+ skill answer-before-refusing (zh-CN, en)',
