@@ -4,7 +4,7 @@
  * env/reset-plan.ts (one step shared by sessions, `HarnessGymEnv` in env/gym.ts and `createEpisode`), so
  * in-process and remote runs agree.
  */
-import type { Locale, Split, Task } from '../protocol/domain.js';
+import type { Intent, Locale, Split, Task } from '../protocol/domain.js';
 import { INTENTS } from '../protocol/domain.js';
 import type { Harness } from '../protocol/harness.js';
 import type { SurfaceMap } from '../protocol/surface.js';
@@ -373,7 +373,19 @@ export function resolveTask(
   const known: readonly string[] =
     config.harness.bindings.customIntents.length === 0 ? INTENTS : [...INTENTS, ...config.harness.bindings.customIntents];
   if (sel.intent !== undefined && !known.includes(sel.intent)) {
-    return { ok: false, error: { code: 'INVALID_MESSAGE', message: `unknown intent "${sel.intent}"`, details: { intents: known } } };
+    // Name the intents a reset can ask for here (docs/HARNESS.md "Intents of your own"): those the task
+    // source serves in this locale (and the selector's split, or either), else every known one.
+    const source = config.taskSource;
+    const splits: readonly Split[] = sel.split === 'train' || sel.split === 'eval' ? [sel.split] : ['train', 'eval'];
+    const served = source.served === undefined ? known : known.filter((i) => splits.some((sp) => (source.served as NonNullable<TaskSource['served']>).call(source, locale, sp).includes(i as Intent)));
+    return {
+      ok: false,
+      error: {
+        code: 'INVALID_MESSAGE',
+        message: `unknown intent "${sel.intent}"; harness "${config.harness.identity.name}" serves ${served.join(', ') || 'none'} in ${locale}`,
+        details: { intents: known, served },
+      },
+    };
   }
   // A selector without a split gets the default's (all: drawn from the seed); without an intent, the
   // default mix draws it. A task id names its task whatever the defaults.

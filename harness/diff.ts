@@ -18,10 +18,10 @@ import { bindingLabel } from './bindings.js';
 export interface HarnessChange {
   /** `+` added, `-` removed, `~` changed. */
   op: '+' | '-' | '~';
-  part: 'skill' | 'tool' | 'parameter' | 'hook' | 'prompt block' | 'prompt' | 'retry' | 'limits' | 'binding' | 'task file' | 'file';
+  part: 'manifest' | 'skill' | 'tool' | 'parameter' | 'hook' | 'prompt block' | 'prompt' | 'retry' | 'limits' | 'binding' | 'task file' | 'file';
   /** The part's name (`tool.parameter` for a parameter). */
   name: string;
-  /** Locales where it happened (both when the change is the same in each). */
+  /** Locales where it happened (both when the change is the same in each; none for the manifest's name, version and description). */
   locales: Locale[];
   /** For `~`: the fields that differ. */
   fields?: string[];
@@ -124,7 +124,66 @@ export function diffHarness(before: HarnessSet, after: HarnessSet): HarnessChang
   const all = [...before.locales, ...after.locales].filter((l, i, xs) => xs.indexOf(l) === i && before.locales.includes(l) && after.locales.includes(l));
   for (const c of bindingChanges(before, after)) merged.set(`binding\0${c.name}`, { ...c, locales: all });
   for (const c of fileChanges(before, after)) merged.set(`file\0${c.part}\0${c.name}`, { ...c, locales: all });
-  return [...merged.values()];
+  const changes = [...manifestChanges(before, after), ...merged.values()];
+  // A parsed file whose bytes changed while none of its parts did (a comment, the layout, the locales'
+  // order): still an edit of the hash, so it is said as the file's content.
+  const unsaid = parsedFileEdits(before, after).filter((rel) => !changes.some((c) => saysFile(c, rel)));
+  for (const rel of unsaid) changes.push({ op: '~', part: 'file', name: rel, locales: all, fields: ['content'] });
+  return changes;
+}
+
+/** How much of a description a diff line shows (around the first difference when it is long). */
+const DESCRIPTION_CHARS = 60;
+
+/** `a` and `b` flattened to one line and shortened to the part around where they first differ. */
+function shortenPair(a: string, b: string): [string, string] {
+  const x = a.replace(/\s+/g, ' ').trim();
+  const y = b.replace(/\s+/g, ' ').trim();
+  let i = 0;
+  while (i < x.length && i < y.length && x[i] === y[i]) i++;
+  const start = x.length <= DESCRIPTION_CHARS && y.length <= DESCRIPTION_CHARS ? 0 : Math.max(0, i - 20);
+  const cut = (s: string) => {
+    if (s === '') return '(none)';
+    const part = s.slice(start, start + DESCRIPTION_CHARS);
+    return `${start > 0 ? '…' : ''}${part}${start + DESCRIPTION_CHARS < s.length ? '…' : ''}`;
+  };
+  return [cut(x), cut(y)];
+}
+
+/** The manifest's name, version and description, old and new (`~ manifest version: 0.1.0 -> 0.1.9`). */
+function manifestChanges(before: HarnessSet, after: HarnessSet): HarnessChange[] {
+  const out: HarnessChange[] = [];
+  const scalar = (name: string, a: string, b: string) => {
+    if (a !== b) out.push({ op: '~', part: 'manifest', name, locales: [], fields: [`${a} -> ${b}`] });
+  };
+  scalar('name', before.identity.name, after.identity.name);
+  scalar('version', before.identity.version, after.identity.version);
+  if (before.description !== after.description) {
+    const [a, b] = shortenPair(before.description, after.description);
+    // Descriptions that differ only in their line breaks read the same once flattened.
+    out.push({ op: '~', part: 'manifest', name: 'description', locales: [], fields: [a === b ? 'line breaks' : `${a} -> ${b}`] });
+  }
+  return out;
+}
+
+/** Whether a change says an edit of the parsed file `rel`. */
+function saysFile(c: HarnessChange, rel: string): boolean {
+  if (rel === 'harness.yaml') return c.part === 'manifest' || c.part === 'binding';
+  if (rel === 'prompt.yaml') return c.part === 'prompt block' || c.part === 'prompt';
+  if (rel === 'hooks.yaml') return c.part === 'hook' || c.part === 'retry' || c.part === 'limits';
+  const skill = /^skills\/[^/]+\/(.+)\.md$/.exec(rel);
+  if (skill) return c.part === 'skill' && c.name === skill[1];
+  if (rel.startsWith('tools/i18n/')) return c.part === 'tool' || c.part === 'parameter';
+  const tool = /^tools\/(.+)\.json$/.exec(rel);
+  if (tool) return (c.part === 'tool' && c.name === tool[1]) || (c.part === 'parameter' && c.name.startsWith(`${tool[1]}.`));
+  return false;
+}
+
+/** The parsed files (manifest, prompt, hooks, skills, tools) present in both whose bytes differ. */
+function parsedFileEdits(before: HarnessSet, after: HarnessSet): string[] {
+  const a = fileHashes(before);
+  const b = fileHashes(after);
+  return [...b.keys()].filter((rel) => PARSED.test(rel) && a.has(rel) && a.get(rel) !== b.get(rel)).sort();
 }
 
 /** How a binding reads in a diff: `skill product-qa`, `product.get_product`, `not served`. */
@@ -233,6 +292,6 @@ function fileChanges(before: HarnessSet, after: HarnessSet): Omit<HarnessChange,
 /** The changes as lines: `~ tool get_product: description (zh-CN, en)`. */
 export function formatHarnessDiff(changes: readonly HarnessChange[]): string {
   return changes
-    .map((c) => `${c.op} ${c.part} ${c.name}${c.fields ? `: ${c.fields.join(', ')}` : ''} (${c.locales.join(', ')})`)
+    .map((c) => `${c.op} ${c.part} ${c.name}${c.fields ? `: ${c.fields.join(', ')}` : ''}${c.locales.length > 0 ? ` (${c.locales.join(', ')})` : ''}`)
     .join('\n');
 }

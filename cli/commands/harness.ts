@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { diffHarness, embeddedHarness, formatHarnessDiff, loadHarnessDir } from '../../harness/index.js';
 import type { HarnessSet } from '../../harness/index.js';
-import { JsonlTaskSource, loadHarnessTasks } from '../../env/index.js';
+import { GeneratorTaskSource, JsonlTaskSource, loadHarnessTasks } from '../../env/index.js';
 import type { TaskSource } from '../../env/index.js';
 import { CliError, EXIT, fileError, joinErrors, usageError } from '../errors.js';
 import { harnessLabel } from '../../harness/index.js';
@@ -70,6 +70,18 @@ export function registerHarnessCommands(program: Command): void {
         throw fileError(`${dir} is not a valid harness: ${count} error${count === 1 ? '' : 's'} (listed on stdout)`);
       }
       const zh = h.get(h.locales[0]);
+      // What the task source serves (the intents a reset can name, in some locale and split), not what
+      // harness.yaml binds: a bound intent with no generated task fitting the harness's tools is not served.
+      const source = new GeneratorTaskSource(h);
+      const servedSet = new Set(h.locales.flatMap((l) => (['train', 'eval'] as const).flatMap((split) => source.served(l, split))));
+      const bound = [...h.bindings.intents.keys()];
+      const served = bound.filter((i) => servedSet.has(i));
+      const notServed = bound
+        .filter((i) => !servedSet.has(i))
+        .map((intent) => ({
+          intent,
+          reason: h.bindings.intents.get(intent)?.generate === false ? 'no task of its task files' : h.intentModules.has(intent) || !h.bindings.customIntents.includes(intent) ? "no generated task fits the harness's tools" : 'no intent module',
+        }));
       const summary = {
         ok: true,
         ...h.identity,
@@ -78,13 +90,14 @@ export function registerHarnessCommands(program: Command): void {
         tools: zh.tools.length,
         prompt_blocks: zh.prompt.blocks.length,
         hooks: zh.hooks.length,
-        intents: [...h.bindings.intents.keys()],
+        intents: served,
+        not_served: notServed,
         tasks: tasks.source?.size ?? 0,
       };
       process.stdout.write(
         opts.json
           ? JSON.stringify(summary) + '\n'
-          : `ok: harness "${h.identity.name}" ${h.identity.version} (${h.identity.hash}): ${summary.skills} skills, ${summary.tools} tools, ${summary.prompt_blocks} prompt blocks, ${summary.hooks} hooks, ${summary.intents.length} intents served, ${summary.tasks} tasks in task files, locales ${h.locales.join(', ')}\n`,
+          : `ok: harness "${h.identity.name}" ${h.identity.version} (${h.identity.hash}): ${summary.skills} skills, ${summary.tools} tools, ${summary.prompt_blocks} prompt blocks, ${summary.hooks} hooks, ${served.length} intents served${notServed.length > 0 ? ` (not served: ${notServed.map((n) => `${n.intent} — ${n.reason}`).join('; ')})` : ''}, ${summary.tasks} tasks in task files, locales ${h.locales.join(', ')}\n`,
       );
     });
   harness

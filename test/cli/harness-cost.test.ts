@@ -5,17 +5,20 @@
  */
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../cli/errors.js';
-import { cli, expectFailure } from './helpers.js';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, cli, expectFailure, tempDir } from './helpers.js';
 
 describe('harness evolution: examples/harness-v2', () => {
   it('validate names what it serves; diff lists the edit, bindings and task files included', async () => {
     const [validate, diff] = await Promise.all([cli(['harness', 'validate', 'examples/harness-v2', '--json']), cli(['harness', 'diff', 'embedded', 'examples/harness-v2'])]);
     expect(validate.status).toBe(0);
     expect(JSON.parse(validate.stdout)).toMatchObject({ ok: true, name: 'live-commerce', version: '2.0.0', skills: 13, tools: 16, hooks: 8, tasks: 60 });
-    expect(expectFailure(diff, EXIT.verdict, 'harness diff')).toBe('harness-gym harness diff: 17 changes from "live-commerce" 1.0.0 to "live-commerce" 2.0.0');
+    expect(expectFailure(diff, EXIT.verdict, 'harness diff')).toBe('harness-gym harness diff: 19 changes from "live-commerce" 1.0.0 to "live-commerce" 2.0.0');
     const lines = diff.stdout.trim().split('\n');
     expect(lines).toEqual(
       expect.arrayContaining([
+        '~ manifest version: 1.0.0 -> 2.0.0',
         '- skill clarify-intent (zh-CN, en)',
         '+ skill ask-which-one (zh-CN, en)',
         '+ skill answer-before-refusing (zh-CN, en)',
@@ -32,6 +35,30 @@ describe('harness evolution: examples/harness-v2', () => {
         '+ file services/risk-report.mjs (zh-CN, en)',
       ]),
     );
+  }, 60_000);
+
+  it('validate counts the intents the task source serves and names the others with the reason; stdout ends with a newline', async () => {
+    // A new user's report: with environment.discover_tools unbound, validate said "11 intents served"
+    // while eval said the harness does not serve marketing.
+    const dir = join(tempDir('hg-validate-'), 'h');
+    cpSync(join(ROOT, 'examples', 'harness-v3'), dir, { recursive: true });
+    const yaml = join(dir, 'harness.yaml');
+    writeFileSync(yaml, readFileSync(yaml, 'utf8').replace(/^  discover_tools: .*\n/m, ''));
+    rmSync(join(dir, 'tools', 'discover_tools.json'));
+    const i18n = join(dir, 'tools', 'i18n', 'en.json');
+    const names = JSON.parse(readFileSync(i18n, 'utf8')) as Record<string, unknown>;
+    for (const k of Object.keys(names)) if (k.startsWith('discover_tools')) delete names[k];
+    writeFileSync(i18n, JSON.stringify(names, null, 2));
+    const [text, json] = await Promise.all([cli(['harness', 'validate', dir]), cli(['harness', 'validate', dir, '--json'])]);
+    expect(text.status).toBe(0);
+    expect(text.stdout).toMatch(/, 10 intents served \(not served: marketing — no generated task fits the harness's tools\), 60 tasks in task files, /);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      intents: ['product_qa', 'chitchat', 'clarification', 'after_sales', 'purchase', 'multi_intent', 'risky', 'whitelist', 'handoff', 'restock_alert'],
+      not_served: [{ intent: 'marketing', reason: "no generated task fits the harness's tools" }],
+    });
+    const [v3, diff] = await Promise.all([cli(['harness', 'validate', 'examples/harness-v3']), cli(['harness', 'diff', 'examples/harness-v3', dir])]);
+    expect(v3.stdout).toMatch(/, 11 intents served, 60 tasks/);
+    for (const r of [text, json, v3, diff]) expect(r.stdout.endsWith('\n')).toBe(true);
   }, 60_000);
 
   it('cost: the memorizer fitted to the embedded harness loses on v2 identity and far more under HSA; the oracle stays at 1.0', async () => {

@@ -93,6 +93,16 @@ describe('reset', () => {
       error: { code: 'INVALID_MESSAGE' },
     });
   });
+
+  it('an unknown intent is INVALID_MESSAGE naming the intents the harness serves (docs/HARNESS.md "Intents of your own")', () => {
+    expect(createEpisode(config, { episode_id: 'x', seed: 1, task: { intent: 'foo' as never } })).toMatchObject({
+      ok: false,
+      error: {
+        code: 'INVALID_MESSAGE',
+        message: 'unknown intent "foo"; harness "live-commerce" serves product_qa, chitchat, clarification, after_sales, purchase, marketing, multi_intent, risky, whitelist, handoff in zh-CN',
+      },
+    });
+  });
 });
 
 describe('step', () => {

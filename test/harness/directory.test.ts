@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { diffHarness, embeddedHarness, harnessDataDir, harnessHash, loadHarnessDir } from '../../harness/index.js';
+import { diffHarness, embeddedHarness, formatHarnessDiff, harnessDataDir, harnessHash, loadHarnessDir } from '../../harness/index.js';
 import { createEpisode, defaultEnvConfig } from '../../env/index.js';
 import { Recorder, readRecords, replayRecords } from '../../recording/index.js';
 import { evaluate, runCheck } from '../../eval/index.js';
@@ -95,6 +95,7 @@ describe('an edited harness', () => {
     const loaded = loadHarnessDir(editedHarness());
     if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
     expect(diffHarness(embeddedHarness(), loaded.harness)).toEqual([
+      { op: '~', part: 'manifest', name: 'version', locales: [], fields: ['1.0.0 -> 1.1.0'] },
       { op: '~', part: 'prompt block', name: 'persona', locales: ['zh-CN'], fields: ['template'] },
       { op: '~', part: 'limits', name: 'limits', locales: ['zh-CN', 'en'], fields: ['reply_max_chars 120 -> 140'] },
     ]);
@@ -128,6 +129,47 @@ describe('an edited harness', () => {
       { op: '~', part: 'task file', name: 'tasks/risky.jsonl', locales: ['zh-CN', 'en'], fields: ['1 task added', '1 task removed', '1 task changed'] },
     ]);
   });
+
+  it('says every edit of every file that enters the hash, and the manifest name, version and description with their values', () => {
+    // A new user's report: changing only `version:` in harness.yaml changed the hash, yet `harness diff`
+    // printed nothing and exited 0. Property: for each file of the hash, an edit of it alone is said.
+    const v2 = join(ROOT, 'examples', 'harness-v2');
+    const before = loadHarnessDir(v2);
+    if (!before.ok) throw new Error('v2 loads');
+    const root = mkdtempSync(join(tmpdir(), 'hg-diff-all-'));
+    dirs.push(root);
+    const files = (readdirSync(v2, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
+      .filter((d) => d.isFile() && !/\.(ts|js|map)$/.test(d.name))
+      .map((d) => join(d.parentPath, d.name).slice(v2.length + 1))
+      .sort();
+    expect(files.length).toBeGreaterThan(30);
+    const editedCopy = (i: number, edit: (dir: string) => void) => {
+      const dir = join(root, String(i));
+      cpSync(v2, dir, { recursive: true });
+      edit(dir);
+      const after = loadHarnessDir(dir);
+      if (!after.ok) throw new Error(after.errors.join('\n'));
+      expect(after.harness.identity.hash).not.toBe(before.harness.identity.hash);
+      return diffHarness(before.harness, after.harness);
+    };
+    files.forEach((rel, i) => {
+      const changes = editedCopy(i, (dir) => writeFileSync(join(dir, rel), readFileSync(join(dir, rel), 'utf8') + '\n'));
+      expect(changes.length, rel).toBeGreaterThan(0);
+    });
+    const manifest = (from: RegExp, to: string) => (dir: string) => replaceIn(join(dir, 'harness.yaml'), from, to);
+    expect(editedCopy(1000, manifest(/^version: .*$/m, 'version: 0.1.9'))).toEqual([
+      { op: '~', part: 'manifest', name: 'version', locales: [], fields: [`${before.harness.identity.version} -> 0.1.9`] },
+    ]);
+    expect(editedCopy(1001, manifest(/^name: .*$/m, 'name: shop-two'))).toEqual([
+      { op: '~', part: 'manifest', name: 'name', locales: [], fields: [`${before.harness.identity.name} -> shop-two`] },
+    ]);
+    const long = `A much longer description of this harness that goes on well past what fits on one diff line.`;
+    const desc = editedCopy(1002, manifest(/^description: >-\n(  .*\n)+/m, `description: ${long}\n`));
+    expect(desc).toHaveLength(1);
+    expect(desc[0]).toMatchObject({ op: '~', part: 'manifest', name: 'description' });
+    expect(desc[0].fields).toEqual(['Evolution of the embedded live-commerce harness (1.0.0). Evo… -> A much longer description of this harness that goes on well …']);
+    expect(formatHarnessDiff(editedCopy(1003, manifest(/^version: .*$/m, 'version: 0.1.9')))).toBe(`~ manifest version: ${before.harness.identity.version} -> 0.1.9`);
+  }, 60_000);
 
   it('is served over a real socket, in-process and in worker threads: welcome names it and resets use it', async () => {
     const dir = editedHarness();

@@ -61,7 +61,7 @@ describe('a harness intent of its own on a worker thread', () => {
     expect(r.items[0].info.task_id).toBe('gen-train-zh-CN-4-restock_alert');
     expect(r.items[0].info.task_id).toBe(task?.id);
     expect(r.items[0].info.intent).toBe('restock_alert');
-    expect(r.items[1]).toMatchObject({ ok: false, error: { code: 'INVALID_MESSAGE', message: 'unknown intent "restock_alerts"' } });
+    expect(r.items[1]).toMatchObject({ ok: false, error: { code: 'INVALID_MESSAGE', message: 'unknown intent "restock_alerts"; harness "mini-shop" serves product_qa, chitchat, restock_alert in zh-CN' } });
     // A task id regenerates the task on the worker too.
     const again = await c.request({
       type: 'reset',
