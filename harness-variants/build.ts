@@ -125,7 +125,10 @@ function streamsOf(op: HarnessTransform): { apply: string; op: string } {
  * compiles its own variant from its seed (the most diverse, about five times dearer).
  */
 export const VARIANT_POOL = 256;
-/** The largest pool a config may ask for (a compiled variant holds 20-40 KB). */
+/**
+ * The largest pool a config may ask for: a compiled variant holds tens of kilobytes, so a pool this size
+ * is already gigabytes per thread (figures: bench/RESULTS.md "Design measurements cited by the code").
+ */
 export const MAX_VARIANT_POOL = 65_536;
 /** Specs whose pools a base harness keeps at once (least recently used out): custom specs are unbounded. */
 const POOLED_SPECS = 16;

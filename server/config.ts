@@ -181,8 +181,8 @@ export const ServerConfigSchema = z.strictObject({
    * leaves the process's setting alone. `harness-gym serve` owns its process and defaults to "off"; a
    * program embedding `startServer` keeps its own setting unless it asks. Off, a worker's old generation
    * grows by what its episodes keep and no more: with it on, V8 moves the allocation sites of episode state
-   * to the old generation, and the short-lived objects made at the same sites go there too (at 8,192 live
-   * episodes, 25 KB of old generation per episode played against the 12 KB the episode keeps).
+   * to the old generation, and the short-lived objects made at the same sites go there too, so it grows by
+   * about twice what the episodes keep (figures: bench/RESULTS.md "Design measurements cited by the code").
    */
   v8_pretenuring: z.enum(['inherit', 'on', 'off']).default('inherit'),
   /**

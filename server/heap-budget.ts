@@ -15,8 +15,10 @@
  * callback runs (soon after the GC, on the thread's event loop), so it also counts what was allocated in
  * between: a little high, on the safe side. A thread that refuses allocates little, so no major GC may
  * come to notice that episodes were closed: a refusal whose reading is older than `HEAP_RETRY_AFTER_MS`
- * first runs a full collection itself and reads again (at most once per that period; 50-130 ms on a heap
- * that size, only while the thread is refusing).
+ * first runs a full collection itself and reads again (at most once per that period, and only while the
+ * thread is refusing: a full collection of a heap near its limit is a long pause, worth it only when the
+ * alternative is refusing episodes on a stale reading)
+ * (figures: bench/RESULTS.md "Design measurements cited by the code").
  */
 import { PerformanceObserver, constants, performance } from 'node:perf_hooks';
 import type { PerformanceEntry } from 'node:perf_hooks';

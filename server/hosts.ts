@@ -212,8 +212,9 @@ export function encodeReply(codec: Codec, reply: object, binary: boolean, log: L
 
 /**
  * The number of workers `workers: "auto"` means here: one per core (1..8). The main thread's transport is
- * light next to resets, so a worker per core beats leaving it a core: with 16,384 oracle episodes at a 3 s
- * think time on 2 cores, 2 workers held 11,798 live episodes (step p99 5.7 s) where 1 held 9,669 (13 s).
+ * light next to resets, so a worker per core beats leaving it a core: on 2 cores, 2 workers held more
+ * live episodes than 1, with a lower step p99
+ * (figures: bench/RESULTS.md "Design measurements cited by the code").
  */
 export function autoWorkers(): number {
   return Math.min(8, Math.max(1, availableParallelism()));
@@ -326,12 +327,12 @@ function workerModule(file: string | undefined): { filename: string; tsModule?: 
 }
 
 /**
- * An empty worker whose committed heap is above this is replaced (bytes). A fresh worker commits 36-55 MB
- * (the spread is its start-up garbage); after a storm of a thousand `train` resets its heap stays at
- * 80-150 MB even once collected, because V8 gives pages back only in a memory-reducing GC, which an idle
- * worker reaches after about 100 s (server/idle-collect.ts). A worker that holds no session holds
- * nothing worth keeping but its caches, so starting a fresh one is cheaper: its isolate's memory goes
- * back at once.
+ * An empty worker whose committed heap is above this is replaced (bytes): above what a fresh worker
+ * commits (its start-up garbage included), below what one keeps committed after a storm of `train` resets
+ * even once collected, because V8 gives pages back only in a memory-reducing GC, which an idle worker
+ * reaches late (server/idle-collect.ts). A worker that holds no session holds nothing worth keeping but
+ * its caches, so starting a fresh one is cheaper: its isolate's memory goes back at once
+ * (figures: bench/RESULTS.md "Design measurements cited by the code").
  */
 export const RECYCLE_ABOVE_BYTES = 64 * 1024 * 1024;
 /** How long a worker must stay without sessions before it is replaced (ms): no churn for a reconnect. */

@@ -1,19 +1,19 @@
 /**
  * Heap upkeep for a shard worker thread, and for the main thread, after episodes are freed.
  *
- * Measured: after a storm of 1,000 sessions that reset 1-3 `train` episodes each and drop, a
- * worker's live heap is back to its caches (~52 MB) once collected, but V8 does not collect it: an idle
- * worker allocates nothing, so no GC runs, and V8's memory reducer, which needs a low allocation rate over
- * its recent samples, fires only after its 100 s watchdog. Until then the storm's garbage stays (each worker
- * held 110-220 MB used), the next storm grows the heap again on top of it, and ten storms in a row
- * plateaued near 595 MB of RSS. The main thread (`workers: 0`) sees enough activity to reduce on its own.
+ * Why: after a storm of sessions that reset a few `train` episodes each and drop, a worker's live heap is
+ * back to its caches once collected, but V8 does not collect it: an idle worker allocates nothing, so no
+ * GC runs, and V8's memory reducer, which needs a low allocation rate over its recent samples, fires only
+ * after its 100 s watchdog. Until then the storm's garbage stays, the next storm grows the heap again on
+ * top of it, and storms in a row plateau far above the idle footprint. The main thread (`workers: 0`) sees
+ * enough activity to reduce on its own.
  *
  * So a worker that freed episodes and then has no task for `IDLE_COLLECT_MS` runs one full GC (the
- * `gc()` function V8 exposes with `--expose-gc`, taken from a fresh vm context): 50-130 ms on a thread
+ * `gc()` function V8 exposes with `--expose-gc`, taken from a fresh vm context): a pause, but on a thread
  * that is idle, never while it is working. Repeated storms then reuse the same pages instead of growing the
- * heap (6 storms: committed heap 142 -> 163 MB and flat, where it had grown to 288 MB after 4). The main
- * thread does the same once no request has been in flight for as long after sessions ended (its heap
- * crept from 67 to 81 MB over six storms of 300 connections without it).
+ * heap, which stays flat after a small rise. The main thread does the same once no request has been in
+ * flight for as long after sessions ended (without it, its heap crept up from storm to storm)
+ * (figures: bench/RESULTS.md "Design measurements cited by the code").
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';

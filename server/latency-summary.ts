@@ -5,10 +5,11 @@
  *
  * prom-client's own `Summary` keeps a t-digest per age bucket and pushes each value into all six: a
  * red-black tree node and a centroid object per push and bucket, and a rebuilt tree every 1,000 values.
- * At 16,384 live episodes that was ~13% of the main thread's busy time and ~28% of what its heap promoted
- * (3.9 of 13.7 MB/s, sampled over 20 s of the bench's steady phase), so it set the pace of the main
- * thread's mark-compacts, whose pauses hold every reply passing through it. Here an observation is a
- * native `record` into the current slice's histogram and allocates nothing; a scrape merges the slices.
+ * Under load that was a sizeable share of the main thread's busy time and of what its heap promoted, so it
+ * set the pace of the main thread's mark-compacts, whose pauses hold every reply passing through it
+ * (figures: bench/RESULTS.md "Design measurements cited by the code").
+ * Here an observation is a native `record` into the current slice's histogram and allocates nothing; a
+ * scrape merges the slices.
  *
  * The exposition is a prom-client summary's: `{quantile="q"}` lines, then `_sum` and `_count` (both
  * cumulative, as prom-client's are). The window is prom-client's too: `ageBuckets` slices of

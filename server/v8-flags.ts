@@ -8,11 +8,11 @@
  * allocation sites make objects that survive scavenges and allocates their later objects in the old
  * generation directly. An episode lives seconds (a think time between turns), so the sites that build
  * episode state qualify, and the short-lived objects the same sites make in the same functions then skip
- * the young generation too: in a worker at 8,192 live `train` episodes the old generation grew by 25 KB
- * per episode played where the episodes keep 12 KB, so mark-compacts came twice as often and each
- * worker's heap (and the process's RSS) peaked higher. With `--no-allocation-site-pretenuring` the growth
- * was 12 KB per episode, and at 16,384 live the server spent 7% less CPU per item with a 45% lower step
- * p99. In-process loops (no server) showed no difference either way.
+ * the young generation too: in a loaded worker the old generation grew by about twice what the episodes
+ * keep, so mark-compacts came twice as often and each worker's heap (and the process's RSS) peaked higher.
+ * With `--no-allocation-site-pretenuring` it grew by what the episodes keep, and the server spent less CPU
+ * per item with a much lower step p99. In-process loops (no server) showed no difference either way
+ * (figures: bench/RESULTS.md "Design measurements cited by the code").
  */
 import { setFlagsFromString } from 'node:v8';
 import type { ServerConfig } from './config.js';

