@@ -67,9 +67,9 @@ function cloneHarness(h: Harness): Harness {
 /**
  * Per frozen base harness, `copyLevels` of it, made once: the same keys and values at every level that
  * `cloneHarness` copies, unfrozen, sharing the base's leaves. Spreading a frozen object is several times
- * slower than spreading a plain one (about 90 against 20 ns), and a reset copies a hundred of them. The
- * twin is only ever copied from, never handed out, so nothing can change it; a base that is not frozen is
- * copied directly (it could change between resets).
+ * slower than spreading a plain one, and a reset copies a hundred of them (figures: bench/RESULTS.md
+ * "Design measurements cited by the code"). The twin is only ever copied from, never handed out, so
+ * nothing can change it; a base that is not frozen is copied directly (it could change between resets).
  */
 const twins = new WeakMap<Harness, Harness>();
 

@@ -2,7 +2,7 @@
  * Source comments carry no benchmark figures and no issue numbers: figures go stale and belong in
  * bench/RESULTS.md ("Design measurements cited by the code"), which a comment points to; an issue number
  * narrates history the commit log keeps. A comment line (`//`, `/*` or a JSDoc `*` line) that holds a
- * figure with a unit (µs, us, ms, KB/KiB, MB/MiB, GB/GiB, %, "x faster") or "issue NN" fails, unless
+ * figure with a unit (ns, µs, us, ms, KB/KiB, MB/MiB, GB/GiB, %, "x faster") or "issue NN" fails, unless
  * `ALLOWED` lists it, each entry with why it stays.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -14,7 +14,7 @@ const SKIP_TOP = new Set(['test', 'dist', 'docs', 'examples']);
 const SOURCE = /\.(ts|mts|cts|js|mjs|cjs)$/;
 
 /** A figure with a unit, or an issue number. */
-const FIGURE = /(\d[\d,.]*\s?(µs|us|ms|KB|KiB|MB|MiB|GB|GiB)\b|\d[\d.]*\s?%|\d[\d.]*\s?(x|×) (faster|slower)|\bissue #?\d+)/gi;
+const FIGURE = /(\d[\d,.]*\s?(ns|µs|us|ms|KB|KiB|MB|MiB|GB|GiB)\b|\d[\d.]*\s?%|\d[\d.]*\s?(x|×) (faster|slower)|\bissue #?\d+)/gi;
 /** A comment line: starts with `//`, `/*` or a JSDoc `*`. */
 const COMMENT = /^\s*(\/\/|\*|\/\*)/;
 
