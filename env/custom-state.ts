@@ -14,7 +14,7 @@ import { callCustomService, harnessSetOf, initialCustomState } from '../harness/
 import type { CustomService, CustomServiceContext } from '../harness/index.js';
 import { drawFault, faultOutcome, malformedOutcome } from '../mock-services/index.js';
 import type { FaultOptions, World } from '../mock-services/index.js';
-import { stableStringify } from '../rewards/index.js';
+import { stableJson } from '../protocol/stable-json.js';
 
 /** Why a module's `initial_state(world)` failed, per episode overlay (the module's calls then fail naming it). */
 const brokenStates = new WeakMap<WorldState, Map<string, string>>();
@@ -72,7 +72,7 @@ export function callCustomWithState(
   const outcome: ToolOutcome = out.ok ? { ok: true, data: out.data } : out;
   // The module answered, but the answer was lost on the way: the action did not happen.
   if (fault === 'MALFORMED_OUTPUT') return { outcome: malformedOutcome(tool, outcome) };
-  if (!out.ok || out.state === undefined || stableStringify(out.state) === stableStringify(before)) return { outcome };
+  if (!out.ok || out.state === undefined || stableJson(out.state) === stableJson(before)) return { outcome };
   custom[name] = out.state;
   return { outcome, change: { module: name, before, after: out.state } };
 }

@@ -23,7 +23,8 @@ import type {
 import { emptyWorldState } from '../protocol/domain.js';
 import { initCustomStates } from './custom-state.js';
 import type { Harness } from '../protocol/harness.js';
-import { deepFreezeValue, harnessSetOf } from '../harness/index.js';
+import { harnessSetOf } from '../harness/index.js';
+import { deepFreeze } from '../protocol/objects.js';
 import type { HookModule, HookModuleCall } from '../harness/index.js';
 import type { SurfaceMap } from '../protocol/surface.js';
 import type { ErrorInfo } from '../protocol/errors.js';
@@ -485,11 +486,11 @@ export class Episode {
         if (c.name.startsWith(DECOY_PREFIX)) continue;
         const call: HookModuleCall = {
           tool: c.name,
-          arguments: c.arguments === null ? null : deepFreezeValue(structuredClone(c.arguments)),
+          arguments: c.arguments === null ? null : deepFreeze(structuredClone(c.arguments)),
           accepted: !(c.error !== undefined && NOT_CALLED.has(c.error)),
           ok: c.ok,
         };
-        if (c.ok) call.result = deepFreezeValue(structuredClone(c.result ?? null));
+        if (c.ok) call.result = deepFreeze(structuredClone(c.result ?? null));
         if (c.error !== undefined) call.error = c.error;
         out.push(Object.freeze(call));
       }

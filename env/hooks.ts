@@ -17,6 +17,7 @@ import type { HookViolation, Locale } from '../protocol/domain.js';
 import type { Harness, HarnessLimits, HookSpec, HookStage, RetryPolicy } from '../protocol/harness.js';
 import { hookKind } from '../protocol/harness.js';
 import { charLength, extractNumbers, normalizeForMatch, scriptCounts, toHalfWidth } from '../protocol/text.js';
+import { deepFreeze } from '../protocol/objects.js';
 import {
   FactualRiskParamsSchema,
   InputGuardParamsSchema,
@@ -27,7 +28,6 @@ import {
   HOOK_KIND_STAGES,
   HOOK_PARAM_SCHEMAS,
   HOOK_MODULE_FAILED,
-  deepFreezeValue,
 } from '../harness/index.js';
 import type { HookKind, HookModule, HookModuleCall, HookModuleInput, OutputConstraintsParams, ReplyFormatParams, RequiredCallParams } from '../harness/index.js';
 
@@ -564,7 +564,7 @@ const frozenWorlds = new WeakMap<object, unknown>();
 function readOnlyWorld(world: unknown): unknown {
   if (world === null || typeof world !== 'object') return world ?? null;
   let out = frozenWorlds.get(world);
-  if (out === undefined) frozenWorlds.set(world, (out = deepFreezeValue(structuredClone(world))));
+  if (out === undefined) frozenWorlds.set(world, (out = deepFreeze(structuredClone(world))));
   return out;
 }
 
@@ -623,7 +623,7 @@ export function moduleKind(m: HookModule): HookKindImpl {
         runModule(m, spec, { stage: 'input', message: i.message }, i.locale, i.world, out);
       } else {
         const t = input as ToolArgsHookInput;
-        runModule(m, spec, { stage: 'tool_args', tool: t.tool, arguments: deepFreezeValue(structuredClone(t.arguments)) }, t.locale, t.world, out);
+        runModule(m, spec, { stage: 'tool_args', tool: t.tool, arguments: deepFreeze(structuredClone(t.arguments)) }, t.locale, t.world, out);
       }
     },
     message(_spec: HookSpec, code: string, _evidence: string | undefined, locale: Locale): string | undefined {

@@ -9,6 +9,7 @@
  * This file loads and validates; env/hooks.ts adapts a module to the hook engine's kind interface, the
  * one the library's own kinds implement, and runs it.
  */
+import { deepFreeze } from '../protocol/objects.js';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -176,14 +177,6 @@ export function loadHookModule(dir: string, name: string, reserved: readonly str
 }
 
 function deepCopyFrozen(v: unknown): unknown {
-  return deepFreezeValue(JSON.parse(JSON.stringify(v)) as unknown);
+  return deepFreeze(JSON.parse(JSON.stringify(v)) as unknown);
 }
 
-/** Freeze a JSON-like value through and through (a module reads it, never changes it). */
-export function deepFreezeValue<T>(v: T): T {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v as Record<string, unknown>)) deepFreezeValue(x);
-  }
-  return v;
-}

@@ -55,5 +55,5 @@ export type { CustomService, CustomServiceContext, CustomServiceAnswer, StateChe
 export { intentExamples, provideIntentExamples } from './intents.js';
 export type { IntentModule, IntentExample, IntentExampleSource } from './intents.js';
 export type { HarnessParts } from './loader.js';
-export { HOOK_MODULE_FAILED, HOOK_MODULE_STAGES, deepFreezeValue } from './hook-modules.js';
+export { HOOK_MODULE_FAILED, HOOK_MODULE_STAGES } from './hook-modules.js';
 export type { HookModule, HookModuleCall, HookModuleContext, HookModuleInput, HookModuleStage } from './hook-modules.js';

@@ -6,6 +6,7 @@
  */
 import type { Fact, Locale, Trace, TraceCall, WorldState } from '../protocol/domain.js';
 import { editDistance, scriptCounts, statesTerm, toHalfWidth } from '../protocol/text.js';
+import { stableJson } from '../protocol/stable-json.js';
 import { factStatedInMeaning, hasMeaning, type MeaningOptions } from './meaning.js';
 
 /** Tool errors that are the environment's fault (injected faults): never held against the policy. */
@@ -13,16 +14,6 @@ export const INJECTED_FAULTS: ReadonlySet<string> = new Set(['TIMEOUT', 'PERMISS
 
 /** The env-handled pseudo-tool: neither a required nor an irrelevant call. */
 export const LOAD_SKILL = 'load_skill';
-
-/** JSON with object keys sorted, so that equal values always serialise to equal strings. */
-export function stableStringify(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? String(value);
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify(obj[k])}`).join(',')}}`;
-}
 
 /** The trace's name of a built-in operation's tool (`load_skill`, `refuse_request`, ...): its harness may rename it. */
 export function toolOf(trace: Trace, op: string): string {
@@ -163,7 +154,7 @@ export function diffWorldState(
 
 /** A state as a reason shows it: stable JSON, cut to 200 characters. */
 function shownState(module: string, value: unknown): string {
-  const text = stableStringify(value);
+  const text = stableJson(value);
   return `${module}: ${text.length > 200 ? `${text.slice(0, 199)}…` : text}`;
 }
 
@@ -185,10 +176,10 @@ function diffCustomState(
   const modules = [...new Set([...Object.keys(expected), ...Object.keys(actual), ...Object.keys(optional)])].sort();
   for (const m of modules) {
     const named = Object.hasOwn(expected, m);
-    const got = Object.hasOwn(actual, m) ? stableStringify(actual[m]) : undefined;
-    const start = Object.hasOwn(initial, m) ? stableStringify(initial[m]) : got;
-    const allowed = [named ? stableStringify(expected[m]) : start];
-    if (Object.hasOwn(optional, m)) allowed.push(stableStringify(optional[m]));
+    const got = Object.hasOwn(actual, m) ? stableJson(actual[m]) : undefined;
+    const start = Object.hasOwn(initial, m) ? stableJson(initial[m]) : got;
+    const allowed = [named ? stableJson(expected[m]) : start];
+    if (Object.hasOwn(optional, m)) allowed.push(stableJson(optional[m]));
     if (got !== undefined && allowed.includes(got)) continue;
     if (named) missing.push(shownState(m, expected[m]));
     // Unchanged with a change expected is only missing; any other end state is a change nothing allowed.

@@ -23,5 +23,5 @@ export { effectivenessModule, EFFECTIVENESS_DEFAULTS } from './modules/effective
 export { hookComplianceModule, HOOK_COMPLIANCE_DEFAULTS } from './modules/hook-compliance.js';
 export { toolRationalityModule, TOOL_RATIONALITY_DEFAULTS } from './modules/tool-rationality.js';
 export { skillSelectionModule, SKILL_SELECTION_DEFAULTS } from './modules/skill-selection.js';
-export { stableStringify, refusalPhrased, offersAlternative, asksQuestion, hasCallToAction, factStated, diffWorldState, INJECTED_FAULTS } from './common.js';
+export { refusalPhrased, offersAlternative, asksQuestion, hasCallToAction, factStated, diffWorldState, INJECTED_FAULTS } from './common.js';
 export type { StateDiff, MultisetDiff } from './common.js';

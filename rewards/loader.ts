@@ -15,7 +15,7 @@ import { parseDocument } from 'yaml';
 import { FILE_LIMITS, FileProblem, depthProblem, listFiles, parseMessage, readBytes, readText } from '../protocol/files.js';
 import { createLlmJudgeModule } from './modules/llm-judge.js';
 import type { LlmJudgeOptions } from './modules/llm-judge.js';
-import { stableStringify } from './common.js';
+import { stableJson } from '../protocol/stable-json.js';
 import { DEFAULT_PROFILE, validateProfile } from './profile.js';
 import { defaultRegistry } from './registry.js';
 import type { RewardRegistry } from './registry.js';
@@ -221,7 +221,7 @@ export interface RewardSet {
 export function rewardSetHash(registry: RewardRegistry, profiles: ReadonlyMap<string, RewardProfile>, moduleFiles: readonly string[] = []): string {
   const h = createHash('sha256');
   for (const m of registry.list()) h.update(`module ${m.name} ${m.version} ${m.segment}\n`);
-  for (const name of [...profiles.keys()].sort()) h.update(`profile ${stableStringify(profiles.get(name))}\n`);
+  for (const name of [...profiles.keys()].sort()) h.update(`profile ${stableJson(profiles.get(name))}\n`);
   for (const file of moduleFiles) {
     let bytes: Buffer;
     try {

@@ -7,7 +7,8 @@
  * call nor the retry after it is penalised.
  */
 import type { CanonicalCall, RewardDetail, Task, Trace, TraceCall } from '../../protocol/domain.js';
-import { INJECTED_FAULTS, LOAD_SKILL, clamp01, numParam, stableStringify, toolCalls, toolOf, numericParamsChecker } from '../common.js';
+import { INJECTED_FAULTS, LOAD_SKILL, clamp01, numParam, toolCalls, toolOf, numericParamsChecker } from '../common.js';
+import { stableJson } from '../../protocol/stable-json.js';
 import type { RewardModule } from '../types.js';
 
 /** Default parameters of `tool_rationality`. */
@@ -27,7 +28,7 @@ function argEqual(expected: unknown, actual: unknown): boolean {
     return typeof actual === 'string' && actual.trim() !== '' && Number(actual) === expected;
   }
   if (typeof expected === 'string') return actual === expected;
-  return stableStringify(expected) === stableStringify(actual);
+  return stableJson(expected) === stableJson(actual);
 }
 
 function satisfies(call: TraceCall, want: CanonicalCall): boolean {
@@ -37,7 +38,7 @@ function satisfies(call: TraceCall, want: CanonicalCall): boolean {
 }
 
 function describe(c: CanonicalCall): string {
-  return `${c.name} ${stableStringify(c.arguments)}`;
+  return `${c.name} ${stableJson(c.arguments)}`;
 }
 
 function scoreToolRationality(trace: Trace, task: Task, params: Readonly<Record<string, unknown>>): RewardDetail {
@@ -72,7 +73,7 @@ function scoreToolRationality(trace: Trace, task: Task, params: Readonly<Record<
   let redundant = 0;
   const succeeded = new Set<string>();
   for (const call of calls) {
-    const sig = `${call.name} ${stableStringify(call.arguments)}`;
+    const sig = `${call.name} ${stableJson(call.arguments)}`;
     if (!call.ok && !(call.error !== undefined && INJECTED_FAULTS.has(call.error))) {
       failed++;
       reasons.push(`failed call ${call.id}: ${call.name} (${call.error ?? 'unknown error'})`);

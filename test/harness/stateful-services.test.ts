@@ -16,7 +16,8 @@ import type { HarnessSet } from '../../harness/index.js';
 import { evaluate, taskContradictions } from '../../eval/index.js';
 import { oraclePolicy, writeCalls, writeReply } from '../../policies/index.js';
 import type { SurfaceCall } from '../../policies/index.js';
-import { diffWorldState, stableStringify } from '../../rewards/index.js';
+import { diffWorldState } from '../../rewards/index.js';
+import { stableJson } from '../../protocol/stable-json.js';
 import { emptyWorldState } from '../../protocol/domain.js';
 import { addCustomTool, restockProducts, restockTaskFile, restockTasks, writeRestockHarness } from './restock-harness.js';
 
@@ -131,7 +132,7 @@ describe('scoring the state', () => {
     const noCall = reply(skipped);
     const acc = skipped.reward?.details.accuracy;
     expect(acc?.value).toBe(0.55);
-    expect(acc?.reasons).toContain(`state mismatch in custom: missing [restock: ${stableStringify(SUBSCRIBED)}]`);
+    expect(acc?.reasons).toContain(`state mismatch in custom: missing [restock: ${stableJson(SUBSCRIBED)}]`);
     expect(noCall.reward).toBeLessThan(1);
     expect(skipped.reward?.details.tool_rationality.value).toBe(0);
 
@@ -141,7 +142,7 @@ describe('scoring the state', () => {
     const got = { subscriptions: [{ viewer_id: 'vw_mini01', product_id: other }] };
     expect(wrong.reward?.details.accuracy.value).toBe(0.55);
     expect(wrong.reward?.details.accuracy.reasons).toContain(
-      `state mismatch in custom: missing [restock: ${stableStringify(SUBSCRIBED)}]; unexpected [restock: ${stableStringify(got)}]`,
+      `state mismatch in custom: missing [restock: ${stableJson(SUBSCRIBED)}]; unexpected [restock: ${stableJson(got)}]`,
     );
   });
 
@@ -151,7 +152,7 @@ describe('scoring the state', () => {
     expect(diffWorldState(state(SUBSCRIBED), state(reordered), undefined, { restock: { subscriptions: [] } })).toEqual({});
     // Not named: the module must end as it started.
     const changed = diffWorldState(emptyWorldState(), state(SUBSCRIBED), undefined, { restock: { subscriptions: [] } });
-    expect(changed).toEqual({ custom: { missing: [], unexpected: [`restock: ${stableStringify(SUBSCRIBED)}`] } });
+    expect(changed).toEqual({ custom: { missing: [], unexpected: [`restock: ${stableJson(SUBSCRIBED)}`] } });
     expect(diffWorldState(emptyWorldState(), state({ subscriptions: [] }), undefined, { restock: { subscriptions: [] } })).toEqual({});
     // Optional: made or not, no mismatch.
     const optional = { custom: { restock: SUBSCRIBED } };
