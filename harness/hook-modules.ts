@@ -10,16 +10,12 @@
  * one the library's own kinds implement, and runs it.
  */
 import { deepFreeze } from '../protocol/objects.js';
-import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 import AjvModule from 'ajv';
 import type { Locale } from '../protocol/domain.js';
 import { LOCALES } from '../protocol/domain.js';
-import { FILE_LIMITS, FileProblem, readBytes } from '../protocol/files.js';
+import { loadModuleFile } from './module-file.js';
 
-const require = createRequire(import.meta.url);
 // ajv ships CommonJS with a default export; under NodeNext the class sits on `.default`.
 const Ajv = (AjvModule as unknown as { default: typeof AjvType }).default ?? (AjvModule as unknown as typeof AjvType);
 const ajv = new Ajv({ allErrors: true, strict: false });
@@ -102,33 +98,11 @@ export function loadHookModule(dir: string, name: string, reserved: readonly str
     errors.push(`${rel}: (file): "${name}" is not a module name (^[a-z0-9][a-z0-9_-]*$)`);
     return undefined;
   }
-  const file = join(dir, rel);
-  let bytes: Buffer;
-  try {
-    bytes = readBytes(file, { maxBytes: FILE_LIMITS.module_bytes, what: 'a hook module', within: dir });
-  } catch (err) {
-    if (err instanceof FileProblem && !err.missing) errors.push(`${rel}: (file): ${err.reason}`);
-    else errors.push(`${rel}: (file): missing: hooks.yaml binds a hook to module ${name}, which is this file`);
-    return undefined;
-  }
-  const key = `${file}\0${createHash('sha256').update(bytes).digest('hex')}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  let ns: Record<string, unknown>;
-  try {
-    ns = require(file) as Record<string, unknown>;
-  } catch (err) {
-    errors.push(`${rel}: (file): cannot load: ${(err as Error).message.split('\n')[0]}`);
-    return undefined;
-  }
-  const m = ns.default as Record<string, unknown> | undefined;
-  if (m === null || typeof m !== 'object') {
-    errors.push(`${rel}: default: must export default an object { name, version, stages, params?, codes, check(input, params, ctx) }`);
-    return undefined;
-  }
   const before = errors.length;
-  if (m.name !== name) errors.push(`${rel}: default.name: must be "${name}" (the file name), got ${JSON.stringify(m.name)}`);
-  if (typeof m.version !== 'string' || m.version.length === 0) errors.push(`${rel}: default.version: must be a non-empty string`);
+  const loaded = loadModuleFile(dir, rel, name, { what: 'a hook module', missing: `hooks.yaml binds a hook to module ${name}, which is this file`, shape: '{ name, version, stages, params?, codes, check(input, params, ctx) }' }, cache, errors);
+  if (loaded === undefined) return undefined;
+  if ('cached' in loaded) return loaded.cached;
+  const { key, m } = loaded;
   if (typeof m.check !== 'function') errors.push(`${rel}: default.check: must be a function (input, params, ctx) => [{ code, evidence? }]`);
   const stages = m.stages;
   if (!Array.isArray(stages) || stages.length === 0 || !stages.every((s) => (HOOK_MODULE_STAGES as readonly unknown[]).includes(s))) {

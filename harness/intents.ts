@@ -12,14 +12,9 @@
  * generator registers itself here as the source of examples (`provideIntentExamples`), and the memorizer
  * asks through `intentExamples`: the import graph stays one-way.
  */
-import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { Locale, Task } from '../protocol/domain.js';
 import type { WorldData } from '../protocol/world.js';
-import { FILE_LIMITS, FileProblem, readBytes } from '../protocol/files.js';
-
-const require = createRequire(import.meta.url);
+import { loadModuleFile } from './module-file.js';
 
 /** A loaded task template module. `generate` is the module's own function: call it only through env/tasks. */
 export interface IntentModule {
@@ -40,33 +35,11 @@ const cache = new Map<string, IntentModule>();
  */
 export function loadIntentModule(dir: string, name: string, intent: string, errors: string[]): IntentModule | undefined {
   const rel = `intents/${name}.mjs`;
-  const file = join(dir, rel);
-  let bytes: Buffer;
-  try {
-    bytes = readBytes(file, { maxBytes: FILE_LIMITS.module_bytes, what: 'a task template module', within: dir });
-  } catch (err) {
-    if (err instanceof FileProblem && !err.missing) errors.push(`${rel}: (file): ${err.reason}`);
-    else errors.push(`${rel}: (file): missing: harness.yaml binds intent ${intent} to module ${name}, which is this file`);
-    return undefined;
-  }
-  const key = `${file}\0${createHash('sha256').update(bytes).digest('hex')}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  let ns: Record<string, unknown>;
-  try {
-    ns = require(file) as Record<string, unknown>;
-  } catch (err) {
-    errors.push(`${rel}: (file): cannot load: ${(err as Error).message.split('\n')[0]}`);
-    return undefined;
-  }
-  const m = ns.default as Record<string, unknown> | undefined;
-  if (m === null || typeof m !== 'object') {
-    errors.push(`${rel}: default: must export default an object { name, version, intent?, generate(ctx) }`);
-    return undefined;
-  }
   const before = errors.length;
-  if (m.name !== name) errors.push(`${rel}: default.name: must be "${name}" (the file name), got ${JSON.stringify(m.name)}`);
-  if (typeof m.version !== 'string' || m.version.length === 0) errors.push(`${rel}: default.version: must be a non-empty string`);
+  const loaded = loadModuleFile(dir, rel, name, { what: 'a task template module', missing: `harness.yaml binds intent ${intent} to module ${name}, which is this file`, shape: '{ name, version, intent?, generate(ctx) }' }, cache, errors);
+  if (loaded === undefined) return undefined;
+  if ('cached' in loaded) return loaded.cached;
+  const { key, m } = loaded;
   if (m.intent !== undefined && m.intent !== intent)
     errors.push(`${rel}: default.intent: says ${JSON.stringify(m.intent)}, but harness.yaml binds it to intent ${intent}`);
   if (typeof m.generate !== 'function') errors.push(`${rel}: default.generate: must be a function (ctx) => task | null`);

@@ -10,15 +10,10 @@
  * deep-frozen, so a module can neither hand the episode a live object it mutates later nor mutate the
  * state it is shown; the episode holds them in `WorldState.custom` (env/custom-state.ts).
  */
-import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { Locale, ToolErrorCode, ToolOutcome, WorldState } from '../protocol/domain.js';
 import { TOOL_ERROR_CODES } from '../protocol/domain.js';
-import { FILE_LIMITS, FileProblem, readBytes } from '../protocol/files.js';
 import { deepFreeze } from '../protocol/objects.js';
-
-const require = createRequire(import.meta.url);
+import { loadModuleFile } from './module-file.js';
 
 /**
  * Limits of a stateful service's state (docs/HARNESS.md "Stateful services"): its JSON text in UTF-8
@@ -125,33 +120,11 @@ const cache = new Map<string, CustomService>();
  */
 export function loadCustomService(dir: string, name: string, errors: string[]): CustomService | undefined {
   const rel = `services/${name}.mjs`;
-  const file = join(dir, rel);
-  let bytes: Buffer;
-  try {
-    bytes = readBytes(file, { maxBytes: FILE_LIMITS.module_bytes, what: 'a service module', within: dir });
-  } catch (err) {
-    if (err instanceof FileProblem && !err.missing) errors.push(`${rel}: (file): ${err.reason}`);
-    else errors.push(`${rel}: (file): missing: harness.yaml binds a tool to custom.${name}, which is answered by this module`);
-    return undefined;
-  }
-  const key = `${file}\0${createHash('sha256').update(bytes).digest('hex')}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  let ns: Record<string, unknown>;
-  try {
-    ns = require(file) as Record<string, unknown>;
-  } catch (err) {
-    errors.push(`${rel}: (file): cannot load: ${(err as Error).message.split('\n')[0]}`);
-    return undefined;
-  }
-  const m = ns.default as Record<string, unknown> | undefined;
-  if (m === null || typeof m !== 'object') {
-    errors.push(`${rel}: default: must export default an object { name, version, call(tool, args, ctx) }`);
-    return undefined;
-  }
   const before = errors.length;
-  if (m.name !== name) errors.push(`${rel}: default.name: must be "${name}" (the file name), got ${JSON.stringify(m.name)}`);
-  if (typeof m.version !== 'string' || m.version.length === 0) errors.push(`${rel}: default.version: must be a non-empty string`);
+  const loaded = loadModuleFile(dir, rel, name, { what: 'a service module', missing: `harness.yaml binds a tool to custom.${name}, which is answered by this module`, shape: '{ name, version, call(tool, args, ctx) }' }, cache, errors);
+  if (loaded === undefined) return undefined;
+  if ('cached' in loaded) return loaded.cached;
+  const { key, ns, m } = loaded;
   if (typeof m.call !== 'function') errors.push(`${rel}: default.call: must be a function (tool, args, ctx) => { ok, result } | { ok: false, error }`);
   // `initial_state` on the default export, or as a named export beside it.
   const init = 'initial_state' in m ? m.initial_state : ns.initial_state;
