@@ -12,6 +12,7 @@ import type { Harness, Skill } from '../protocol/harness.js';
 import { isRecord } from '../protocol/objects.js';
 import { Rng, deriveSeed, slotOf, unmix32 } from '../protocol/rng.js';
 import type { SurfaceMap } from '../protocol/surface.js';
+import { OwnTexts } from './own-texts.js';
 import { materialize, materializeBlock, materializeSkill, stableTexts, textRewriter } from './materialize.js';
 import { OPERATORS } from './ops/index.js';
 import { sealToolNames } from './ops/kit.js';
@@ -139,8 +140,8 @@ const POOLED_SPECS = 16;
  * the task, and its materialised surface harness and map.
  */
 interface Compiled {
-  /** The draft after the compiled operators (its `task` is never read). */
-  draft: { harness: Harness; tables: RenameTables };
+  /** The draft after the compiled operators (its `task` is never read), and the texts derived from it. */
+  draft: { harness: Harness; tables: RenameTables; ownTexts: OwnTexts };
   harness: Harness;
   map: TableMap;
   applied: readonly string[];
@@ -195,7 +196,7 @@ function compile(base: Harness, norm: VariantSpec, seed: number, operators: read
   Object.freeze(harness.tools);
   Object.freeze(harness.skills);
   return {
-    draft: { harness: draft.harness, tables: draft.tables },
+    draft: { harness: draft.harness, tables: draft.tables, ownTexts: new OwnTexts() },
     harness,
     map: new TableMap(draft.tables, keptTools, keptSkills),
     applied,
@@ -396,7 +397,7 @@ export function buildVariant(
  * compiled parts stay as every episode of the slot shares them, and what changed is known by identity.
  */
 function thinCopy(d: Compiled['draft'], task: Task): VariantDraft {
-  return { harness: { ...d.harness }, tables: d.tables, task };
+  return { harness: { ...d.harness }, tables: d.tables, task, ownTexts: d.ownTexts };
 }
 
 /** The surface harness and map of a per-task draft: the compiled ones, with what the draft replaced made again. */

@@ -7,6 +7,7 @@ import type { Locale, Split, Task } from '../protocol/domain.js';
 import type { VariantSpec as WireVariantSpec } from '../protocol/wire.js';
 import type { Harness } from '../protocol/harness.js';
 import type { Rng } from '../protocol/rng.js';
+import type { OwnTexts } from './own-texts.js';
 
 /** Operator families, as `VariantSpec.families` names them. */
 export const FAMILIES = ['skills', 'tools', 'prompt', 'hooks'] as const;
@@ -47,6 +48,11 @@ export interface VariantDraft {
   tables: RenameTables;
   /** The task as this variant presents it (a viewer-message operator may rewrite `messages`). */
   task: Task;
+  /**
+   * The normalised own texts, owned by the compiled variant this draft was copied from and shared by
+   * every per-task draft of its pool slot (absent: made from the draft's parts on each use).
+   */
+  ownTexts?: OwnTexts;
 }
 
 /** What every operator is given. */

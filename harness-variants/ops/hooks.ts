@@ -19,6 +19,7 @@ import type { Locale } from '../../protocol/domain.js';
 import type { HookSpec, PromptBlock } from '../../protocol/harness.js';
 import { LIMIT_RANGES, hookKind } from '../../protocol/harness.js';
 import { charLength, normalizeForMatch } from '../../protocol/text.js';
+import { ownTextsOf } from '../own-texts.js';
 import type { HarnessTransform, TransformContext, VariantDraft } from '../types.js';
 import { poolFor, reorder, stringMemo } from './kit.js';
 import {
@@ -60,16 +61,12 @@ function setConstraints(draft: VariantDraft, params: (old: HookSpec['params']) =
   return true;
 }
 
-/** The ending the variant already requires, if any. */
-/** Every text of the draft's harness the policy reads besides the output rules, normalised: skills and prompt blocks. */
-function harnessTexts(draft: VariantDraft): string {
-  const h = draft.harness;
-  const parts: string[] = [];
-  for (const s of h.skills) parts.push(s.description, s.body);
-  for (const b of h.prompt.blocks) if (b.id !== 'output_rules') parts.push(b.title, b.template, ...b.items);
-  return normalizeForMatch(parts.join('\n'));
+/** Whether the texts of the draft's harness the policy reads besides the output rules use `word` (normalised). */
+function ownTextsHold(draft: VariantDraft, word: string): boolean {
+  return draft.ownTexts !== undefined ? draft.ownTexts.holds(draft.harness, word) : ownTextsOf(draft.harness).includes(word);
 }
 
+/** The ending the variant already requires, if any. */
 function requiredEnding(draft: VariantDraft): string | undefined {
   const h = hook(draft, 'output_constraints');
   const e = h?.enabled ? h.params.required_ending : undefined;
@@ -242,9 +239,8 @@ const forbiddenWords: HarnessTransform = {
     const already = Array.isArray(h?.params.forbidden_words) ? (h?.params.forbidden_words as string[]) : [];
     // A word the harness's own texts use (a skill's example reply, the persona's style) is not banned: the
     // prompt would forbid what the skills it serves model ("哦" in an example reply, "亲" in "亲切").
-    const own = harnessTexts(draft);
     const pool = poolFor(FORBIDDEN_WORDS[ctx.locale], ctx.split).filter(
-      (w) => !said.includes(normalizedWord(w)) && !already.includes(w) && !own.includes(normalizedWord(w)),
+      (w) => !said.includes(normalizedWord(w)) && !already.includes(w) && !ownTextsHold(draft, normalizedWord(w)),
     );
     const words = ctx.rng.sample(pool, ctx.rng.int(1, 2));
     if (words.length === 0 || h === undefined) return;
