@@ -156,6 +156,8 @@ export class HarnessBindings {
   readonly tools: ReadonlyMap<string, ToolBinding>;
   /** True when every binding is the embedded harness's (names included): nothing to translate. */
   readonly identity: boolean;
+  /** The harness's own intents (bound to a task template module), in harness.yaml order. */
+  readonly customIntents: readonly Intent[];
   readonly #toolOfOp: ReadonlyMap<CanonicalTool, string>;
 
   constructor(intents: Map<Intent, IntentBinding>, strategies: Map<string, string>, tools: Map<string, ToolBinding>) {
@@ -166,6 +168,7 @@ export class HarnessBindings {
     for (const [name, b] of tools) if (b.kind === 'builtin' && !byOp.has(b.op)) byOp.set(b.op, name);
     this.#toolOfOp = byOp;
     this.identity = isEmbeddedShape(intents, strategies, tools);
+    this.customIntents = Object.freeze([...intents].filter(([i, b]) => b.module !== undefined && !isBuiltinIntent(i)).map(([i]) => i));
   }
 
   /** The harness tool bound to a built-in operation (named by its embedded tool), if any. */
@@ -187,11 +190,6 @@ export class HarnessBindings {
   /** The harness tool that discovers MCP tools (`environment.discover_tools`). */
   get discoverTool(): string | undefined {
     return this.toolOf('discover_tools');
-  }
-
-  /** The harness's own intents (bound to a task template module), in harness.yaml order. */
-  get customIntents(): Intent[] {
-    return [...this.intents].filter(([i, b]) => b.module !== undefined && !isBuiltinIntent(i)).map(([i]) => i);
   }
 
   /** The harness skill the generator's embedded skill name stands for (reply skills by intent, strategy skills by role). */
