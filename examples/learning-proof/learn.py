@@ -146,19 +146,22 @@ def update(model: Model, finished: List[Any], by_slot: List[List[Agent]], lr: fl
 
 async def train(url: str, variant: str, iters: int, groups: int, group_size: int, seed: int, lr: float,
                 seg_weight: float, log=None, entropy: float = 0.05, adv_eps: float = 1e-6,
-                warmup: int = 0, warmup_every: int = 1) -> Tuple[Model, List[Dict[str, Any]]]:
+                warmup: int = 0, warmup_every: int = 1, warmup_variant: Optional[str] = None) -> Tuple[Model, List[Dict[str, Any]]]:
     """GRPO for ``iters`` iterations. The first ``warmup`` iterations (every ``warmup_every``-th of them)
     are on product_qa tasks only, a curriculum: in the mix from the start, the kinds the other intents
-    learn first crowd out "answer" before any product_qa answer lands (README "product_qa")."""
+    learn first crowd out "answer" before any product_qa answer lands (README "product_qa"). The warm-up
+    plays ``warmup_variant`` (None: ``variant``, the run's own preset)."""
     model = Model(seed)
     curve = []
     client = await HarnessGymClient.connect(url, seed=seed)
     try:
         for it in range(iters):
             t0 = time.time()
-            finished, by_slot = await play_batch(client, model, variant, groups, group_size,
+            warming = it < warmup and it % warmup_every == 0
+            played = warmup_variant if warming and warmup_variant is not None else variant
+            finished, by_slot = await play_batch(client, model, played, groups, group_size,
                                                  seed * 1_000_003 + it * groups, False, f"t{it}",
-                                                 "product_qa" if it < warmup and it % warmup_every == 0 else None)
+                                                 "product_qa" if warming else None)
             rewards = [r for grp in finished for r in grp.rewards]
             equal = sum(1 for grp in finished if max(grp.rewards) - min(grp.rewards) < 1e-9)
             # all-equal groups split: every member at the floor (<= 0.02, the gates' cap: nothing learned
@@ -168,7 +171,7 @@ async def train(url: str, variant: str, iters: int, groups: int, group_size: int
             per: Dict[str, List[float]] = {}
             for grp in finished:
                 per.setdefault(str(grp.infos[0].get("intent")), []).extend(grp.rewards)
-            row = {"iter": it, "product_qa_only": it < warmup and it % warmup_every == 0, "episodes": len(rewards), "reward": float(np.mean(rewards)),
+            row = {"iter": it, "product_qa_only": warming, "variant": played, "episodes": len(rewards), "reward": float(np.mean(rewards)),
                    "all_equal_share": equal / max(1, len(finished)),
                    "all_equal_floor_share": low / max(1, len(finished)),
                    "intent_reward": {k: round(float(np.mean(v)), 4) for k, v in sorted(per.items())},
@@ -288,7 +291,8 @@ async def full(args: argparse.Namespace) -> None:
             for name, variant in (("fixed", "identity"), ("hsa", "train")):
                 t0 = time.time()
                 model, curve = await train(base.url, variant, args.iters, args.groups, args.group_size, seed, args.lr,
-                                           args.seg_weight, log, args.entropy, args.adv_eps, args.warmup, args.warmup_every)
+                                           args.seg_weight, log, args.entropy, args.adv_eps, args.warmup, args.warmup_every,
+                                           args.warmup_variant)
                 train_s = time.time() - t0
                 evals = {}
                 for ev in ("identity", "train", "eval"):
@@ -501,6 +505,8 @@ def main() -> int:
     ap.add_argument("--desc-scale", type=float, default=None,
                     help="the description features' scale (policy.DESC_SCALE, 1.0); lower makes names the stronger cue")
     ap.add_argument("--warmup-every", type=int, default=1, help="during the warm-up, every K-th iteration is product_qa only")
+    ap.add_argument("--warmup-variant", default=None,
+                    help="the preset both runs' warm-up plays (default: each run's own; identity: one shared warm-up on the base harness)")
     ap.add_argument("--train-variant", default="train", help="short: the preset to train on")
     ap.add_argument("--warmup", type=int, default=None, help="the first WARMUP iterations are on product_qa only (every K-th of them with --warmup-every K; full: 20, short: 0)")
     ap.add_argument("--max-facts", type=int, default=3, help="the most facts an answer may state (the policy picks 1..max)")
