@@ -407,7 +407,10 @@ def table(results: Dict[str, Any]) -> str:
     n_eval = runs["fixed"][seeds[0]]["eval"]["identity"]["episodes"]
     lines = [f"Mean reward, mean ± SE over {len(seeds)} training seeds ({', '.join(seeds)}); {n_eval} greedy evaluation episodes per seed and cell (the same evaluation seeds for every policy).", "",
              "| policy | training episodes per seed | seeds | " + " | ".join(COLS) + " |", "|---|---|---|" + "---|" * len(COLS)]
-    for name, label in (("fixed", "GRPO, fixed harness (identity)"), ("hsa", "GRPO, HSA (train variants)")):
+    hsa_label = "GRPO, HSA (train variants)"
+    if results["config"].get("warmup_variant"):
+        hsa_label = f"GRPO, HSA (train variants; warm-up on {results['config']['warmup_variant']})"
+    for name, label in (("fixed", "GRPO, fixed harness (identity)"), ("hsa", hsa_label)):
         eps = runs[name][seeds[0]]["train_episodes"]
         lines.append(f"| {label} | {eps} | {len(runs[name])} | " + " | ".join(fmt_ms(cell(name, c)) for c in COLS) + " |")
     for pol in ("oracle", "memorizer"):
@@ -460,6 +463,49 @@ def table(results: Dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def merge(out: str, sources: List[str]) -> int:
+    """One results.json from several runs of the same recipe on other training seeds (``full --seeds 4,5``
+    beside a committed ``--seeds 1,2,3``). A seed found in two sources must have the same evaluation
+    rewards in both (the runs are deterministic); the recipe's settings must agree but for the seeds."""
+    if len(sources) < 2:
+        print("merge: give two or more result directories after the mode", file=sys.stderr)
+        return 2
+    loaded = []
+    for src in sources:
+        try:
+            with open(os.path.join(src, "results.json")) as f:
+                loaded.append(json.load(f))
+        except (OSError, ValueError) as e:
+            print(f"merge: cannot read {os.path.join(src, 'results.json')}: {e}", file=sys.stderr)
+            return 2
+    # the settings that make the recipe (an option added since a source was run is absent there: None)
+    recipe = lambda r: {k: v for k, v in r["config"].items()  # noqa: E731
+                        if v is not None and k not in ("seeds", "out", "save_weights", "no_reference", "sources", "mode")}
+    merged: Dict[str, Any] = {"config": {**loaded[0]["config"], "seeds": None, "merged_from": [os.path.relpath(s, out) for s in sources]},
+                              "mix": loaded[0]["mix"], "locale": loaded[0]["locale"], "runs": {"fixed": {}, "hsa": {}}, "reference": {},
+                              "wall_seconds": 0.0}
+    for src, r in zip(sources, loaded):
+        if recipe(r) != recipe(loaded[0]) or r["mix"] != merged["mix"] or r["locale"] != merged["locale"]:
+            print(f"merge: {src} was run with other settings than {sources[0]}", file=sys.stderr)
+            return 2
+        for name in ("fixed", "hsa"):
+            for seed, run in r["runs"][name].items():
+                had = merged["runs"][name].get(seed)
+                if had is not None and any(had["eval"][c]["rewards"] != run["eval"][c]["rewards"] for c in COLS):
+                    print(f"merge: seed {seed} of the {name} run differs between sources", file=sys.stderr)
+                    return 2
+                merged["runs"][name][seed] = run
+        if r.get("reference") and not merged["reference"]:
+            merged["reference"] = r["reference"]
+        merged["wall_seconds"] += r.get("wall_seconds", 0.0)
+    merged["config"]["seeds"] = ",".join(sorted(merged["runs"]["fixed"], key=int))
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(merged, f, indent=None, sort_keys=True)
+    write_report(out, merged)
+    return 0
+
+
 async def short(args: argparse.Namespace) -> int:
     """The CI form: train on `train` variants for a few iterations; learning must show."""
     srv = None if args.url else Server()
@@ -490,7 +536,8 @@ async def short(args: argparse.Namespace) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mode", choices=["full", "short", "report"])
+    ap.add_argument("mode", choices=["full", "short", "report", "merge"])
+    ap.add_argument("sources", nargs="*", help="merge: result directories whose results.json files are merged into --out")
     ap.add_argument("--save-weights", action="store_true", help="full: also write weights-{fixed,hsa}-s{seed}.npy (4 MiB each)")
     ap.add_argument("--iters", type=int, default=None)
     ap.add_argument("--groups", type=int, default=16, help="GRPO groups per iteration")
@@ -514,7 +561,7 @@ def main() -> int:
     ap.add_argument("--margin", type=float, default=0.1, help="short: the reward gain required")
     ap.add_argument("--url", default=None, help="short: a running server to train on (its default task mix should be MIX)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
-    args = ap.parse_args()
+    args = ap.parse_intermixed_args()
     policy.MAX_FACTS = args.max_facts
     if args.desc_scale is not None:
         policy.DESC_SCALE = args.desc_scale
@@ -525,6 +572,8 @@ def main() -> int:
     if args.mode == "full":
         asyncio.run(full(args))
         return 0
+    if args.mode == "merge":
+        return merge(args.out, args.sources)
     if args.mode == "report":
         with open(os.path.join(args.out, "results.json")) as f:
             write_report(args.out, json.load(f))
