@@ -290,7 +290,8 @@ async def full(args: argparse.Namespace) -> None:
         for seed in seeds_of(args):
             for name, variant in (("fixed", "identity"), ("hsa", "train")):
                 t0 = time.time()
-                model, curve = await train(base.url, variant, args.iters, args.groups, args.group_size, seed, args.lr,
+                iters = args.hsa_iters if name == "hsa" and args.hsa_iters is not None else args.iters
+                model, curve = await train(base.url, variant, iters, args.groups, args.group_size, seed, args.lr,
                                            args.seg_weight, log, args.entropy, args.adv_eps, args.warmup, args.warmup_every,
                                            args.warmup_variant)
                 train_s = time.time() - t0
@@ -540,6 +541,7 @@ def main() -> int:
     ap.add_argument("sources", nargs="*", help="merge: result directories whose results.json files are merged into --out")
     ap.add_argument("--save-weights", action="store_true", help="full: also write weights-{fixed,hsa}-s{seed}.npy (4 MiB each)")
     ap.add_argument("--iters", type=int, default=None)
+    ap.add_argument("--hsa-iters", type=int, default=None, help="full: the HSA run's iterations (default --iters, the same budget as the fixed run)")
     ap.add_argument("--groups", type=int, default=16, help="GRPO groups per iteration")
     ap.add_argument("--group-size", type=int, default=8)
     ap.add_argument("--seed", type=int, default=1, help="short: the training seed")
