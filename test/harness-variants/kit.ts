@@ -5,9 +5,10 @@ import type { HarnessTransform } from '../../harness-variants/index.js';
 import type { SplitPool } from '../../harness-variants/ops/kit.js';
 import { oraclePolicy } from '../../policies/index.js';
 import { evaluate } from '../../eval/index.js';
+import { propertyRuns } from '../property-runs.js';
 
 /** Seeds per (split, locale) cell. */
-export const SEEDS = 40;
+export const SEEDS = propertyRuns(40);
 export const SPLITS: readonly Split[] = ['train', 'eval'];
 export const LOCALES: readonly Locale[] = ['zh-CN', 'en'];
 

@@ -20,8 +20,9 @@ import { worldFor } from '../../mock-services/index.js';
 import type { Locale } from '../../protocol/domain.js';
 import type { Harness } from '../../protocol/harness.js';
 import { writeTeamHarness } from '../policies/team-harness.js';
+import { propertyRuns } from '../property-runs.js';
 
-const SEEDS = 200;
+const SEEDS = propertyRuns(200);
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });

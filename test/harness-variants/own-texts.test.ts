@@ -16,6 +16,9 @@ import { defaultEnvConfig } from '../../env/index.js';
 import type { Harness } from '../../protocol/harness.js';
 import { normalizeForMatch } from '../../protocol/text.js';
 import { Rng } from '../../protocol/rng.js';
+import { propertyRuns } from '../property-runs.js';
+
+const SEEDS = propertyRuns(120);
 
 /** Where each part's normalised text ends in the whole (the places a word can span two parts). */
 function boundaries(h: Harness): number[] {
@@ -33,14 +36,14 @@ function boundaries(h: Harness): number[] {
 describe('OwnTexts', () => {
   const config = defaultEnvConfig();
   for (const locale of ['en', 'zh-CN'] as const) {
-    it(`holds a word exactly when the whole normalised text does (${locale}, 120 seeds of train and eval)`, () => {
+    it(`holds a word exactly when the whole normalised text does (${locale}, ${SEEDS} seeds of train and eval)`, () => {
       const base = config.harness.get(locale);
       const own = new OwnTexts();
       const rng = new Rng(7, `own-texts:${locale}`);
       const pool = [...FORBIDDEN_WORDS[locale].train, ...FORBIDDEN_WORDS[locale].eval].map(normalizeForMatch);
       let spanning = 0;
       let held = 0;
-      for (let seed = 1; seed <= 120; seed++) {
+      for (let seed = 1; seed <= SEEDS; seed++) {
         for (const preset of ['train', 'eval'] as const) {
           const h = buildVariant(base, { ...(PRESETS[preset] as VariantSpec), intensity: 1 }, seed, generateTask(seed, locale)).harness;
           const whole = ownTextsOf(h);
@@ -62,8 +65,8 @@ describe('OwnTexts', () => {
         }
       }
       // The cases that matter were met: words across part boundaries, and words held.
-      expect(spanning).toBeGreaterThan(1000);
-      expect(held).toBeGreaterThan(1000);
+      expect(spanning).toBeGreaterThan(8 * SEEDS);
+      expect(held).toBeGreaterThan(8 * SEEDS);
     });
   }
 });

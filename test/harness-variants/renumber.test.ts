@@ -13,8 +13,9 @@ import { SKILL_OPS } from '../../harness-variants/ops/skills.js';
 import { generateTask } from '../../env/tasks/index.js';
 import type { Locale, Split } from '../../protocol/domain.js';
 import type { Harness } from '../../protocol/harness.js';
+import { propertyRuns } from '../property-runs.js';
 
-const SEEDS = 300;
+const SEEDS = propertyRuns(300);
 const opFrom = (ops: readonly HarnessTransform[], name: string): HarnessTransform => ops.find((o) => o.name === name) as HarnessTransform;
 const STYLES = ['{n}. ', '{n}) ', '{n}）', '{n}、', '({n}) ', '（{n}）', '[{n}] ', '第{n}条：', '规则{n}：', 'Rule {n}: ', 'Step {n}: '];
 const NUMBERED = /^(\d+(?:\. |\) |）|、)|\(\d+\) |（\d+）|\[\d+\] |第\d+条：|规则\d+：|Rule \d+: |Step \d+: )(.*)$/;

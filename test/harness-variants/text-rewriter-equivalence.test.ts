@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { loadBaseHarness } from '../../harness/index.js';
 import { textRewriter } from '../../harness-variants/index.js';
 import type { RenameTables } from '../../harness-variants/index.js';
+import { propertyRuns } from '../property-runs.js';
 
 /** The regex rewriter textRewriter used to be, with skill names that hold `_` or a digit rewritten bare too. */
 function referenceRewriter(tables: RenameTables): (text: string) => string {
@@ -72,7 +73,7 @@ describe('textRewriter equals the regex formulation', () => {
         }
       }),
       // Enough distinct names that the set of renamed names starts afresh along the way.
-      { numRuns: 3000 },
+      { numRuns: propertyRuns(3000) },
     );
   });
 

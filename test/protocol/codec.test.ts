@@ -11,6 +11,7 @@ import { Packr } from 'msgpackr';
 import { MsgpackCodec, PACK_OPTIONS, int64Safe, shareEncoding } from '../../protocol/codec.js';
 import { createEpisode, defaultEnvConfig } from '../../env/index.js';
 import { oraclePolicy } from '../../policies/index.js';
+import { propertyRuns } from '../property-runs.js';
 
 const reference = new Packr(PACK_OPTIONS);
 const codec = new MsgpackCodec();
@@ -131,7 +132,7 @@ describe('MsgpackCodec.pack', () => {
     }));
     fc.assert(
       fc.property(value.any, (v) => same(v)),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 

@@ -7,6 +7,7 @@ import { generateWorld } from '../../../mock-services/index.js';
 import { INTENT_REPLY_SKILLS, REPLY_SKILLS, STRATEGY_SKILLS, CANONICAL_TOOLS } from '../../../harness/index.js';
 import { TaskSchema, generateTask, generateTaskInWorld, taskWorldSeed } from '../../../env/tasks/index.js';
 import { evidenceNumbers, normalizeState, replay, replyViolations } from './helpers.js';
+import { propertyRuns } from '../../property-runs.js';
 
 const SEEDS = Array.from({ length: 100 }, (_, i) => i * 7919 + 13);
 
@@ -166,7 +167,7 @@ describe('answer keys hold for arbitrary seeds, splits and sampled intents', () 
           expect(problems(task)).toEqual([]);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     );
   });
 });
