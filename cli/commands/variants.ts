@@ -245,6 +245,17 @@ function quantile(xs: readonly number[], q: number): number {
 
 /** Register `check` and `variants` on the program. */
 export function registerVariantCommands(program: Command): void {
+  registerCheck(program);
+  const variants = program.command('variants').description('list, show and measure the harness variants');
+  registerList(variants);
+  registerShow(variants);
+  registerReport(variants);
+  registerSweep(variants);
+  registerSizes(variants);
+}
+
+/** `check`: the augmentation proof over many seeds. */
+function registerCheck(program: Command): void {
   program
     .command('check')
     .description('prove the augmentation: determinism, task preservation, round trips and information preservation over many seeds (exit 1 on a failure)')
@@ -282,9 +293,10 @@ export function registerVariantCommands(program: Command): void {
         );
       }
     });
+}
 
-  const variants = program.command('variants').description('list, show and measure the harness variants');
-
+/** `variants list`: the operators and presets. */
+function registerList(variants: Command): void {
   variants
     .command('list')
     .description('every HSA operator with its family, and the presets; operators the harness gives nothing to work with are marked not applicable')
@@ -309,7 +321,10 @@ export function registerVariantCommands(program: Command): void {
       }
       process.stdout.write(lines.join('\n') + '\n');
     });
+}
 
+/** `variants show`: one seed, base and augmented side by side. */
+function registerShow(variants: Command): void {
   const show = variants
     .command('show')
     .description('the base and the augmented system prompt, tool list and viewer message of one seed, side by side')
@@ -382,7 +397,10 @@ export function registerVariantCommands(program: Command): void {
       process.stdout.write(out.join('\n') + '\n');
     },
   );
+}
 
+/** `variants report`: the memorizer's drop per family. */
+function registerReport(variants: Command): void {
   const report = variants
     .command('report')
     .description(
@@ -446,7 +464,10 @@ export function registerVariantCommands(program: Command): void {
         lines.push(`${name.padEnd(9)} ${r.memorizer.toFixed(4).padStart(9)}   ${r.drop.toFixed(4).padStart(6)}   ${r.oracle.toFixed(4)}   ${r.spec?.split ?? 'none'}`);
       process.stdout.write(lines.join('\n') + '\n');
     });
+}
 
+/** `variants sweep`: reference policies as the intensity rises. */
+function registerSweep(variants: Command): void {
   const sweep = variants
     .command('sweep')
     .description(
@@ -545,7 +566,10 @@ export function registerVariantCommands(program: Command): void {
         process.stdout.write(lines.join('\n') + '\n');
       },
     );
+}
 
+/** `variants sizes`: prompt sizes per locale and variant. */
+function registerSizes(variants: Command): void {
   const sizes = variants
     .command('sizes')
     .description(
