@@ -482,7 +482,7 @@ def merge(out: str, sources: List[str]) -> int:
     # the settings that make the recipe (an option added since a source was run is absent there: None)
     recipe = lambda r: {k: v for k, v in r["config"].items()  # noqa: E731
                         if v is not None and k not in ("seeds", "out", "save_weights", "no_reference", "sources", "mode")}
-    merged: Dict[str, Any] = {"config": {**loaded[0]["config"], "seeds": None, "merged_from": [os.path.relpath(s, out) for s in sources]},
+    merged: Dict[str, Any] = {"config": {**loaded[0]["config"], "seeds": None, "merged_from": [{"seeds": r["config"].get("seeds"), "wall_seconds": r.get("wall_seconds")} for r in loaded]},
                               "mix": loaded[0]["mix"], "locale": loaded[0]["locale"], "runs": {"fixed": {}, "hsa": {}}, "reference": {},
                               "wall_seconds": 0.0}
     for src, r in zip(sources, loaded):
