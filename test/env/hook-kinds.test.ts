@@ -14,13 +14,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { HookViolation, Locale } from '../../protocol/domain.js';
 import type { Harness, HookSpec } from '../../protocol/harness.js';
 import { hookKind } from '../../protocol/harness.js';
-import { HOOK_IDS, HOOK_KINDS, embeddedHarness, harnessDataDir, loadHarnessDir } from '../../harness/index.js';
+import { HOOK_IDS, HOOK_KINDS, embeddedHarness, harnessDataDir } from '../../harness/index.js';
 import type { HarnessSet } from '../../harness/index.js';
 import { OPERATORS } from '../../harness-variants/index.js';
 import { createEpisode, defaultEnvConfig } from '../../env/index.js';
 import type { Episode } from '../../env/index.js';
 import { describeViolation, feedbackMessage, isHookEnabled, requiredEnding, runInputHooks, runReplyHooks, statedRuleHooks } from '../../env/hooks.js';
 import type { ReplyHookContext } from '../../env/hooks.js';
+import { loadDir as load, refusalsOf as errorsOf } from '../harness/load-dir.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -39,18 +40,6 @@ function harnessWithHooks(edit: (hooks: HookEntry[]) => HookEntry[]): string {
   doc.hooks = edit(doc.hooks);
   writeFileSync(file, YAML.stringify(doc));
   return dir;
-}
-
-function load(dir: string): HarnessSet {
-  const r = loadHarnessDir(dir);
-  if (!r.ok) throw new Error(r.errors.join('\n'));
-  return r.harness;
-}
-
-function errorsOf(dir: string): string[] {
-  const r = loadHarnessDir(dir);
-  if (r.ok) throw new Error('expected the harness to be refused');
-  return r.errors;
 }
 
 const byId = (hooks: readonly HookEntry[], id: string): HookEntry => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Locale } from '../../protocol/domain.js';
 import type { HookSpec } from '../../protocol/harness.js';
-import { diffHarness, formatHarnessDiff, loadHarnessDir } from '../../harness/index.js';
+import { diffHarness, formatHarnessDiff } from '../../harness/index.js';
 import type { HarnessSet } from '../../harness/index.js';
 import { createEpisode, defaultEnvConfig } from '../../env/index.js';
 import type { Episode } from '../../env/index.js';
@@ -20,6 +20,7 @@ import { POLICIES } from '../../policies/index.js';
 import { BUILTIN_HOOK_KINDS, feedbackMessage, implOf, requiredEnding, runInputHooks } from '../../env/hooks.js';
 import { HOOK_KINDS, HOOK_KIND_STAGES, embeddedHarness } from '../../harness/index.js';
 import { REPORT_HOOK, REPORT_MATCHES_MJS, REPORT_MESSAGE, writeHookModuleHarness } from '../harness/hook-module-harness.js';
+import { loadDir as load, refusalsOf as errorsOf } from '../harness/load-dir.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -30,18 +31,6 @@ function write(options: Parameters<typeof writeHookModuleHarness>[0] = {}): stri
   const dir = writeHookModuleHarness(options);
   dirs.push(dir);
   return dir;
-}
-
-function load(dir: string): HarnessSet {
-  const r = loadHarnessDir(dir);
-  if (!r.ok) throw new Error(r.errors.join('\n'));
-  return r.harness;
-}
-
-function errorsOf(dir: string): string[] {
-  const r = loadHarnessDir(dir);
-  if (r.ok) throw new Error('expected the harness to be refused');
-  return r.errors;
 }
 
 /** The index of the module hook in the fixture's hooks.yaml. */
@@ -383,7 +372,6 @@ describe('module hooks at the input and tool_args stages, and at run time', () =
     });
   }
 });
-
 
 describe("docs/HARNESS.md's example", () => {
   it('the "Hook modules" section\'s module and hook are the fixture\'s, and block as shown', () => {

@@ -21,18 +21,13 @@ import type { Locale } from '../../protocol/domain.js';
 import type { Harness } from '../../protocol/harness.js';
 import { writeTeamHarness } from '../policies/team-harness.js';
 import { propertyRuns } from '../property-runs.js';
+import { loadDir as load } from '../harness/load-dir.js';
 
 const SEEDS = propertyRuns(200);
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-function load(dir: string): HarnessSet {
-  const r = loadHarnessDir(dir);
-  if (!r.ok) throw new Error(r.errors.join('\n'));
-  return r.harness;
-}
 
 function team(): string {
   const d = writeTeamHarness();

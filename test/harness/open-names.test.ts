@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { loadHarnessDir } from '../../harness/index.js';
-import type { HarnessSet } from '../../harness/index.js';
 import { createEpisode, defaultEnvConfig, loadHarnessTasks } from '../../env/index.js';
 import { evaluate, runCheck } from '../../eval/index.js';
 import { oraclePolicy } from '../../policies/index.js';
@@ -18,6 +17,7 @@ import { buildServer, closeServer } from '../../server/index.js';
 import type { GymApp } from '../../server/index.js';
 import { connect, testConfig } from '../server/helpers.js';
 import { MINI_TASKS, writeMiniHarness } from './mini-harness.js';
+import { loadDir as load } from './load-dir.js';
 
 const dirs: string[] = [];
 const apps: GymApp[] = [];
@@ -32,12 +32,6 @@ function miniDir(edit: (dir: string) => void = () => {}): string {
   writeMiniHarness(dir);
   edit(dir);
   return dir;
-}
-
-function load(dir: string): HarnessSet {
-  const r = loadHarnessDir(dir);
-  if (!r.ok) throw new Error(r.errors.join('\n'));
-  return r.harness;
 }
 
 /** The errors of a mini harness after an edit. */

@@ -13,11 +13,11 @@ import type { Locale, Split } from '../../protocol/domain.js';
 import type { Harness } from '../../protocol/harness.js';
 import { Rng } from '../../protocol/rng.js';
 import { CANONICAL_SKILLS, CANONICAL_TOOLS, PROMPT_BLOCK_ORDER, embeddedHarness, harnessDataDir, loadHarnessDir, loadParaphrases } from '../../harness/index.js';
-import type { HarnessSet } from '../../harness/index.js';
 import { OPERATORS, buildVariant, notApplicableOperators } from '../../harness-variants/index.js';
 import type { HarnessTransform } from '../../harness-variants/index.js';
 import { generateTask } from '../../env/tasks/index.js';
 import { writeMiniHarness } from './mini-harness.js';
+import { loadDir as loaded } from './load-dir.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -31,12 +31,6 @@ function copyHarness(edit: (dir: string) => void = () => {}): string {
   cpSync(harnessDataDir(), dir, { recursive: true, filter: (src) => !/\.(ts|js|map)$/.test(src) });
   edit(dir);
   return dir;
-}
-
-function loaded(dir: string): HarnessSet {
-  const r = loadHarnessDir(dir);
-  if (!r.ok) throw new Error(r.errors.join('\n'));
-  return r.harness;
 }
 
 /** The errors of a copy whose paraphrases.yaml is `text`. */

@@ -20,6 +20,7 @@ import { diffWorldState } from '../../rewards/index.js';
 import { stableJson } from '../../protocol/stable-json.js';
 import { emptyWorldState } from '../../protocol/domain.js';
 import { addCustomTool, restockProducts, restockTaskFile, restockTasks, writeRestockHarness } from './restock-harness.js';
+import { loadDir as load } from './load-dir.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -32,12 +33,6 @@ function tempHarness(edit?: (dir: string) => void): string {
   writeRestockHarness(dir);
   edit?.(dir);
   return dir;
-}
-
-function load(dir: string): HarnessSet {
-  const r = loadHarnessDir(dir);
-  if (!r.ok) throw new Error(r.errors.join('\n'));
-  return r.harness;
 }
 
 const base = load(tempHarness());

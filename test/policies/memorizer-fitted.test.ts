@@ -10,22 +10,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createEpisode, defaultEnvConfig } from '../../env/index.js';
 import { evaluate } from '../../eval/index.js';
 import type { HarnessSet } from '../../harness/index.js';
-import { embeddedHarness, loadHarnessDir } from '../../harness/index.js';
+import { embeddedHarness } from '../../harness/index.js';
 import { memorizerFor } from '../../policies/index.js';
 import { roomReaderFor } from '../../policies/memorizer-room.js';
 import type { Locale } from '../../protocol/domain.js';
 import { TEAM_SKILLS, TEAM_TOOLS, writeRandomLayoutHarness, writeTeamHarness } from './team-harness.js';
+import { loadDir as load } from '../harness/load-dir.js';
 
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-function load(dir: string): HarnessSet {
-  const r = loadHarnessDir(dir);
-  if (!r.ok) throw new Error(r.errors.join('\n'));
-  return r.harness;
-}
 
 /** A copy of a harness directory with one line of its prompt.yaml replaced. */
 function editedCopy(dir: string, from: string, to: string): HarnessSet {

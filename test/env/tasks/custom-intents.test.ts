@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GeneratorTaskSource, parseMixText } from '../../../env/index.js';
 import { generateCustom } from '../../../env/tasks/custom-intents.js';
-import type { HarnessSet } from '../../../harness/index.js';
 import { diffHarness, formatHarnessDiff, loadHarnessDir } from '../../../harness/index.js';
 import type { Intent, Locale } from '../../../protocol/domain.js';
 import { writeMiniHarness } from '../../harness/mini-harness.js';
 import { RESTOCK_MODULE, writeRestockHarness } from '../../harness/restock-intent-harness.js';
+import { loadDir as load } from '../../harness/load-dir.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -24,11 +24,6 @@ const tmp = (): string => {
   dirs.push(d);
   return d;
 };
-function load(dir: string): HarnessSet {
-  const r = loadHarnessDir(dir);
-  if (!r.ok) throw new Error(r.errors.join('\n'));
-  return r.harness;
-}
 const RESTOCK = 'restock_alert' as Intent;
 const set = load(writeRestockHarness(tmp()));
 const source = new GeneratorTaskSource(set);
