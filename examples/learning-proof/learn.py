@@ -575,7 +575,11 @@ def main() -> int:
         asyncio.run(full(args))
         return 0
     if args.mode == "merge":
-        return merge(args.out, args.sources)
+        try:
+            return merge(args.out, args.sources)
+        except (KeyError, TypeError, AttributeError) as e:
+            print(f"merge: a results.json is not one learn.py full wrote (missing or malformed {e})", file=sys.stderr)
+            return 2
     if args.mode == "report":
         with open(os.path.join(args.out, "results.json")) as f:
             write_report(args.out, json.load(f))

@@ -77,6 +77,12 @@ describe('learning proof, report and merge', () => {
     const differs = await learn(['merge', '--out', join(dir, 'y'), a, other]);
     expect(differs.code).toBe(2);
     expect(differs.stderr).toBe('merge: seed 1 of the hsa run differs between sources\n');
+    const bad = join(dir, 'bad');
+    mkdirSync(bad, { recursive: true });
+    writeFileSync(join(bad, 'results.json'), JSON.stringify({ config: {} }));
+    const malformed = await learn(['merge', '--out', join(dir, 'w'), bad, a]);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toBe("merge: a results.json is not one learn.py full wrote (missing or malformed 'mix')\n");
     const one = await learn(['merge', '--out', join(dir, 'z'), a]);
     expect(one.code).toBe(2);
     expect(one.stderr).toBe('merge: give two or more result directories after the mode\n');
